@@ -1,0 +1,1 @@
+"""One module a subcommand: each has ``register(subparsers)`` and ``run(args) -> int``."""

@@ -1,0 +1,294 @@
+"""Jupyter notebooks: check and fix the code cells of an ``.ipynb`` file.
+
+Cells share one namespace (an import in cell 1 serves cell 5), so the code cells are checked
+as one program: each cell after a marker line, with IPython magics and shell escapes turned
+into one-line placeholders so that line numbers stay right. Findings are mapped back to their
+cell (``Finding.details["cell"]``, 1-based over all cells; lines count from the cell's first).
+A cell that starts with a ``%%`` cell magic is not Python and is skipped whole.
+
+Fixes are written back by replacing only the fixed cells' ``source`` values in the file's own
+text, so outputs, metadata, other cells and the file's JSON formatting stay byte for byte. A
+notebook without fixes is never rewritten.
+"""
+
+from __future__ import annotations
+
+import ast
+import io
+import json
+import re
+import tokenize
+from bisect import bisect_right
+from dataclasses import dataclass, field, replace
+from json.decoder import scanstring
+
+from autota.catalogue import Edit, Finding, Location
+from autota.cli.formats import CELL
+from autota.source import FileResult, ParseError
+from autota.source import check as check_source
+from autota.source import fix as fix_source
+from autota.source.text import SourceText
+
+SUFFIX = ".ipynb"
+HEADER = "# autota: notebook, coding: utf-8\n"
+"""First line of the program: its coding cookie keeps a cell's own cookie from applying."""
+MARKER = re.compile(r"^# <autota-cell (\d+)>\n", re.MULTILINE)
+PLACEHOLDER = re.compile(r"^([ \t]*)pass  # <autota-magic (\d+)>$", re.MULTILINE)
+MAGIC = re.compile(r"[ \t]*(?:[%!?]|[\w.]+\?\??[ \t]*$|[\w, \t]+=[ \t]*[%!])")
+"""A line IPython rewrites: ``%line_magic``, ``!shell``, ``x = !cmd``, ``obj?``, ``?obj``."""
+
+
+def check(data: bytes, path: str, enabled: frozenset[str]) -> FileResult:
+    """The findings in a notebook's code cells; raises :class:`ParseError` if it is unreadable."""
+    program = Program.build(Notebook.read(data, path))
+    result = _run(check_source, program, path, enabled)
+    return FileResult(path, program.localise(result.findings, program.text))
+
+
+def fix(data: bytes, path: str, enabled: frozenset[str], unsafe: bool = False) -> FileResult:
+    """Apply fixes to the code cells; ``fixed_text`` is the whole notebook with them applied.
+
+    Where a fix would move a cell boundary or lose a magic, nothing is applied and the
+    findings are reported as they are.
+    """
+    notebook = Notebook.read(data, path)
+    program = Program.build(notebook)
+    result = _run(fix_source, program, path, enabled, unsafe=unsafe)
+    if result.fixed_text is None:
+        return FileResult(path, program.localise(result.findings, program.text))
+    fixed = result.fixed_text.decode("utf-8")
+    sources = program.split(fixed)
+    if not sources:
+        return check(data, path, enabled)
+    out = FileResult(path, program.localise(result.findings, fixed), fixes_applied=result.fixes_applied)
+    out.fixed_text = notebook.with_sources(sources)
+    return out
+
+
+def _run(engine, program: Program, path: str, enabled: frozenset[str], **options) -> FileResult:
+    try:
+        return engine(program.text.encode("utf-8"), path, enabled, **options)
+    except ParseError as exc:
+        for index, text in program.cells.items():
+            try:
+                compile(text, path, "exec", ast.PyCF_ONLY_AST | ast.PyCF_ALLOW_TOP_LEVEL_AWAIT)
+            except SyntaxError as error:
+                raise ParseError(
+                    f"cell {index}: syntax error at {error.lineno}:{error.offset}: {error.msg}"
+                ) from None
+            except (ValueError, RecursionError):
+                continue
+        raise exc
+
+
+@dataclass
+class Notebook:
+    """A notebook's raw text and its code cells' sources, by 1-based cell number."""
+
+    text: str
+    sources: dict[int, str]
+    bom: bool = False
+
+    @classmethod
+    def read(cls, data: bytes, path: str) -> Notebook:
+        bom = data.startswith(b"\xef\xbb\xbf")
+        try:
+            text = data[3 if bom else 0 :].decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise ParseError(f"notebook is not UTF-8: {exc.reason} at byte {exc.start}") from None
+        try:
+            document = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise ParseError(f"notebook is not valid JSON: {exc.msg} at {exc.lineno}:{exc.colno}") from None
+        except RecursionError:
+            raise ParseError("notebook is not valid JSON: nested too deeply") from None
+        return cls(text, _code_sources(document), bom)
+
+    def with_sources(self, sources: dict[int, str]) -> bytes:
+        """The notebook's bytes with these cells' sources replaced and nothing else changed."""
+        spans = _source_spans(self.text)
+        ascii_only = self.text.isascii()
+        out, cursor = [], 0
+        for index in sorted(sources):
+            start, end = spans[index]
+            out += [self.text[cursor:start], _render(self.text[start:end], sources[index], ascii_only)]
+            cursor = end
+        out.append(self.text[cursor:])
+        return (b"\xef\xbb\xbf" if self.bom else b"") + "".join(out).encode("utf-8")
+
+
+def _code_sources(document) -> dict[int, str]:
+    if not isinstance(document, dict) or not isinstance(document.get("cells"), list):
+        if isinstance(document, dict) and isinstance(document.get("nbformat"), int) and document["nbformat"] < 4:
+            raise ParseError(f"nbformat {document['nbformat']} notebooks are not supported; convert to nbformat 4")
+        raise ParseError("not a Jupyter notebook: no list of cells")
+    metadata = document.get("metadata") if isinstance(document.get("metadata"), dict) else {}
+    language = (metadata.get("language_info") or {}).get("name") or (metadata.get("kernelspec") or {}).get("language")
+    if isinstance(language, str) and language.lower() != "python":
+        return {}
+    sources = {}
+    for index, cell in enumerate(document["cells"], start=1):
+        if not isinstance(cell, dict):
+            raise ParseError(f"not a Jupyter notebook: cell {index} is not an object")
+        if cell.get("cell_type") != "code":
+            continue
+        source = cell.get("source", "")
+        if isinstance(source, list) and all(isinstance(s, str) for s in source):
+            source = "".join(source)
+        if not isinstance(source, str):
+            raise ParseError(f"not a Jupyter notebook: cell {index} has a source that is not text")
+        sources[index] = source
+    return sources
+
+
+@dataclass
+class Program:
+    """The code cells as one Python program, and what it takes to split it back into cells."""
+
+    text: str
+    cells: dict[int, str]
+    """Each analysed cell's text as it is in the program (magics replaced)."""
+    originals: dict[int, str]
+    magics: list[str] = field(default_factory=list)
+    """The original lines behind each placeholder, by placeholder number."""
+
+    @classmethod
+    def build(cls, notebook: Notebook) -> Program:
+        program = cls(HEADER, {}, {})
+        chunks = [HEADER]
+        for index, source in notebook.sources.items():
+            if source.lstrip().startswith("%%"):
+                continue
+            text = program._neutralise(source)
+            program.cells[index], program.originals[index] = text, source
+            newline = "" if text.endswith("\n") else "\n"
+            chunks.append(f"# <autota-cell {index}>\n{text}{newline}")
+        program.text = "".join(chunks)
+        return program
+
+    def _neutralise(self, source: str) -> str:
+        """``source`` with each IPython-only line replaced by a numbered ``pass`` placeholder."""
+        lines = source.splitlines(keepends=True)
+        continued = False
+        for i, line in enumerate(lines):
+            if continued or (MAGIC.match(line) and _starts_statement("".join(lines[:i]))):
+                body = line.rstrip("\r\n")
+                indent = body[: len(body) - len(body.lstrip(" \t"))]
+                lines[i] = f"{indent}pass  # <autota-magic {len(self.magics)}>{line[len(body):]}"
+                self.magics.append(body)
+                continued = body.endswith("\\")
+        return "".join(lines)
+
+    def _restore(self, text: str) -> tuple[str, list[int]]:
+        """``text`` with its placeholders turned back into their magics, and their numbers."""
+        seen: list[int] = []
+
+        def original(match: re.Match) -> str:
+            seen.append(int(match.group(2)))
+            return match.group(1) + self.magics[int(match.group(2))].lstrip(" \t")
+
+        return PLACEHOLDER.sub(original, text), seen
+
+    def split(self, fixed: str) -> dict[int, str] | None:
+        """The cells of ``fixed`` whose source changed, magics restored; ``None`` when a fix
+        moved a cell boundary or a magic, so that the cells cannot be told apart."""
+        marks = list(MARKER.finditer(fixed))
+        if [int(m.group(1)) for m in marks] != list(self.cells):
+            return None
+        if sorted(self._restore(fixed)[1]) != list(range(len(self.magics))):
+            return None
+        changed = {}
+        for mark, following in zip(marks, marks[1:] + [None]):
+            index = int(mark.group(1))
+            text = fixed[mark.end() : following.start() if following else len(fixed)]
+            if not self.cells[index].endswith("\n"):
+                text = text.removesuffix("\n")
+            if text != self.cells[index]:
+                changed[index] = self._restore(text)[0]
+        return changed
+
+    def localise(self, findings: list[Finding], text: str) -> list[Finding]:
+        """``findings`` in ``text`` (this program, or it fixed) moved into their cells."""
+        source = SourceText(text)
+        starts = [(source.position(m.end())[0], int(m.group(1))) for m in MARKER.finditer(text)]
+        firsts = [line for line, _ in starts]
+
+        def place(line: int) -> tuple[int, int]:
+            first, cell = starts[max(bisect_right(firsts, line) - 1, 0)]
+            return cell, max(line - first + 1, 1)
+
+        moved = []
+        for f in findings:
+            loc = f.location
+            cell, line = place(loc.line)
+            end_line = loc.end_line - (loc.line - line)
+            fix = f.fix and replace(
+                f.fix,
+                edits=tuple(
+                    Edit(e.line - (loc.line - line), e.column, e.end_line - (loc.line - line), e.end_column, e.content)
+                    for e in f.fix.edits
+                ),
+            )
+            location = Location(loc.path, line, loc.column, end_line, loc.end_column)
+            moved.append(replace(f, location=location, fix=fix, details={**f.details, CELL: cell}))
+        return moved
+
+
+def _starts_statement(prefix: str) -> bool:
+    """Whether a line after ``prefix`` starts a statement (is not inside brackets or a string)."""
+    try:
+        for _ in tokenize.generate_tokens(io.StringIO(prefix).readline):
+            pass
+    except tokenize.TokenError:
+        return False
+    except SyntaxError:  # bad indentation: the cell will not parse either way
+        return True
+    return True
+
+
+def _render(old: str, source: str, ascii_only: bool) -> str:
+    """``source`` as a JSON value in the shape of ``old``: a string, or a list of lines laid
+    out as the old list is (Jupyter writes one line an item, indented)."""
+    if old.startswith('"'):
+        return json.dumps(source, ensure_ascii=ascii_only)
+    opening = re.match(r"\[(\s*)", old).group(1)
+    closing = re.search(r"(\s*)\]$", old).group(1)
+    items = [json.dumps(line, ensure_ascii=ascii_only) for line in source.splitlines(keepends=True)]
+    if not items:
+        return "[]"
+    return "[" + opening + ("," + opening).join(items) + closing + "]"
+
+
+_SPACE = re.compile(r"[ \t\n\r]*")
+_SCALAR = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][-+]?\d+)?|true|false|null|NaN|-?Infinity")
+
+
+def _source_spans(text: str) -> dict[int, tuple[int, int]]:
+    """The offsets of each ``cells[i].source`` value in a notebook's (valid) JSON text."""
+    spans: dict[int, tuple[int, int]] = {}
+
+    def value(i: int, path: tuple) -> int:
+        i = _SPACE.match(text, i).end()
+        if text[i] == '"':
+            return scanstring(text, i + 1)[1]
+        if text[i] not in "[{":
+            return _SCALAR.match(text, i).end()
+        is_object, i = text[i] == "{", _SPACE.match(text, i + 1).end()
+        position = 0
+        while text[i] not in "]}":
+            if is_object:
+                key, i = scanstring(text, i + 1)
+                start = _SPACE.match(text, _SPACE.match(text, i).end() + 1).end()
+                i = value(start, path + (key,))
+                if key == "source" and len(path) == 2 and path[0] == "cells":
+                    spans[path[1] + 1] = (start, i)
+            else:
+                i = value(i, path + (position,))
+                position += 1
+            i = _SPACE.match(text, i).end()
+            if text[i] == ",":
+                i = _SPACE.match(text, i + 1).end()
+        return i + 1
+
+    value(0, ())
+    return spans

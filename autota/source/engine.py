@@ -1,0 +1,162 @@
+"""Run the rules over one file's bytes, and apply fixes until none is left to apply.
+
+The engine never touches the filesystem: the CLI reads and (atomically) writes files. It
+decodes with the file's own encoding, keeps its line endings, skips files that cannot match
+before parsing them, and refuses a fix whose result would not parse.
+"""
+
+from __future__ import annotations
+
+import ast
+import io
+import re
+import tokenize
+from dataclasses import dataclass, field
+
+import libcst as cst
+from libcst.metadata import MetadataWrapper
+
+from autota.catalogue import Finding
+from autota.source.rule import RuleContext
+from autota.source.rules import RULE_CLASSES
+from autota.source.text import OverlappingEdits, SourceText
+
+SKIP_FILE = re.compile(r"^[ \t]*#[ \t]*autota:[ \t]*skip-file\b", re.MULTILINE)
+NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Za-z]+[0-9]+(?:[\s,]+[A-Za-z]+[0-9]+)*))?", re.IGNORECASE)
+MAX_FIX_ROUNDS = 10
+
+
+class ParseError(ValueError):
+    """The file is not Python that autota can read; it is left untouched."""
+
+
+@dataclass
+class FileResult:
+    """Findings left in a file, and the fixed text where fixes were applied."""
+
+    path: str
+    findings: list[Finding] = field(default_factory=list)
+    fixed_text: bytes | None = None
+    fixes_applied: int = 0
+
+
+def decode(data: bytes) -> tuple[str, str]:
+    """The text and encoding of Python source bytes (PEP 263 cookie or BOM, else UTF-8)."""
+    if b"\x00" in data:
+        raise ParseError("binary file (contains NUL bytes)")
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+        return data.decode(encoding), encoding
+    except (SyntaxError, LookupError, UnicodeDecodeError) as exc:
+        raise ParseError(f"cannot decode: {exc}") from None
+
+
+def _rules_for(text: str, enabled: frozenset[str]):
+    if "jax" not in text:
+        return []
+    return [
+        cls
+        for cls in RULE_CLASSES
+        if enabled.intersection(cls.codes) and any(t in text for t in cls.triggers)
+    ]
+
+
+def _parse(text: str) -> cst.Module:
+    try:
+        return cst.parse_module(text)
+    except cst.ParserSyntaxError as exc:
+        raise ParseError(f"syntax error at {exc.raw_line}:{exc.raw_column + 1}: {exc.message}") from None
+    except (RecursionError, ValueError) as exc:
+        raise ParseError(f"cannot parse: {exc}") from None
+
+
+def _check_syntax(text: str, path: str) -> None:
+    """Python's own parser: far cheaper than libcst, so every file gets its syntax checked."""
+    try:
+        compile(text, path, "exec", flags=ast.PyCF_ONLY_AST, dont_inherit=True)
+    except SyntaxError as exc:
+        raise ParseError(f"syntax error at {exc.lineno}:{exc.offset}: {exc.msg}") from None
+    except (ValueError, RecursionError, MemoryError) as exc:
+        raise ParseError(f"cannot parse: {exc}") from None
+
+
+def _findings(text: str, path: str, enabled: frozenset[str]) -> list[Finding]:
+    if SKIP_FILE.search(text):
+        return []
+    _check_syntax(text, path)
+    rules = _rules_for(text, enabled)
+    if not rules:
+        return []
+    module = _parse(text)
+    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
+    context = RuleContext(path, SourceText(text), module, enabled)
+    for cls in rules:
+        wrapper.visit(cls(context))
+    findings = _unsuppressed(context.findings, text)
+    return sorted(findings, key=lambda f: (f.location.line, f.location.column, f.code))
+
+
+def _unsuppressed(findings: list[Finding], text: str) -> list[Finding]:
+    if not findings:
+        return findings
+    noqa: dict[int, set[str] | None] = {}
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(text).readline):
+            if token.type == tokenize.COMMENT:
+                match = NOQA.search(token.string)
+                if match:
+                    codes = match.group("codes")
+                    noqa[token.start[0]] = (
+                        None if codes is None else {c.upper() for c in re.split(r"[\s,]+", codes)}
+                    )
+    except (tokenize.TokenError, SyntaxError):
+        return findings
+
+    def suppressed(finding: Finding) -> bool:
+        for line in (finding.location.line, finding.location.end_line):
+            if line in noqa and (noqa[line] is None or finding.code in noqa[line]):
+                return True
+        return False
+
+    return [f for f in findings if not suppressed(f)]
+
+
+def check(data: bytes, path: str, enabled: frozenset[str]) -> FileResult:
+    """The findings in one file. Raises :class:`ParseError` for input autota cannot read."""
+    text, _ = decode(data)
+    return FileResult(path, _findings(text, path, enabled))
+
+
+def fix(data: bytes, path: str, enabled: frozenset[str], unsafe: bool = False) -> FileResult:
+    """Apply fixes (safe ones, and unsafe ones if asked) until none applies, as Ruff does.
+
+    Each round applies the fixes that do not overlap an earlier one, then re-checks the new
+    text, so fixes that touch the same lines land in later rounds. ``fixed_text`` is ``None``
+    when nothing changed.
+    """
+    text, encoding = decode(data)
+    original, applied = text, 0
+    for _ in range(MAX_FIX_ROUNDS):
+        findings = _findings(text, path, enabled)
+        source, chosen, taken = SourceText(text), [], []
+        for finding in findings:
+            if finding.fix is None or (finding.fix.applicability == "unsafe" and not unsafe):
+                continue
+            spans = [(source.offset(e.line, e.column), source.offset(e.end_line, e.end_column)) for e in finding.fix.edits]
+            if any(s < te and ts < e or s == e == ts == te for s, e in spans for ts, te in taken):
+                continue
+            taken.extend(spans)
+            chosen.extend(finding.fix.edits)
+            applied += 1
+        if not chosen:
+            break
+        try:
+            new_text = source.apply(chosen)
+        except OverlappingEdits as exc:  # pragma: no cover - guarded by the span check above
+            raise AssertionError(f"{path}: internal error: {exc}") from None
+        _parse(new_text)  # a fix must never produce code that does not parse
+        text = new_text
+    result = FileResult(path, _findings(text, path, enabled), fixes_applied=applied)
+    if text != original:
+        result.fixed_text = text.encode(encoding)
+    return result

@@ -1,0 +1,91 @@
+"""The base of every source rule: a libcst visitor that declares its codes and reports findings.
+
+As in TorchFix, one visitor serves a rule family and declares the codes it can report; the
+engine runs only visitors with at least one enabled code whose ``triggers`` occur in the file.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import ClassVar
+
+import libcst as cst
+from libcst.metadata import ParentNodeProvider, PositionProvider, QualifiedNameProvider
+
+from autota.catalogue import Edit, Finding, Fix, Location
+from autota.source.text import SourceText
+
+
+@dataclass
+class RuleContext:
+    """What a rule needs to know about the file it is visiting."""
+
+    path: str
+    source: SourceText
+    module: cst.Module
+    enabled: frozenset[str]
+    findings: list[Finding] = field(default_factory=list)
+
+
+class SourceRule(cst.CSTVisitor):
+    codes: ClassVar[tuple[str, ...]] = ()
+    triggers: ClassVar[tuple[str, ...]] = ()
+    """Substrings one of which a file must contain for this rule to be worth parsing it."""
+
+    METADATA_DEPENDENCIES = (PositionProvider, ParentNodeProvider, QualifiedNameProvider)
+
+    def __init__(self, context: RuleContext) -> None:
+        super().__init__()
+        self.context = context
+
+    # -- helpers shared by every rule -------------------------------------------------------
+    def code_of(self, node: cst.CSTNode) -> str:
+        return self.context.module.code_for_node(node)
+
+    def parent(self, node: cst.CSTNode) -> cst.CSTNode | None:
+        return self.get_metadata(ParentNodeProvider, node, None)
+
+    def ancestors(self, node: cst.CSTNode):
+        parent = self.parent(node)
+        while parent is not None:
+            yield parent
+            parent = self.parent(parent)
+
+    def qualified_names(self, node: cst.CSTNode) -> set[str]:
+        return {q.name for q in self.get_metadata(QualifiedNameProvider, node, set())}
+
+    def matches(self, node: cst.CSTNode, names) -> str | None:
+        """The qualified name of ``node`` that is in ``names``, resolved through imports."""
+        for name in self.qualified_names(node):
+            if name in names:
+                return name
+        return None
+
+    def location(self, node: cst.CSTNode) -> Location:
+        pos = self.get_metadata(PositionProvider, node)
+        return Location(
+            self.context.path, pos.start.line, pos.start.column + 1, pos.end.line, pos.end.column + 1
+        )
+
+    def start_line(self, node: cst.CSTNode) -> int:
+        return self.get_metadata(PositionProvider, node).start.line
+
+    def end_line(self, node: cst.CSTNode) -> int:
+        return self.get_metadata(PositionProvider, node).end.line
+
+    def replace(self, node: cst.CSTNode, content: str) -> Edit:
+        loc = self.location(node)
+        return Edit(loc.line, loc.column, loc.end_line, loc.end_column, content)
+
+    def report(
+        self,
+        code: str,
+        node: cst.CSTNode,
+        message: str,
+        fix: Fix | None = None,
+        **details,
+    ) -> None:
+        if code in self.context.enabled:
+            self.context.findings.append(
+                Finding(code, message, self.location(node), fix, details=details)
+            )

@@ -1,0 +1,460 @@
+"""AT101 and AT102: arrays grown or updated copy by copy inside Python loops.
+
+Both cost O(T^2): every step builds a new array holding everything so far. Both fixes collect
+the per-step pieces in a Python list (O(1) a step) and build the array once after the loop.
+The fixes are offered only where the value after the loop is provably the same, shape, dtype
+and the empty loop included; elsewhere the finding says which condition failed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import libcst as cst
+
+from autota.catalogue import Fix
+from autota.source import scopes
+from autota.source.rule import SourceRule
+from autota.source.tracing import TracedFunctions
+
+JNP = "jax.numpy"
+
+# Growth functions: qualified name -> (how the pieces are passed, axis keyword, default axis).
+# "seq": f([a, b, ...], axis); "pair": jnp.append(arr, values, axis).
+GROWTH = {
+    f"{JNP}.concatenate": ("seq", "axis"),
+    "jax.lax.concatenate": ("seq", "dimension"),
+    f"{JNP}.vstack": ("seq", None),
+    f"{JNP}.row_stack": ("seq", None),
+    f"{JNP}.hstack": ("seq", None),
+    f"{JNP}.dstack": ("seq", None),
+    f"{JNP}.column_stack": ("seq", None),
+    f"{JNP}.append": ("pair", "axis"),
+    f"{JNP}.stack": ("seq", "axis"),
+}
+UPDATE_METHODS = ("set", "add", "subtract", "multiply", "mul", "divide", "power", "min", "max", "apply")
+DYNAMIC_UPDATES = frozenset(
+    {
+        "jax.lax.dynamic_update_slice",
+        "jax.lax.dynamic_update_index_in_dim",
+        "jax.lax.dynamic_update_slice_in_dim",
+    }
+)
+
+
+@dataclass
+class Growth:
+    """``acc = f(..., acc, ...)`` where ``f`` extends ``acc`` by ``pieces``."""
+
+    statement: cst.Assign
+    call: cst.Call
+    function: str
+    acc: str
+    pieces: list[cst.BaseExpression]
+    prepend: bool
+    axis: cst.Arg | None
+    extra: frozenset[str]
+    """Keywords other than the axis (``dtype=``): they change each step's result, so no fix."""
+
+    def key(self, rule) -> tuple:
+        axis = rule.code_of(self.axis.value) if self.axis else None
+        return (self.function, rule.code_of(self.call.func), self.prepend, axis)
+
+
+class GrowthRule(SourceRule):
+    codes = ("AT101", "AT102")
+    triggers = ("concatenate", "append", "stack", ".at[", "dynamic_update")
+
+    def __init__(self, context) -> None:
+        super().__init__(context)
+        self._traced: TracedFunctions | None = None
+        self._seen: set[tuple[str, int]] = set()
+
+    @property
+    def traced(self) -> TracedFunctions:
+        if self._traced is None:
+            self._traced = TracedFunctions(self, self.context.module)
+        return self._traced
+
+    # -- AT101 ------------------------------------------------------------------------------
+    def visit_Assign(self, node: cst.Assign) -> None:
+        growth = self._growth(node)
+        if growth is not None:
+            self._check_growth(growth)
+            return
+        update = self._update(node)
+        if update is not None:
+            self._check_update(node, *update)
+
+    def _growth(self, node: cst.Assign) -> Growth | None:
+        acc = scopes.assign_to(node)
+        if acc is None or not isinstance(node.value, cst.Call):
+            return None
+        call = node.value
+        function = self.matches(call.func, GROWTH)
+        if function is None:
+            return None
+        style, axis_keyword = GROWTH[function]
+        positional = [a for a in call.args if a.keyword is None and not a.star]
+        if any(a.star for a in call.args):
+            return None
+        keywords = {a.keyword.value: a for a in call.args if a.keyword is not None}
+        if style == "pair":
+            if len(positional) < 2:
+                return None
+            items = [positional[0].value, positional[1].value]
+            axis = positional[2] if len(positional) > 2 else keywords.get("axis")
+            extra = set(keywords) - {"axis", "arr", "values"}
+        else:
+            if not positional or not isinstance(positional[0].value, (cst.List, cst.Tuple)):
+                return None
+            elements = positional[0].value.elements
+            if any(isinstance(e, cst.StarredElement) for e in elements):
+                return None
+            items = [e.value for e in elements]
+            axis = positional[1] if len(positional) > 1 else keywords.get(axis_keyword or "")
+            extra = set(keywords) - {axis_keyword}
+        if len(items) < 2:
+            return None
+        is_acc = [isinstance(item, cst.Name) and item.value == acc for item in items]
+        if is_acc[0] and not any(is_acc[1:]):
+            prepend, pieces = False, items[1:]
+        elif is_acc[-1] and not any(is_acc[:-1]):
+            prepend, pieces = True, items[:-1]
+        else:
+            return None
+        return Growth(node, call, function, acc, pieces, prepend, axis, frozenset(extra))
+
+    def _check_growth(self, growth: Growth) -> None:
+        loops = scopes.enclosing_loops(self, growth.statement)
+        if not loops:
+            return
+        inner = loops[0]
+        verdict = self._classify(growth, inner)
+        if verdict == "rebound":
+            return  # not an accumulator: rebuilt or cut back every step
+        key = (growth.acc, self.start_line(inner))
+        if key in self._seen:
+            return
+        self._seen.add(key)
+        traced = self.traced.context(growth.statement)
+        cost = (
+            "the loop runs under jit, so it is unrolled and the cost is compile time, O(T^2) "
+            "in program size"
+            if traced is not None and traced.kind == "jit"
+            else "each step copies everything so far: O(T^2) time and memory traffic"
+        )
+        short = growth.function.rsplit(".", 1)[1]
+        message = f"`{growth.acc}` is grown by `{short}` every iteration; {cost}"
+        if growth.function.endswith(".stack"):
+            self.report("AT101", growth.call, message + "; `stack` adds an axis each step, so no fix is offered")
+            return
+        if verdict != "ok":
+            self.report("AT101", growth.call, f"{message}; no safe fix: {verdict}")
+            return
+        if growth.extra:
+            self.report(
+                "AT101",
+                growth.call,
+                f"{message}; no safe fix: keyword {sorted(growth.extra)[0]}= changes each step's result",
+            )
+            return
+        target = self._outermost(growth, loops)
+        problem = self._unsafe_context(growth.acc, target)
+        if problem:
+            self.report("AT101", growth.call, f"{message}; no safe fix: {problem}")
+            return
+        fix = self._growth_fix(growth, target)
+        if fix is None:
+            self.report(
+                "AT101",
+                growth.call,
+                f"{message}; no safe fix: `jax.numpy` is not imported under a module name here",
+            )
+            return
+        self.report(
+            "AT101",
+            growth.call,
+            f"{message}; collect the pieces in a list and call `{short}` once after the loop",
+            fix,
+        )
+
+    def _growths_in(self, loop: cst.CSTNode, acc: str) -> list[Growth]:
+        found = []
+        for statement in scopes.find(loop, lambda n: isinstance(n, cst.Assign)):
+            growth = self._growth(statement)
+            if growth is not None and growth.acc == acc:
+                found.append(growth)
+        return found
+
+    def _classify(self, growth: Growth, loop: cst.CSTNode) -> str:
+        """``ok``, ``rebound`` (not an accumulator), or why the loop also reads the array."""
+        growths = self._growths_in(loop, growth.acc)
+        allowed = set()
+        for g in growths:
+            allowed.add(id(g.statement.targets[0].target))
+            for item in (g.call.args[0].value.elements if isinstance(g.call.args[0].value, (cst.List, cst.Tuple)) else ()):
+                if isinstance(item.value, cst.Name) and item.value.value == growth.acc:
+                    allowed.add(id(item.value))
+            if GROWTH[g.function][0] == "pair":
+                for arg in g.call.args[:2]:
+                    if isinstance(arg.value, cst.Name) and arg.value.value == growth.acc:
+                        allowed.add(id(arg.value))
+        growth_statements = {id(g.statement) for g in growths}
+        for statement in scopes.find(loop, lambda n: isinstance(n, cst.Assign)):
+            if id(statement) not in growth_statements and any(
+                isinstance(t.target, cst.Name) and t.target.value == growth.acc for t in statement.targets
+            ):
+                return "rebound"
+        if scopes.stores(loop, growth.acc):
+            return "rebound"
+        for name in scopes.names(loop, growth.acc):
+            if id(name) not in allowed:
+                if isinstance(self.parent(name), cst.Attribute) and self.parent(name).attr is name:
+                    continue  # `x.acc` is another thing
+                return (
+                    f"the loop also reads `{growth.acc}` (line {self.start_line(name)}), so the list "
+                    "fix would change what it sees; a preallocated buffer filled in a `fori_loop` "
+                    "pads what each step sees and is at most an unsafe rewrite"
+                )
+        if len({g.key(self) for g in growths}) > 1:
+            return f"`{growth.acc}` is grown by different calls or axes in one loop"
+        if len(growth.pieces) > 1 and growth.prepend:
+            return "several pieces are prepended at once"
+        return "ok"
+
+    def _outermost(self, growth: Growth, loops: list) -> cst.CSTNode:
+        """The outermost loop in which ``acc`` is only grown, so the fix saves the most."""
+        target = loops[0]
+        for loop in loops[1:]:
+            if self._classify(growth, loop) != "ok":
+                break
+            target = loop
+        return target
+
+    def _unsafe_context(self, acc: str, loop: cst.CSTNode) -> str | None:
+        """Why deferring the growth to after ``loop`` could be observed, if it could."""
+        if isinstance(loop, (cst.For, cst.While)) and loop.orelse is not None:
+            return "the loop has an `else` clause"
+        scope = scopes.enclosing_scope(self, loop)
+        if scopes.find(scope, lambda n: isinstance(n, (cst.Global, cst.Nonlocal))
+                       and any(item.name.value == acc for item in n.names)):
+            return f"`{acc}` is declared global or nonlocal"
+        for nested in scopes.find(scope, lambda n: isinstance(n, scopes.NESTED_SCOPES) and n is not scope):
+            if scopes.sees(nested, acc) and not scopes.contains(loop, nested):
+                return f"a nested function (line {self.start_line(nested)}) can see `{acc}` while the loop runs"
+        for ancestor in self.ancestors(loop):
+            if ancestor is scope:
+                break
+            if isinstance(ancestor, (cst.Try, cst.TryStar)) and scopes.contains(ancestor.body, loop):
+                handlers = [*ancestor.handlers, ancestor.orelse, ancestor.finalbody]
+                if any(h is not None and scopes.names(h, acc) for h in handlers):
+                    return f"an exception handler reads `{acc}` if the loop fails part-way"
+        return None
+
+    def _growth_fix(self, growth: Growth, loop: cst.CSTNode) -> Fix | None:
+        source, acc = self.context.source, growth.acc
+        parts = scopes.fresh_name(self.context.module, f"{acc}_parts")
+        func = self.code_of(growth.call.func)
+        edits = []
+        for g in self._growths_in(loop, acc):
+            pieces = [self.code_of(p) for p in g.pieces]
+            new = f"{parts}.append({pieces[0]})" if len(pieces) == 1 else f"{parts}.extend(({', '.join(pieces)}))"
+            edits.append(self.replace(g.statement, new))
+        axis = ""
+        if growth.axis is not None:
+            axis_code = self.code_of(growth.axis.value)
+            axis = f", {growth.axis.keyword.value}={axis_code}" if growth.axis.keyword else f", {axis_code}"
+        ordered = f"*{parts}[::-1]" if growth.prepend else f"*{parts}"
+        if GROWTH[growth.function][0] == "pair":
+            if growth.axis is not None:
+                namespace = self._jnp_namespace(growth.call.func)
+                if namespace is None:
+                    return None
+                seq = f"[{ordered}, {acc}]" if growth.prepend else f"[{acc}, {ordered}]"
+                final = f"{namespace}.concatenate({seq}{axis})"
+            else:
+                namespace = self._jnp_namespace(growth.call.func)
+                if namespace is None:
+                    return None
+                flat = f"{namespace}.concatenate([{namespace}.ravel(p) for p in {ordered[1:]}])"
+                final = f"{func}({flat}, {acc})" if growth.prepend else f"{func}({acc}, {flat})"
+        else:
+            seq = f"[{ordered}, {acc}]" if growth.prepend else f"[{acc}, {ordered}]"
+            final = f"{func}({seq}{axis})"
+        indent = source.indentation(self.start_line(loop))
+        unit = self.context.module.default_indent
+        edits.append(source.insert_lines_before(self.start_line(loop), [f"{indent}{parts} = []"]))
+        edits.append(
+            source.insert_lines_before(
+                self.end_line(loop) + 1,
+                [f"{indent}if {parts}:", f"{indent}{unit}{acc} = {final}"],
+            )
+        )
+        return Fix("safe", f"collect the pieces in `{parts}` and grow `{acc}` once after the loop", tuple(edits))
+
+    def _jnp_namespace(self, func: cst.BaseExpression) -> str | None:
+        """The user's spelling of ``jax.numpy`` if ``func`` is ``<that>.append``."""
+        if isinstance(func, cst.Attribute) and JNP in self.qualified_names(func.value):
+            return self.code_of(func.value)
+        return None
+
+    # -- AT102 ------------------------------------------------------------------------------
+    def _update(self, node: cst.Assign):
+        """``buf = buf.at[idx].method(value)`` or ``buf = lax.dynamic_update_*(buf, ...)``."""
+        buf = scopes.assign_to(node)
+        call = node.value
+        if buf is None or not isinstance(call, cst.Call):
+            return None
+        func = call.func
+        if (
+            isinstance(func, cst.Attribute)
+            and func.attr.value in UPDATE_METHODS
+            and isinstance(func.value, cst.Subscript)
+            and isinstance(func.value.value, cst.Attribute)
+            and func.value.value.attr.value == "at"
+            and isinstance(func.value.value.value, cst.Name)
+            and func.value.value.value.value == buf
+        ):
+            return buf, call, func.attr.value
+        name = self.matches(func, DYNAMIC_UPDATES)
+        if name and call.args and isinstance(call.args[0].value, cst.Name) and call.args[0].value.value == buf:
+            return buf, call, name.rsplit(".", 1)[1]
+        return None
+
+    def _check_update(self, statement: cst.Assign, buf: str, call: cst.Call, method: str) -> None:
+        loops = scopes.enclosing_loops(self, statement)
+        if not loops or self.traced.context(statement) is not None:
+            return  # traced: XLA updates in place (an unrolled loop is AT401's business)
+        loop = loops[0]
+        for assign in scopes.find(loop, lambda n: isinstance(n, cst.Assign)):
+            if assign is not statement and scopes.assign_to(assign, buf):
+                return  # rebuilt in the loop: not one array updated step by step
+        message = (
+            f"`{buf}` is updated with `{method}` in an eager Python loop: each step copies the "
+            "whole array, O(T^2) in all"
+        )
+        problem = self._update_fix_problem(statement, buf, call, method, loop)
+        if problem:
+            self.report("AT102", call, f"{message}; no safe fix: {problem}")
+            return
+        fix = self._update_fix(statement, buf, call, loop)
+        if fix is None:
+            self.report("AT102", call, f"{message}; no safe fix: `jax.numpy` is not imported under a module name here")
+            return
+        self.report("AT102", call, f"{message}; collect the rows and write them in one update after the loop", fix)
+
+    def _update_fix_problem(self, statement, buf, call, method, loop) -> str | None:
+        if method != "set":
+            return f"only `.at[].set` is rewritten, not `{method}`"
+        if not isinstance(loop, cst.For) or not isinstance(loop.target, cst.Name):
+            return "the loop is not `for <name> in range(...)`"
+        var = loop.target.value
+        if not self._nonnegative_range(loop.iter):
+            return "the loop does not run over `range` with a literal non-negative start and positive step"
+        if loop.orelse is not None:
+            return "the loop has an `else` clause"
+        index = call.func.value.slice
+        if len(index) != 1 or not isinstance(index[0].slice, cst.Index):
+            return "the write is not at a single index"
+        if not self._is_var_plus_constant(index[0].slice.value, var):
+            return f"the index is not `{var}` plus a non-negative constant, so writes may collide"
+        if scopes.enclosing_loops(self, statement)[0] is not loop:
+            return "the write sits in a nested loop, so it may happen more than once a step"
+        if scopes.stores(loop.body, var) or any(
+            scopes.assign_to(a, var) for a in scopes.find(loop.body, lambda n: isinstance(n, cst.Assign))
+        ):
+            return f"the loop variable `{var}` is reassigned in the body"
+        writes = [
+            a for a in scopes.find(loop, lambda n: isinstance(n, cst.Assign)) if self._update(a) and self._update(a)[0] == buf
+        ]
+        if len(writes) != 1:
+            return f"`{buf}` is written more than once in the loop"
+        target = statement.targets[0].target
+        receiver = call.func.value.value.value
+        for name in scopes.names(loop, buf):
+            if name is not target and name is not receiver:
+                return f"the loop also reads `{buf}` (line {self.start_line(name)})"
+        if scopes.stores(loop, buf):
+            return f"`{buf}` is rebound in the loop"
+        return self._unsafe_context(buf, loop)
+
+    def _nonnegative_range(self, iterator: cst.BaseExpression) -> bool:
+        if not (isinstance(iterator, cst.Call) and self.matches(iterator.func, {"builtins.range"})):
+            return False
+        args = iterator.args
+        if not 1 <= len(args) <= 3 or any(a.keyword or a.star for a in args):
+            return False
+        if len(args) >= 2 and not _literal_int(args[0].value, minimum=0):
+            return False
+        return len(args) < 3 or _literal_int(args[2].value, minimum=1)
+
+    def _is_var_plus_constant(self, expr: cst.BaseExpression, var: str) -> bool:
+        if isinstance(expr, cst.Name):
+            return expr.value == var
+        if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Add):
+            left, right = expr.left, expr.right
+            return (isinstance(left, cst.Name) and left.value == var and _literal_int(right, 0)) or (
+                isinstance(right, cst.Name) and right.value == var and _literal_int(left, 0)
+            )
+        return False
+
+    def _update_fix(self, statement, buf, call, loop) -> Fix | None:
+        namespace = self._module_jnp()
+        if namespace is None:
+            return None
+        source = self.context.source
+        rows = scopes.fresh_name(self.context.module, f"{buf}_rows")
+        index = self.code_of(call.func.value.slice[0].slice.value)
+        value_arg = call.args[0] if call.args else None
+        if value_arg is None or value_arg.keyword is not None or len(call.args) != 1:
+            return None
+        value = self.code_of(value_arg.value)
+        indent = source.indentation(self.start_line(loop))
+        unit = self.context.module.default_indent
+        rebuild = [
+            f"{indent}if {rows}:",
+            f"{indent}{unit}{buf} = {buf}.at[{namespace}.asarray([i for i, _ in {rows}])].set(",
+            f"{indent}{unit}{unit}{namespace}.stack([{namespace}.broadcast_to({namespace}.asarray(v, {buf}.dtype), "
+            f"{buf}.shape[1:]) for _, v in {rows}])",
+            f"{indent}{unit})",
+        ]
+        edits = (
+            source.insert_lines_before(self.start_line(loop), [f"{indent}{rows} = []"]),
+            self.replace(statement, f"{rows}.append(({index}, {value}))"),
+            source.insert_lines_before(self.end_line(loop) + 1, rebuild),
+        )
+        return Fix("safe", f"collect `(index, row)` pairs in `{rows}` and write them once", edits)
+
+    def _module_jnp(self) -> str | None:
+        """A module-level name bound to ``jax.numpy`` (``jnp`` in most code), if any."""
+        for statement in self.context.module.body:
+            if isinstance(statement, cst.SimpleStatementLine):
+                for small in statement.body:
+                    if isinstance(small, (cst.Import, cst.ImportFrom)) and not isinstance(small.names, cst.ImportStar):
+                        for alias in small.names:
+                            bound = alias.evaluated_alias or alias.evaluated_name
+                            if "." in bound:
+                                continue
+                            module = (
+                                alias.evaluated_name
+                                if isinstance(small, cst.Import)
+                                else f"{_dotted(small.module)}.{alias.evaluated_name}"
+                            )
+                            if module == JNP:
+                                return bound
+        return None
+
+
+def _dotted(node) -> str:
+    if node is None:
+        return ""
+    if isinstance(node, cst.Name):
+        return node.value
+    return f"{_dotted(node.value)}.{node.attr.value}"
+
+
+def _literal_int(node: cst.BaseExpression, minimum: int) -> bool:
+    if isinstance(node, cst.Integer):
+        return int(node.evaluated_value) >= minimum
+    return False

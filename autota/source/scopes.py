@@ -1,0 +1,207 @@
+"""Syntactic facts about loops and names that the rules' safety proofs rest on."""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+import libcst as cst
+
+LOOPS = (cst.For, cst.While)
+SCOPES = (cst.FunctionDef, cst.Lambda, cst.ClassDef, cst.Module)
+NESTED_SCOPES = (cst.FunctionDef, cst.Lambda, cst.ClassDef)
+
+
+class _Collect(cst.CSTVisitor):
+    def __init__(self, predicate) -> None:
+        self.predicate = predicate
+        self.found: list[cst.CSTNode] = []
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if self.predicate(node):
+            self.found.append(node)
+        return True
+
+
+def find(tree: cst.CSTNode, predicate) -> list[cst.CSTNode]:
+    """Every node below ``tree`` (itself included) for which ``predicate`` holds."""
+    visitor = _Collect(predicate)
+    tree.visit(visitor)
+    return visitor.found
+
+
+def names(tree: cst.CSTNode, name: str) -> list[cst.Name]:
+    """Every ``Name`` spelled ``name`` below ``tree``, in any role and any nested scope."""
+    return find(tree, lambda n: isinstance(n, cst.Name) and n.value == name)
+
+
+def sees(scope: cst.CSTNode, name: str) -> bool:
+    """Whether a nested function, lambda or class may read an outer ``name``.
+
+    A function that binds ``name`` itself (and declares it neither global nor nonlocal) has a
+    local of that name and cannot see the outer one.
+    """
+    if not names(scope, name):
+        return False
+    if isinstance(scope, cst.Lambda):
+        return True
+    declared = find(scope, lambda n: isinstance(n, (cst.Global, cst.Nonlocal))
+                    and any(item.name.value == name for item in n.names))
+    binds_locally = find(scope, lambda n: assign_to(n, name) is not None) or (
+        isinstance(scope, cst.FunctionDef)
+        and any(p.name.value == name for p in (*scope.params.params, *scope.params.posonly_params, *scope.params.kwonly_params))
+    )
+    return bool(declared) or not binds_locally
+
+
+def contains(tree: cst.CSTNode, node: cst.CSTNode) -> bool:
+    return bool(find(tree, lambda n: n is node))
+
+
+def enclosing_loops(rule, node: cst.CSTNode) -> list[cst.For | cst.While]:
+    """The loops around ``node``, innermost first, up to the nearest function or class."""
+    loops = []
+    for ancestor in rule.ancestors(node):
+        if isinstance(ancestor, NESTED_SCOPES):
+            break
+        if isinstance(ancestor, LOOPS):
+            loops.append(ancestor)
+    return loops
+
+
+def enclosing_scope(rule, node: cst.CSTNode) -> cst.CSTNode:
+    """The function, lambda, class or module whose body holds ``node``."""
+    for ancestor in rule.ancestors(node):
+        if isinstance(ancestor, SCOPES):
+            return ancestor
+    raise AssertionError("every node lies in a module")
+
+
+def in_loop_body(rule, node: cst.CSTNode, loop: cst.For | cst.While) -> bool:
+    """Whether ``node`` lies in the body of ``loop`` (not its header, not its ``else``)."""
+    child = node
+    for ancestor in rule.ancestors(node):
+        if ancestor is loop:
+            return child is loop.body
+        child = ancestor
+    return False
+
+
+def exits(loop: cst.For | cst.While) -> Iterator[cst.CSTNode]:
+    """``break``/``continue`` statements that belong to ``loop`` itself (not to a nested loop)."""
+
+    def walk(node: cst.CSTNode):
+        for child in node.children:
+            if isinstance(child, (cst.Break, cst.Continue)):
+                yield child
+            elif not isinstance(child, LOOPS + NESTED_SCOPES):
+                yield from walk(child)
+
+    yield from walk(loop.body)
+
+
+def stores(tree: cst.CSTNode, name: str) -> list[cst.CSTNode]:
+    """Statements below ``tree`` that bind ``name`` other than by plain ``name = ...``."""
+
+    def binds(node: cst.CSTNode) -> bool:
+        if isinstance(node, cst.AugAssign | cst.AnnAssign):
+            return _is_name(node.target, name)
+        if isinstance(node, (cst.For, cst.CompFor)):
+            return bool(names(node.target, name))
+        if isinstance(node, cst.AsName):
+            return bool(names(node.name, name))
+        if isinstance(node, cst.Del):
+            return bool(names(node.target, name))
+        if isinstance(node, cst.NamedExpr):
+            return _is_name(node.target, name)
+        if isinstance(node, (cst.Global, cst.Nonlocal)):
+            return any(item.name.value == name for item in node.names)
+        return False
+
+    return find(tree, binds)
+
+
+def _is_name(node: cst.CSTNode, name: str) -> bool:
+    return isinstance(node, cst.Name) and node.value == name
+
+
+def assign_to(node: cst.CSTNode, name: str | None = None) -> str | None:
+    """The name bound by ``node`` if it is a plain single-target ``name = value``."""
+    if isinstance(node, cst.Assign) and len(node.targets) == 1:
+        target = node.targets[0].target
+        if isinstance(target, cst.Name) and (name is None or target.value == name):
+            return target.value
+    return None
+
+
+def fresh_name(module: cst.Module, base: str) -> str:
+    """``base``, or ``base_2``, ``base_3``... whichever no name in the module uses yet."""
+    taken = {n.value for n in find(module, lambda n: isinstance(n, cst.Name))}
+    candidate, k = base, 2
+    while candidate in taken:
+        candidate, k = f"{base}_{k}", k + 1
+    return candidate
+
+
+def module_alias(module: cst.Module, qualified: str) -> str | None:
+    """How the module's top-level imports spell the module ``qualified`` (``jnp`` for
+    ``jax.numpy`` after ``import jax.numpy as jnp``; ``jax.numpy`` after ``import jax``)."""
+    package = qualified.split(".", 1)[0]
+    spelled_by_package = None
+    for statement in module.body:
+        if not isinstance(statement, cst.SimpleStatementLine):
+            continue
+        for small in statement.body:
+            if not isinstance(small, (cst.Import, cst.ImportFrom)) or isinstance(small.names, cst.ImportStar):
+                continue
+            for alias in small.names:
+                if isinstance(small, cst.Import):
+                    name = alias.evaluated_name
+                    if alias.asname is not None:
+                        if name == qualified:
+                            return alias.evaluated_alias
+                    elif name == package or name == qualified:
+                        spelled_by_package = qualified
+                elif small.relative == [] or not small.relative:
+                    full = f"{_dotted_name(small.module)}.{alias.evaluated_name}"
+                    if full == qualified:
+                        return alias.evaluated_alias or alias.evaluated_name
+    return spelled_by_package
+
+
+def _dotted_name(node) -> str:
+    if node is None:
+        return ""
+    if isinstance(node, cst.Name):
+        return node.value
+    return f"{_dotted_name(node.value)}.{node.attr.value}"
+
+
+def own_nodes(tree: cst.CSTNode, predicate) -> list[cst.CSTNode]:
+    """Like :func:`find`, but not looking into functions, lambdas or classes nested in ``tree``."""
+    found: list[cst.CSTNode] = []
+
+    def walk(node: cst.CSTNode) -> None:
+        if predicate(node):
+            found.append(node)
+        for child in node.children:
+            if not isinstance(child, NESTED_SCOPES):
+                walk(child)
+
+    for child in tree.children if isinstance(tree, NESTED_SCOPES) else (tree,):
+        walk(child)
+    return found
+
+
+def single_assignment(scope: cst.CSTNode, name: str) -> cst.BaseExpression | None:
+    """The value of the one plain ``name = value`` in ``scope`` (not in nested scopes), if ``name``
+    is bound nowhere else there."""
+    values = [n.value for n in own_nodes(scope, lambda n: assign_to(n, name) is not None)]
+    others = [n for n in stores(scope, name) if not isinstance(n, (cst.FunctionDef, cst.ClassDef))]
+    targets = own_nodes(
+        scope,
+        lambda n: isinstance(n, cst.Assign)
+        and any(not isinstance(t.target, cst.Name) and names(t.target, name) for t in n.targets),
+    )
+    if len(values) == 1 and not others and not targets:
+        return values[0]
+    return None

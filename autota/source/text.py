@@ -1,0 +1,81 @@
+"""Source text with line/column arithmetic, so fixes can be plain text edits.
+
+Fixes are edits on the original text rather than a re-rendered tree: everything outside an
+edit stays byte for byte what the user wrote (comments, formatting, line endings).
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_right
+from dataclasses import dataclass
+from typing import Iterable
+
+from autota.catalogue import Edit
+
+_NEWLINE = re.compile(r"\r\n|\r|\n")
+
+
+class OverlappingEdits(ValueError):
+    """Two edits touch the same text."""
+
+
+@dataclass
+class SourceText:
+    text: str
+
+    def __post_init__(self) -> None:
+        self.line_starts = [0] + [m.end() for m in _NEWLINE.finditer(self.text)]
+        first = _NEWLINE.search(self.text)
+        self.newline = first.group() if first else "\n"
+
+    @property
+    def line_count(self) -> int:
+        return len(self.line_starts)
+
+    def offset(self, line: int, column: int) -> int:
+        """Offset of a 1-based (line, column); line ``line_count + 1`` is the end of the text."""
+        if line > self.line_count:
+            return len(self.text)
+        return self.line_starts[line - 1] + column - 1
+
+    def position(self, offset: int) -> tuple[int, int]:
+        """The 1-based (line, column) of an offset."""
+        line = bisect_right(self.line_starts, offset)
+        return line, offset - self.line_starts[line - 1] + 1
+
+    def line(self, line: int) -> str:
+        """Line ``line`` (1-based) without its line ending."""
+        start = self.line_starts[line - 1]
+        end = self.line_starts[line] if line < self.line_count else len(self.text)
+        return self.text[start:end].rstrip("\r\n")
+
+    def indentation(self, line: int) -> str:
+        text = self.line(line)
+        return text[: len(text) - len(text.lstrip(" \t"))]
+
+    def insert_lines_before(self, line: int, lines: Iterable[str]) -> Edit:
+        """An edit inserting whole lines before ``line``; past the last line, after it."""
+        body = "".join(f"{item}{self.newline}" for item in lines)
+        if line <= self.line_count:
+            return Edit(line, 1, line, 1, body)
+        # After a last line that has no line ending: start a new line, end without one.
+        last = self.line_count
+        end = len(self.line(last)) + 1
+        return Edit(last, end, last, end, self.newline + body[: -len(self.newline)])
+
+    def apply(self, edits: Iterable[Edit]) -> str:
+        """The text with ``edits`` applied; raises :class:`OverlappingEdits` if any overlap."""
+        spans = sorted(
+            (self.offset(e.line, e.column), self.offset(e.end_line, e.end_column), e.content)
+            for e in edits
+        )
+        out, cursor = [], 0
+        for start, end, content in spans:
+            if start < cursor:
+                raise OverlappingEdits(f"edits overlap at offset {start}")
+            out.append(self.text[cursor:start])
+            out.append(content)
+            cursor = end
+        out.append(self.text[cursor:])
+        return "".join(out)

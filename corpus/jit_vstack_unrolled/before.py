@@ -1,0 +1,16 @@
+"""Particle positions logged with vstack inside a jitted simulation: unrolled at trace time."""
+
+from functools import partial
+
+import jax
+import jax.numpy as jnp
+
+
+@partial(jax.jit, static_argnums=2)
+def simulate(x, v, steps, dt=0.01):
+    trajectory = x[None]
+    for _ in range(steps):
+        v = v - dt * x
+        x = x + dt * v
+        trajectory = jnp.vstack([trajectory, x[None]])
+    return trajectory
