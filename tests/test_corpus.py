@@ -18,7 +18,7 @@ from autota.corpus import discover
 from autota.source import check, fix
 from autota.source.rules import IMPLEMENTED_CODES
 
-from conftest import CORPUS
+from tests.conftest import CORPUS
 
 CASES = discover(CORPUS)
 ALL = frozenset(RULES)

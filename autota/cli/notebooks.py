@@ -40,7 +40,7 @@ MAGIC = re.compile(r"[ \t]*(?:[%!?]|[\w.]+\?\??[ \t]*$|[\w, \t]+=[ \t]*[%!])")
 
 def check(data: bytes, path: str, enabled: frozenset[str]) -> FileResult:
     """The findings in a notebook's code cells; raises :class:`ParseError` if it is unreadable."""
-    program = Program.build(Notebook.read(data, path))
+    program = Program.build(Notebook.read(data))
     result = _run(check_source, program, path, enabled)
     return FileResult(path, program.localise(result.findings, program.text))
 
@@ -51,7 +51,7 @@ def fix(data: bytes, path: str, enabled: frozenset[str], unsafe: bool = False) -
     Where a fix would move a cell boundary or lose a magic, nothing is applied and the
     findings are reported as they are.
     """
-    notebook = Notebook.read(data, path)
+    notebook = Notebook.read(data)
     program = Program.build(notebook)
     result = _run(fix_source, program, path, enabled, unsafe=unsafe)
     if result.fixed_text is None:
@@ -90,7 +90,7 @@ class Notebook:
     bom: bool = False
 
     @classmethod
-    def read(cls, data: bytes, path: str) -> Notebook:
+    def read(cls, data: bytes) -> Notebook:
         bom = data.startswith(b"\xef\xbb\xbf")
         try:
             text = data[3 if bom else 0 :].decode("utf-8")
@@ -148,19 +148,17 @@ class Program:
     text: str
     cells: dict[int, str]
     """Each analysed cell's text as it is in the program (magics replaced)."""
-    originals: dict[int, str]
     magics: list[str] = field(default_factory=list)
     """The original lines behind each placeholder, by placeholder number."""
 
     @classmethod
     def build(cls, notebook: Notebook) -> Program:
-        program = cls(HEADER, {}, {})
-        chunks = [HEADER]
+        program, chunks = cls("", {}), [HEADER]
         for index, source in notebook.sources.items():
             if source.lstrip().startswith("%%"):
                 continue
             text = program._neutralise(source)
-            program.cells[index], program.originals[index] = text, source
+            program.cells[index] = text
             newline = "" if text.endswith("\n") else "\n"
             chunks.append(f"# <autota-cell {index}>\n{text}{newline}")
         program.text = "".join(chunks)

@@ -17,6 +17,7 @@ import libcst as cst
 from libcst.metadata import MetadataWrapper
 
 from autota.catalogue import Finding
+from autota.source import prefilter
 from autota.source.rule import RuleContext
 from autota.source.rules import RULE_CLASSES
 from autota.source.text import OverlappingEdits, SourceText
@@ -51,14 +52,35 @@ def decode(data: bytes) -> tuple[str, str]:
         raise ParseError(f"cannot decode: {exc}") from None
 
 
-def _rules_for(text: str, enabled: frozenset[str]):
+def _plan(text: str, tree: ast.Module, enabled: frozenset[str], slicing: bool = True):
+    """The rules worth running, and the text libcst should parse for them.
+
+    A substring test, then one walk of Python's own AST (:mod:`autota.source.prefilter`): both
+    are an order of magnitude cheaper than libcst's parse and metadata, which only the
+    top-level statements holding a candidate pay for; the rest are blanked out, lines kept.
+    """
     if "jax" not in text:
-        return []
-    return [
-        cls
-        for cls in RULE_CLASSES
-        if enabled.intersection(cls.codes) and any(t in text for t in cls.triggers)
+        return [], text, None
+    rules = [
+        cls for cls in RULE_CLASSES if enabled.intersection(cls.codes) and any(t in text for t in cls.triggers)
     ]
+    if not rules:
+        return [], text, None
+    facts = prefilter.gather(tree)
+    keep: set[int] | None = set()
+    chosen = []
+    for cls in rules:
+        needed = cls.relevant(facts)
+        if needed is None:
+            keep = None
+            chosen.append(cls)
+        elif needed:
+            chosen.append(cls)
+            if keep is not None:
+                keep |= needed
+    if not chosen or keep is None or not slicing:
+        return chosen, text, None
+    return (chosen, *prefilter.slice_module(text, facts, keep))
 
 
 def _parse(text: str) -> cst.Module:
@@ -70,26 +92,26 @@ def _parse(text: str) -> cst.Module:
         raise ParseError(f"cannot parse: {exc}") from None
 
 
-def _check_syntax(text: str, path: str) -> None:
+def _python_ast(text: str, path: str) -> ast.Module:
     """Python's own parser: far cheaper than libcst, so every file gets its syntax checked."""
     try:
-        compile(text, path, "exec", flags=ast.PyCF_ONLY_AST, dont_inherit=True)
+        return compile(text, path, "exec", flags=ast.PyCF_ONLY_AST, dont_inherit=True)
     except SyntaxError as exc:
         raise ParseError(f"syntax error at {exc.lineno}:{exc.offset}: {exc.msg}") from None
     except (ValueError, RecursionError, MemoryError) as exc:
         raise ParseError(f"cannot parse: {exc}") from None
 
 
-def _findings(text: str, path: str, enabled: frozenset[str]) -> list[Finding]:
+def _findings(text: str, path: str, enabled: frozenset[str], slicing: bool = True) -> list[Finding]:
+    """The findings in ``text``; ``slicing=False`` parses the whole file (the tests compare)."""
     if SKIP_FILE.search(text):
         return []
-    _check_syntax(text, path)
-    rules = _rules_for(text, enabled)
+    rules, parsed_text, line_map = _plan(text, _python_ast(text, path), enabled, slicing)
     if not rules:
         return []
-    module = _parse(text)
+    module = _parse(parsed_text)
     wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
-    context = RuleContext(path, SourceText(text), module, enabled)
+    context = RuleContext(path, SourceText(text), module, enabled, line_map=line_map)
     for cls in rules:
         wrapper.visit(cls(context))
     findings = _unsuppressed(context.findings, text)

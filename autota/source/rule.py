@@ -13,6 +13,7 @@ import libcst as cst
 from libcst.metadata import ParentNodeProvider, PositionProvider, QualifiedNameProvider
 
 from autota.catalogue import Edit, Finding, Fix, Location
+from autota.source.prefilter import Facts
 from autota.source.text import SourceText
 
 
@@ -25,6 +26,13 @@ class RuleContext:
     module: cst.Module
     enabled: frozenset[str]
     findings: list[Finding] = field(default_factory=list)
+    line_map: list[int] | None = None
+    """Where each line of the parsed text sits in the file, when libcst parsed only a slice
+    of it (see :func:`autota.source.prefilter.slice_module`); ``None``: the whole file."""
+
+    def file_line(self, line: int) -> int:
+        """The file's line for a line of the parsed text."""
+        return line if self.line_map is None else self.line_map[line - 1]
 
 
 class SourceRule(cst.CSTVisitor):
@@ -33,6 +41,15 @@ class SourceRule(cst.CSTVisitor):
     """Substrings one of which a file must contain for this rule to be worth parsing it."""
 
     METADATA_DEPENDENCIES = (PositionProvider, ParentNodeProvider, QualifiedNameProvider)
+
+    @classmethod
+    def relevant(cls, facts: Facts) -> set[int] | None:
+        """The top-level statements this rule needs to see, from the cheap AST facts.
+
+        An empty set skips the rule for the file; ``None`` asks for the whole module. It must
+        over-approximate: a statement left out is a finding the rule can never report.
+        """
+        return None
 
     def __init__(self, context: RuleContext) -> None:
         super().__init__()
@@ -62,16 +79,18 @@ class SourceRule(cst.CSTVisitor):
         return None
 
     def location(self, node: cst.CSTNode) -> Location:
+        """Where ``node`` is in the file (1-based, end exclusive): what findings and edits use."""
         pos = self.get_metadata(PositionProvider, node)
+        line = self.context.file_line
         return Location(
-            self.context.path, pos.start.line, pos.start.column + 1, pos.end.line, pos.end.column + 1
+            self.context.path, line(pos.start.line), pos.start.column + 1, line(pos.end.line), pos.end.column + 1
         )
 
     def start_line(self, node: cst.CSTNode) -> int:
-        return self.get_metadata(PositionProvider, node).start.line
+        return self.context.file_line(self.get_metadata(PositionProvider, node).start.line)
 
     def end_line(self, node: cst.CSTNode) -> int:
-        return self.get_metadata(PositionProvider, node).end.line
+        return self.context.file_line(self.get_metadata(PositionProvider, node).end.line)
 
     def replace(self, node: cst.CSTNode, content: str) -> Edit:
         loc = self.location(node)

@@ -1,4 +1,9 @@
-"""``autota check`` and ``autota fix``: run the source rules over files, report, rewrite."""
+"""``autota check`` and ``autota fix``: run the source rules over files, report, rewrite.
+
+Python files go to :mod:`autota.source`, notebooks to :mod:`autota.cli.notebooks`; both give
+findings and fixed bytes, written atomically. A file that cannot be read, decoded, parsed or
+written is an error for that file alone: the rest are still processed, and the run exits 2.
+"""
 
 from __future__ import annotations
 

@@ -43,7 +43,7 @@ def _first_paragraph(doc: str) -> str | None:
 
 def descriptor(rule: Rule) -> dict:
     doc = _doc(rule)
-    help_text = doc if doc else f"{rule.summary}. Run `autota rule {rule.code}` for details."
+    help_text = doc or f"{rule.summary}."
     return {
         "id": rule.code,
         "name": rule.name,

@@ -25,7 +25,7 @@ class LineReplacement:
     """The lines as they are, line breaks included (the last has none at the end of a file
     without a final newline)."""
     new: str
-    """What replaces them; it ends with a line break wherever ``old`` does."""
+    """What replaces them: empty, or ending with a line break wherever ``old`` does."""
 
     @property
     def end(self) -> tuple[int, int]:
@@ -71,7 +71,7 @@ def line_replacement(fix: Fix, text: str) -> LineReplacement | None:
         start, end = source.offset(first, 1), source.offset(last + 1, 1)
         old = text[start:end]
         new = new_text[start : len(new_text) - (len(text) - end)]
-        broken = old.endswith(("\n", "\r")) and not new.endswith(("\n", "\r"))
+        broken = old.endswith(("\n", "\r")) and new and not new.endswith(("\n", "\r"))
         if not broken or last >= real_lines:
             return LineReplacement(first, last, old, new)
         last += 1  # an edit took the line break: the next line belongs to the suggestion

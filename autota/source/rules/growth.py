@@ -8,12 +8,13 @@ and the empty loop included; elsewhere the finding says which condition failed.
 
 from __future__ import annotations
 
+import ast
 from dataclasses import dataclass
 
 import libcst as cst
 
 from autota.catalogue import Fix
-from autota.source import scopes
+from autota.source import prefilter, scopes
 from autota.source.rule import SourceRule
 from autota.source.tracing import TracedFunctions
 
@@ -32,7 +33,7 @@ GROWTH = {
     f"{JNP}.append": ("pair", "axis"),
     f"{JNP}.stack": ("seq", "axis"),
 }
-UPDATE_METHODS = ("set", "add", "subtract", "multiply", "mul", "divide", "power", "min", "max", "apply")
+UPDATE_METHODS = prefilter.UPDATE_METHODS
 DYNAMIC_UPDATES = frozenset(
     {
         "jax.lax.dynamic_update_slice",
@@ -69,6 +70,23 @@ class GrowthRule(SourceRule):
         super().__init__(context)
         self._traced: TracedFunctions | None = None
         self._seen: set[tuple[str, int]] = set()
+
+    @classmethod
+    def relevant(cls, facts: prefilter.Facts) -> set[int] | None:
+        """Where a name is grown or updated by itself (``x = f([x, ...])``) inside a loop."""
+        candidates = [
+            site
+            for site in facts.self_assigns
+            if site.in_loop
+            and (
+                facts.name(site.node.value.func) in prefilter.GROWTH_NAMES | prefilter.DYNAMIC_UPDATE_NAMES
+                or prefilter.at_update_receiver(site.node.value) == site.node.targets[0].id
+            )
+        ]
+        if any(not facts.top_is_definition[site.top] for site in candidates):
+            return None  # a module-level accumulator: any function of the module may see it
+        around = [f for f in facts.functions if any(prefilter.inside(c, f) for c in candidates)]
+        return prefilter.tops(candidates) | prefilter.tracing_call_tops(facts, around)
 
     @property
     def traced(self) -> TracedFunctions:

@@ -1,0 +1,221 @@
+"""Cheap facts from Python's own AST, gathered before libcst parses a file.
+
+libcst's parse and metadata cost ten times Python's parser, and most files of a real tree hold
+no candidate for any rule. One walk of the ``ast`` tree records what the rules' candidates are
+made of; each rule's ``relevant`` turns that into the top-level statements it needs (an empty
+set: the file is skipped for that rule). The answers over-approximate what the rules report, so
+skipping is always safe.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass, field
+
+UPDATE_METHODS = ("set", "add", "subtract", "multiply", "mul", "divide", "power", "min", "max", "apply")
+JIT_NAMES = frozenset({"jit", "pmap", "pjit", "filter_jit", "filter_pmap"})
+LOOP_NAMES = frozenset({"fori_loop", "scan", "while_loop", "map"})
+DYNAMIC_UPDATE_NAMES = frozenset(
+    {"dynamic_update_slice", "dynamic_update_index_in_dim", "dynamic_update_slice_in_dim"}
+)
+GROWTH_NAMES = frozenset(
+    {"concatenate", "append", "vstack", "row_stack", "hstack", "dstack", "column_stack", "stack"}
+)
+FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
+
+
+def terminal(func: ast.expr) -> str | None:
+    """The last name of a callee: ``concatenate`` for ``jnp.concatenate`` and ``concatenate``."""
+    if isinstance(func, ast.Name):
+        return func.id
+    if isinstance(func, ast.Attribute):
+        return func.attr
+    return None
+
+
+def at_update_receiver(call: ast.AST) -> str | None:
+    """``x`` for ``x.at[...].set(...)`` (any update method), else ``None``."""
+    if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)):
+        return None
+    method = call.func
+    at = method.value.value if isinstance(method.value, ast.Subscript) else None
+    if method.attr in UPDATE_METHODS and isinstance(at, ast.Attribute) and at.attr == "at":
+        return at.value.id if isinstance(at.value, ast.Name) else ""
+    return None
+
+
+@dataclass
+class Site:
+    """A node of interest with where it sits: its top-level statement and its context."""
+
+    node: ast.AST
+    top: int
+    in_loop: bool
+    functions: tuple[ast.AST, ...]
+
+
+@dataclass
+class Facts:
+    """What one walk of a module's AST found; see :func:`gather`."""
+
+    tree: ast.Module
+    top_is_definition: list[bool]
+    aliases: dict[str, str] = field(default_factory=dict)
+    """Local name -> imported name, for ``from m import name as local``."""
+    calls: list[Site] = field(default_factory=list)
+    updates: list[Site] = field(default_factory=list)
+    """``.at[]`` updates and ``dynamic_update_*`` calls."""
+    self_assigns: list[Site] = field(default_factory=list)
+    """``x = f(..., x, ...)`` assignments whose call reads ``x``: growth and update candidates."""
+    range_loops: list[Site] = field(default_factory=list)
+    loops: list[Site] = field(default_factory=list)
+    functions: list[Site] = field(default_factory=list)
+    call_assigns: list[tuple[str, Site]] = field(default_factory=list)
+    """``name = call(...)``: the bound name and the call's site."""
+
+    def name(self, func: ast.expr) -> str | None:
+        """The callee's terminal name, seen through ``import ... as`` aliases."""
+        short = terminal(func)
+        return self.aliases.get(short, short)
+
+    def calls_named(self, names) -> list[Site]:
+        return [s for s in self.calls if self.name(s.node.func) in names]
+
+    def jitted(self) -> list[Site]:
+        """Functions decorated with a jit-like name, or passed to a jit-like call."""
+        passed = {
+            arg.id
+            for site in self.calls_named(JIT_NAMES)
+            for arg in site.node.args[:1]
+            if isinstance(arg, ast.Name)
+        }
+        return [
+            s
+            for s in self.functions
+            if not isinstance(s.node, ast.Lambda)
+            and (s.node.name in passed or any(_mentions(d, JIT_NAMES, self) for d in s.node.decorator_list))
+        ]
+
+
+def _mentions(expr: ast.AST, names, facts: Facts) -> bool:
+    return any(
+        (isinstance(n, ast.Name) and facts.aliases.get(n.id, n.id) in names)
+        or (isinstance(n, ast.Attribute) and n.attr in names)
+        for n in ast.walk(expr)
+    )
+
+
+class _Walker(ast.NodeVisitor):
+    def __init__(self, facts: Facts) -> None:
+        self.facts = facts
+        self.top = -1
+        self.loop_depth = 0
+        self.functions: tuple[ast.AST, ...] = ()
+
+    def site(self, node: ast.AST) -> Site:
+        return Site(node, self.top, self.loop_depth > 0, self.functions)
+
+    def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
+        for alias in node.names:
+            if alias.asname:
+                self.facts.aliases[alias.asname] = alias.name
+
+    def _function(self, node) -> None:
+        self.facts.functions.append(self.site(node))
+        saved, self.loop_depth = self.loop_depth, 0
+        self.functions += (node,)
+        self.generic_visit(node)
+        self.functions = self.functions[:-1]
+        self.loop_depth = saved
+
+    visit_FunctionDef = visit_AsyncFunctionDef = visit_Lambda = _function
+
+    def _loop(self, node) -> None:
+        self.facts.loops.append(self.site(node))
+        if isinstance(node, ast.For) and isinstance(node.iter, ast.Call) and terminal(node.iter.func) == "range":
+            self.facts.range_loops.append(self.site(node))
+        self.loop_depth += 1
+        self.generic_visit(node)
+        self.loop_depth -= 1
+
+    visit_For = visit_While = visit_AsyncFor = _loop
+
+    def visit_Call(self, node: ast.Call) -> None:
+        self.facts.calls.append(self.site(node))
+        if at_update_receiver(node) is not None or self.facts.name(node.func) in DYNAMIC_UPDATE_NAMES:
+            self.facts.updates.append(self.site(node))
+        self.generic_visit(node)
+
+    def visit_Assign(self, node: ast.Assign) -> None:
+        if len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) and isinstance(node.value, ast.Call):
+            self.facts.call_assigns.append((node.targets[0].id, self.site(node.value)))
+        if (
+            len(node.targets) == 1
+            and isinstance(node.targets[0], ast.Name)
+            and isinstance(node.value, ast.Call)
+            and _reads(node.value, node.targets[0].id)
+        ):
+            self.facts.self_assigns.append(self.site(node))
+        self.generic_visit(node)
+
+
+def _reads(call: ast.Call, name: str) -> bool:
+    """Whether ``name`` is an argument, a list element of one, or the ``.at`` receiver."""
+    items = [*call.args]
+    if call.args and isinstance(call.args[0], (ast.List, ast.Tuple)):
+        items += call.args[0].elts
+    return any(isinstance(i, ast.Name) and i.id == name for i in items) or at_update_receiver(call) == name
+
+
+def gather(tree: ast.Module) -> Facts:
+    """One walk over ``tree``, recording each node of interest with its top-level statement."""
+    facts = Facts(
+        tree, [isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) for s in tree.body]
+    )
+    walker = _Walker(facts)
+    for walker.top, statement in enumerate(tree.body):
+        walker.visit(statement)
+    return facts
+
+
+def tops(sites) -> set[int]:
+    return {s.top for s in sites}
+
+
+def inside(site: Site, function: Site) -> bool:
+    """Whether ``site`` lies in ``function``'s body (at any depth)."""
+    return any(f is function.node for f in site.functions)
+
+
+def tracing_call_tops(facts: Facts, functions: list[Site]) -> set[int]:
+    """Statements holding ``jit(f)`` or ``lax.scan(f, ...)`` for one of ``functions``.
+
+    Rules read them to tell that ``f`` runs traced, so they are kept along with ``f``.
+    """
+    names = {f.node.name for f in functions if not isinstance(f.node, ast.Lambda)}
+    return {
+        site.top
+        for site in facts.calls_named(JIT_NAMES | LOOP_NAMES)
+        if any(isinstance(arg, ast.Name) and arg.id in names for arg in site.node.args)
+    }
+
+
+def slice_module(text: str, facts: Facts, keep: set[int]) -> tuple[str, list[int]]:
+    """``text`` without the top-level definitions not in ``keep``, and where its lines came from.
+
+    Everything that is not a function or class definition (imports, module-level code) is
+    kept, so names resolve as before; kept lines are unchanged, so columns stay right. The
+    list gives, for each line of the result, its 1-based line in ``text``. Dropping the lines
+    (rather than blanking them) matters: libcst's metadata walks every blank line.
+    """
+    lines = re.split(r"(?<=\r\n)|(?<=\r)(?!\n)|(?<=\n)", text)
+    dropped = [False] * len(lines)
+    for index, statement in enumerate(facts.tree.body):
+        if index in keep or not facts.top_is_definition[index]:
+            continue
+        first = min([statement.lineno, *(d.lineno for d in statement.decorator_list)])
+        for n in range(first - 1, statement.end_lineno):
+            dropped[n] = True
+    kept = [n for n in range(len(lines)) if not dropped[n]]
+    return "".join(lines[n] for n in kept), [n + 1 for n in kept]

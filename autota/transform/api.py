@@ -1,0 +1,183 @@
+"""``transform``, ``analyze`` and ``explain``: the public face of the jaxpr front end.
+
+``transform(fn)`` traces ``fn`` once per input signature (pytree structure, abstract values of
+the array leaves, values of static arguments), rewrites the traced program with the interpreter
+and caches the rewritten jaxpr, exactly as ``jax.jit`` caches its traces. Calling the result
+evaluates that jaxpr with the caller's values, so it composes with ``jit``, ``grad`` and
+``vmap`` applied outside it, and any transform applied inside ``fn`` is part of what is traced.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+from typing import Any, Callable, Iterable, Sequence
+
+import jax
+import numpy as np
+
+from autota.catalogue import get as _rule
+from autota.catalogue import resolve_selection
+from autota.transform import batched_select, concat, loops, nested  # noqa: F401  (registers rules)
+from autota.transform import jaxcompat as jc
+from autota.transform.findings import LoopFinding, TransformError
+from autota.transform.interpreter import Context, evaluate
+from autota.transform.ir import from_jaxpr
+
+SUPPORTED = frozenset({"AT101", "AT201", "AT202", "AT203", "AT204"})
+"""Rules ``transform`` can apply when selected."""
+
+DEFAULT = SUPPORTED - {"AT203"}
+"""Rules applied unless ``rules`` says otherwise. AT203 (write-once read-back buffers) is opt-in:
+its custom VJP rules out forward-mode ``jvp``. Read-back buffers are still reported by
+``analyze`` whenever AT201 is enabled, with whether they are provably write-once."""
+
+
+@dataclass(frozen=True)
+class _Program:
+    jaxpr: Any
+    out_tree: Any
+    findings: tuple
+
+
+def _enabled(rules: Iterable[str] | None) -> frozenset:
+    try:
+        chosen = resolve_selection(rules, None) if rules is not None else DEFAULT
+    except ValueError as err:
+        raise TransformError(str(err)) from None
+    return frozenset(chosen) & SUPPORTED
+
+
+def _is_array_leaf(x) -> bool:
+    return isinstance(x, (jax.Array, np.ndarray, np.generic, bool, int, float, complex)) or jc.is_tracer(x)
+
+
+class _Traced:
+    """``fn`` with its static arguments split off, ready to trace per signature."""
+
+    def __init__(self, fn: Callable, enabled: frozenset, static_argnums: Sequence[int], static_argnames):
+        self.fn = fn
+        self.enabled = enabled
+        self.static_argnums = tuple(static_argnums)
+        self.static_argnames = tuple(static_argnames)
+        self.cache: dict = {}
+
+    def split(self, args: tuple, kwargs: dict):
+        n = len(args)
+        statics = {i % n if n else i for i in self.static_argnums}
+        dyn_args = [None if i in statics else a for i, a in enumerate(args)]
+        static_args = tuple((i, args[i]) for i in sorted(statics) if i < n)
+        dyn_kwargs = {k: v for k, v in kwargs.items() if k not in self.static_argnames}
+        static_kwargs = tuple(sorted((k, v) for k, v in kwargs.items() if k in self.static_argnames))
+        leaves, treedef = jax.tree_util.tree_flatten((dyn_args, dyn_kwargs))
+        is_dyn = tuple(_is_array_leaf(x) for x in leaves)
+        dynamic = [x for x, d in zip(leaves, is_dyn) if d]
+        static_leaves = tuple(x for x, d in zip(leaves, is_dyn) if not d)
+        key = (treedef, is_dyn, static_args, static_kwargs, static_leaves, tuple(jc.abstract(x) for x in dynamic))
+        try:
+            hash(key)
+        except TypeError:
+            raise TransformError(
+                f"{_name(self.fn)}: a non-array argument is not hashable; pass arrays, or "
+                "hashable static values"
+            ) from None
+        return key, dynamic, (treedef, is_dyn, static_args, static_kwargs, static_leaves)
+
+    def program(self, args: tuple, kwargs: dict) -> tuple[_Program, list]:
+        key, dynamic, layout = self.split(args, kwargs)
+        program = self.cache.get(key)
+        if program is None:
+            program = self._build(dynamic, layout)
+            self.cache[key] = program
+        return program, dynamic
+
+    def _build(self, dynamic: list, layout) -> _Program:
+        treedef, is_dyn, static_args, static_kwargs, static_leaves = layout
+        out_tree = []
+
+        def flat_fn(*dyn):
+            dyn_iter, static_iter = iter(dyn), iter(static_leaves)
+            leaves = [next(dyn_iter) if d else next(static_iter) for d in is_dyn]
+            call_args, call_kwargs = jax.tree_util.tree_unflatten(treedef, leaves)
+            for i, value in static_args:
+                call_args[i] = value
+            out = self.fn(*call_args, **call_kwargs, **dict(static_kwargs))
+            flat, tree = jax.tree_util.tree_flatten(out)
+            out_tree.append(tree)
+            return flat
+
+        try:
+            original, _ = jc.make_jaxpr(flat_fn, *dynamic)
+        except TransformError:
+            raise
+        except Exception as err:  # the user's function failed to trace: say so in one line
+            first = (str(err).strip().splitlines() or [""])[0]
+            raise TransformError(
+                f"cannot trace {_name(self.fn)}: {type(err).__name__}: {first}"
+            ) from None
+        ctx = Context(self.enabled)
+        body = from_jaxpr(original)
+        rewritten, _ = jc.make_jaxpr(lambda *a: evaluate(ctx, body, a), *dynamic)
+        return _Program(rewritten, out_tree[0], tuple(ctx.findings))
+
+
+def _name(fn) -> str:
+    return getattr(fn, "__qualname__", getattr(fn, "__name__", repr(fn)))
+
+
+def transform(
+    fn: Callable,
+    *,
+    rules: Iterable[str] | None = None,
+    static_argnums: int | Sequence[int] = (),
+    static_argnames: str | Sequence[str] = (),
+) -> Callable:
+    """``fn`` with its loop-accumulation anti-patterns rewritten; computes the same values.
+
+    ``rules`` selects catalogue codes or prefixes (default: AT101, AT201, AT202, AT204; add
+    AT203 to rewrite provably write-once read-back buffers, at the price of forward-mode ``jvp``). ``static_argnums``/``static_argnames`` mark arguments kept as
+    Python values, as for ``jax.jit``; any other non-array leaf is static too. Apply ``vmap``
+    inside (``transform(jax.vmap(f))``) for AT204 to see the batched select it rewrites.
+    """
+    if isinstance(static_argnums, int):
+        static_argnums = (static_argnums,)
+    if isinstance(static_argnames, str):
+        static_argnames = (static_argnames,)
+    traced = _Traced(fn, _enabled(rules), static_argnums, static_argnames)
+
+    @functools.wraps(fn)
+    def transformed(*args, **kwargs):
+        program, dynamic = traced.program(args, kwargs)
+        return jax.tree_util.tree_unflatten(program.out_tree, jc.eval_closed(program.jaxpr, dynamic))
+
+    transformed.__autota_traced__ = traced
+    return transformed
+
+
+def analyze(fn: Callable, *args, **kwargs) -> list[LoopFinding]:
+    """What ``transform(fn)`` changes for these arguments, and what it leaves alone and why.
+
+    ``fn`` may itself be ``transform(f, ...)`` to carry its rules and static arguments.
+    """
+    traced = getattr(fn, "__autota_traced__", None)
+    if traced is None:
+        traced = _Traced(fn, DEFAULT, (), ())
+    program, _ = traced.program(args, kwargs)
+    return list(program.findings)
+
+
+def explain(fn: Callable, *args, **kwargs) -> str:
+    """:func:`analyze` as readable text, one paragraph per finding."""
+    findings = analyze(fn, *args, **kwargs)
+    if not findings:
+        return f"{_name(getattr(fn, '__wrapped__', fn))}: no loop-accumulation patterns found."
+    lines = []
+    for f in findings:
+        lines.append(str(f))
+        lines.append(f"    {_rule(f.code).summary}")
+    if any(f.reason and "unconditionally" in f.reason for f in findings):
+        lines.append(
+            "Note: a conditional write under a vmap applied outside transform becomes a batched "
+            "select (AT204) after transform ran; write transform(jax.vmap(f)) to have it rewritten."
+        )
+    return "\n".join(lines)

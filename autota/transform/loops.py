@@ -1,0 +1,260 @@
+"""AT201 and AT202: rebuild loops with public ``lax.scan``/``lax.while_loop``.
+
+Every ``scan`` and ``while`` is rebuilt (so that rewrites reach nested bodies). Carries that
+:mod:`autota.transform.buffers` proves to be write-only buffers leave the carry and become
+stacked outputs; the final buffer is the initial one with the written range replaced by them,
+so slots never written keep their initial contents. A ``while_loop`` whose trip count is
+static becomes a ``scan`` of that length first, which is what makes ``jax.grad`` work on it.
+"""
+
+from __future__ import annotations
+
+from jax import lax
+import jax.numpy as jnp
+
+from autota.transform import jaxcompat as jc
+from autota.transform import write_once
+from autota.transform.affine import Affine, literal_abstract
+from autota.transform.buffers import BufferPlan, LoopForm, affine_values, analyse
+from autota.transform.findings import LoopFinding
+from autota.transform.interpreter import Context, evaluate, handles, read, run
+from autota.transform.ir import Body, Eqn, Lit, Var
+
+
+@handles(jc.SCAN)
+def scan_rule(ctx: Context, eqn: Eqn, invals: list, outer: Body):
+    sp = jc.scan_params(eqn.params)
+    if sp is None:
+        return None
+    form = LoopForm(
+        ctx.ir(sp.body), sp.num_consts, sp.num_carry, sp.length, sp.reverse, eqn.ins, outer,
+        jc.has_effects(sp.body),
+    )
+    unroll = sp.unroll if isinstance(sp.unroll, (int, bool)) else 1
+    return _rebuild(ctx, eqn, form, "scan", invals, unroll)
+
+
+@handles(jc.WHILE)
+def while_rule(ctx: Context, eqn: Eqn, invals: list, outer: Body):
+    wp = jc.while_params(eqn.params)
+    if wp is None:
+        return None
+    cond, body = ctx.ir(wp.cond), ctx.ir(wp.body)
+    ncc, nbc = wp.cond_nconsts, wp.body_nconsts
+    carry_init = eqn.ins[ncc + nbc :]
+    length = _static_trip_count(cond, body, eqn.ins[:ncc], eqn.ins[ncc : ncc + nbc], carry_init)
+    form = LoopForm(
+        body, nbc, len(carry_init), length or 0, False, tuple(eqn.ins[ncc:]), outer, jc.has_effects(wp.body)
+    )
+    has_buffer = bool(analyse(form))
+    if "AT202" in ctx.enabled and length is not None:
+        if has_buffer:
+            ctx.record(
+                (id(eqn), "AT202"),
+                LoopFinding(
+                    "AT202", f"while_loop with a static trip count of {length} becomes a scan",
+                    True, None, eqn.source, _first_buffer_shape(form), "no reverse-mode gradient", "O(T)",
+                ),
+            )
+        return _rebuild(ctx, eqn, form, "while_loop", invals[ncc:], 1)
+    if "AT202" in ctx.enabled and has_buffer:
+        ctx.record(
+            (id(eqn), "AT202"),
+            LoopFinding(
+                "AT202", "buffer written in a while_loop", False,
+                "the trip count is not static (the condition is not `i < n` for a counter from a "
+                "known start and a static n)",
+                eqn.source, _first_buffer_shape(form), "no reverse-mode gradient", "no reverse-mode gradient",
+            ),
+        )
+    if cond.outvars[0].shape != ():  # vmap's batched predicate: lax.while_loop cannot rebuild it
+        return None
+    cond_consts, body_consts = invals[:ncc], invals[ncc : ncc + nbc]
+
+    def cond_fn(carry):
+        return evaluate(ctx, cond, [*cond_consts, *carry])[0]
+
+    def body_fn(carry):
+        return evaluate(ctx, body, [*body_consts, *carry])
+
+    return list(lax.while_loop(cond_fn, body_fn, list(invals[ncc + nbc :])))
+
+
+def _first_buffer_shape(form: LoopForm):
+    verdicts = analyse(form)
+    return verdicts[0].shape if verdicts else None
+
+
+def _static_trip_count(cond: Body, body: Body, cond_consts, body_consts, carry_init) -> int | None:
+    """The trip count of ``while i < n`` with ``i -> i + c`` (c > 0) from a literal, n static."""
+    if len(cond.outvars) != 1 or not isinstance(cond.outvars[0], Var):
+        return None
+    test = cond.producers.get(cond.outvars[0])
+    if test is None or test.name not in ("lt", "gt"):
+        return None
+    counter_atom, bound_atom = test.ins if test.name == "lt" else test.ins[::-1]
+    ncc, nbc = len(cond_consts), len(body_consts)
+
+    def carry_index(atom):
+        for k, v in enumerate(cond.invars[ncc:]):
+            if v is atom:
+                return k
+        return None
+
+    k = carry_index(counter_atom)
+    if k is None:
+        return None
+    start = literal_abstract(carry_init[k]) if isinstance(carry_init[k], Lit) else None
+    cin, cout = body.invars[nbc + k], body.outvars[k]
+    step_eqn = body.producers.get(cout) if isinstance(cout, Var) else None
+    if not isinstance(start, Affine) or step_eqn is None or step_eqn.name != "add":
+        return None
+    x, y = step_eqn.ins
+    step_atom = y if x is cin else x if y is cin else None
+    step = literal_abstract(step_atom) if isinstance(step_atom, Lit) else None
+    if not isinstance(step, Affine) or step.b <= 0:
+        return None
+    bound = _static_bound(cond, bound_atom, cond_consts, body, carry_init, carry_index)
+    if bound is None:
+        return None
+    return max(0, -(-(bound - start.b) // step.b))
+
+
+def _static_bound(cond: Body, atom, cond_consts, body: Body, carry_init, carry_index) -> int | None:
+    if isinstance(atom, Lit):
+        value = literal_abstract(atom)
+        return value.b if isinstance(value, Affine) else None
+    for j, v in enumerate(cond.invars[: len(cond_consts)]):
+        if v is atom and isinstance(cond_consts[j], Lit):
+            value = literal_abstract(cond_consts[j])
+            return value.b if isinstance(value, Affine) else None
+    m = carry_index(atom)
+    nbc = len(body.invars) - len(body.outvars)
+    if m is not None and body.outvars[m] is body.invars[nbc + m] and isinstance(carry_init[m], Lit):
+        value = literal_abstract(carry_init[m])
+        return value.b if isinstance(value, Affine) else None
+    return None
+
+
+def _rebuild(ctx: Context, eqn: Eqn, form: LoopForm, kind: str, invals: list, unroll):
+    plans, write_once_plans = _buffer_plans(ctx, eqn, form, kind)
+    if write_once_plans:
+        return write_once.rebuild(ctx, form, write_once_plans, invals, unroll)
+    return rebuild_scan(ctx, form, plans, invals, unroll)
+
+
+def _buffer_plans(ctx: Context, eqn: Eqn, form: LoopForm, kind: str):
+    """``(AT201 plans, write-once plans)``, recording a finding per buffer.
+
+    The write-once rewrite takes the whole loop, so it applies only when every buffer of the
+    loop is read back and proven write-once; otherwise the loop keeps its AT201 plans.
+    """
+    if not {"AT201", "AT203"} & ctx.enabled:
+        return [], []
+    verdicts = analyse(form)
+    read_back = [v for v in verdicts if v.code == "AT203"]
+    values = affine_values(form) if read_back else {}
+    proofs = {v.carry: write_once.prove(form, values, v.carry) for v in read_back}
+    rewrite = (
+        "AT203" in ctx.enabled
+        and len(read_back) == len(verdicts) > 0
+        and not any(isinstance(p, str) for p in proofs.values())
+    )
+    plans = []
+    for v in verdicts:
+        if v.code == "AT203":
+            _record_read_back(ctx, eqn, form, kind, v, proofs[v.carry], rewrite)
+            continue
+        if "AT201" not in ctx.enabled:
+            continue
+        applied = v.plan is not None
+        message = f"buffer carried through a {kind} of length {form.length} and written once per step"
+        after = "O(T)" if applied else "O(T^2) under grad"
+        ctx.record(
+            (id(eqn), v.carry),
+            LoopFinding(v.code, message, applied, v.reason, eqn.source or v.source, v.shape, "O(T^2) under grad", after),
+        )
+        if applied:
+            plans.append(v.plan)
+    return plans, [proofs[v.carry] for v in read_back] if rewrite else []
+
+
+def _record_read_back(ctx: Context, eqn: Eqn, form: LoopForm, kind: str, v, proof, rewrite: bool) -> None:
+    before = "O(T^2) memory under grad"
+    if rewrite:
+        reason, after = None, "O(T) memory under grad"
+    elif isinstance(proof, str):
+        reason, after = f"{v.reason}, and it is not provably write-once: {proof}", before
+    elif "AT203" not in ctx.enabled:
+        reason, after = (
+            f"{v.reason}; it is provably write-once: select rule AT203 to rewrite it (a custom VJP "
+            "with O(T) residuals; forward-mode jvp then raises)"
+        ), before
+    else:
+        reason, after = f"{v.reason}; the loop also has a buffer that is not read back", before
+    ctx.record(
+        (id(eqn), v.carry),
+        LoopFinding(
+            "AT203", f"{kind} body reads the buffer it writes", rewrite, reason,
+            eqn.source or v.source, v.shape, before, after,
+        ),
+    )
+
+
+def rebuild_scan(ctx: Context, form: LoopForm, plans: list[BufferPlan], invals: list, unroll):
+    """Run ``form`` with ``lax.scan``, moving the planned buffers out of the carry."""
+    nc, ncarry, body = form.num_consts, form.num_carry, form.body
+    consts, init, xs = invals[:nc], invals[nc : nc + ncarry], invals[nc + ncarry :]
+    moved = {p.carry for p in plans}
+    kept = [j for j in range(ncarry) if j not in moved]
+    skip = frozenset().union(*(p.skips for p in plans))
+
+    def step(carry, x):
+        args = [*consts, *([None] * ncarry), *x]
+        for j, value in zip(kept, carry):
+            args[nc + j] = value
+        env = run(ctx, body, args, skip)
+        new_carry = [read(env, body.outvars[j]) for j in kept]
+        ys = [read(env, a) for a in body.outvars[ncarry:]]
+        slices = [_written(env, p) for p in plans]
+        return new_carry, (ys, slices)
+
+    carry, (ys, stacked) = lax.scan(
+        step, [init[j] for j in kept], list(xs), length=form.length, reverse=form.reverse, unroll=unroll
+    )
+    finals = list(init)
+    for j, value in zip(kept, carry):
+        finals[j] = value
+    for plan, values in zip(plans, stacked):
+        finals[plan.carry] = _place(init[plan.carry], values, plan, form.length, form.reverse)
+    return [*finals, *ys]
+
+
+def _written(env: dict, plan: BufferPlan):
+    """The slice step writes, without the written axis and in the buffer's dtype."""
+    value = read(env, plan.update)
+    if plan.squeeze:
+        value = lax.squeeze(value, (plan.axis,))
+    if plan.cast is not None:
+        (value,) = jc.bind(plan.cast.primitive, plan.cast.params, [value])
+    return value
+
+
+def _place(buffer, values, plan: BufferPlan, length: int, reverse: bool):
+    """``buffer`` with the slots written by the loop replaced by ``values`` (stacked by step)."""
+    if length == 0:
+        return buffer
+    # ys[k] was produced at step k (or L-1-k when reversed): its slot is alpha*k + beta.
+    a, b = plan.slot.a, plan.slot.b
+    alpha, beta = (-a, a * (length - 1) + b) if reverse else (a, b)
+    if alpha < 0:
+        values = jnp.flip(values, 0)
+        alpha, beta = -alpha, beta + alpha * (length - 1)
+    values = jnp.moveaxis(values, 0, plan.axis)
+    if alpha == 1:
+        starts = [0] * buffer.ndim
+        starts[plan.axis] = beta
+        return lax.dynamic_update_slice(buffer, values, starts)
+    index = [slice(None)] * buffer.ndim
+    index[plan.axis] = slice(beta, beta + alpha * (length - 1) + 1, alpha)
+    return buffer.at[tuple(index)].set(values)

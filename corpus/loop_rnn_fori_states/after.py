@@ -1,0 +1,22 @@
+"""An Elman RNN that keeps every hidden state in a preallocated buffer."""
+
+import jax.numpy as jnp
+from jax import lax
+
+
+def rnn_states(W, U, xs, h0):
+    T = xs.shape[0]
+
+    def step(i, carry):
+        h = carry
+        # one step of the recurrence
+        h = jnp.tanh(W @ h + U @ xs[i])
+        states_row = h  # keep the state for the readout
+        return h, states_row
+
+    states = jnp.zeros((T, h0.shape[0]), dtype=h0.dtype)
+    h, states_rows = lax.scan(lambda carry, i: step(i, carry), h0, jnp.arange(0, T))
+    states = states.at[jnp.arange(0, T)].set(
+        jnp.expand_dims(states_rows, tuple(range(1, 1 + states.ndim - states_rows.ndim)))
+    )
+    return h, states

@@ -1,0 +1,10 @@
+import jax
+import jax.numpy as jnp
+
+
+def make_args(T):
+    k1, k2, k3 = jax.random.split(jax.random.PRNGKey(0), 3)
+    W = 0.3 * jax.random.normal(k1, (8, 8))
+    
+    xs = jax.random.normal(k3, (T, 8))
+    return W, xs, jnp.ones(8)

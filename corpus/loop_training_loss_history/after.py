@@ -1,0 +1,27 @@
+"""Gradient descent on least squares, recording the loss at every step."""
+
+import jax
+import jax.numpy as jnp
+from jax import lax
+
+
+def loss_fn(w, X, y):
+    return jnp.mean((X @ w - y) ** 2)
+
+
+def train(w0, X, y, lrs):
+    n_steps = lrs.shape[0]
+    history = jnp.zeros(n_steps)
+
+    def update(step, state):
+        w = state
+        loss, grad = jax.value_and_grad(loss_fn)(w, X, y)
+        w = w - lrs[step] * grad
+        history_row = loss
+        return w, history_row
+
+    w, history_rows = lax.scan(lambda carry, i: update(i, carry), w0, jnp.arange(0, n_steps))
+    history = history.at[jnp.arange(0, n_steps)].set(
+        jnp.expand_dims(history_rows, tuple(range(1, 1 + history.ndim - history_rows.ndim)))
+    )
+    return w, history

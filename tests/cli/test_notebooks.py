@@ -1,0 +1,176 @@
+"""Jupyter notebooks: code cells checked as one program, fixes written into the cells only."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from autota.cli.main import main
+
+LOOP = [
+    "def f(xs):\n",
+    "    out = jnp.zeros((0, 3))\n",
+    "    for x in xs:\n",
+    "        out = jnp.concatenate([out, x[None]], axis=0)\n",
+    "    return out",
+]
+OUTPUTS = [{"name": "stdout", "output_type": "stream", "text": ["café ☕\n"]}]
+
+
+def cell(source, kind="code", **extra) -> dict:
+    entry = {"cell_type": kind, "metadata": extra.pop("metadata", {}), "source": source}
+    if kind == "code":
+        entry |= {"execution_count": extra.pop("execution_count", None), "outputs": extra.pop("outputs", [])}
+    return entry
+
+
+def notebook(*cells: dict, language: str = "python") -> str:
+    """A notebook as Jupyter writes it: sorted keys, indent 1, non-ASCII kept, final newline."""
+    metadata = {
+        "kernelspec": {"display_name": "Python 3", "language": language, "name": "python3"},
+        "language_info": {"name": language, "version": "3.11.4"},
+    }
+    document = {"cells": list(cells), "metadata": metadata, "nbformat": 4, "nbformat_minor": 5}
+    return json.dumps(document, sort_keys=True, indent=1, ensure_ascii=False) + "\n"
+
+
+@pytest.fixture
+def nb(tmp_path: Path) -> Path:
+    path = tmp_path / "analysis.ipynb"
+    path.write_text(
+        notebook(
+            cell(["# Growth\n", "Some *markdown*."], kind="markdown"),
+            cell(["import jax.numpy as jnp\n", "%matplotlib inline\n", "!pip install foo"], execution_count=1,
+                 outputs=OUTPUTS),
+            cell(LOOP, execution_count=2, metadata={"tags": ["slow"]}, outputs=OUTPUTS),
+            cell(["%%bash\n", "for x in a b; do echo $x; done"]),
+        ),
+        encoding="utf-8",
+    )
+    return path
+
+
+def run(capsys, *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_findings_name_the_cell(capsys, nb):
+    code, out, err = run(capsys, "check", str(nb))
+    assert (code, err) == (1, "")
+    assert out.startswith(f"{nb}:cell 3:4:15: AT101 [*] ")  # the import is in cell 2
+    code, out, _ = run(capsys, "check", "--output-format", "json", str(nb))
+    finding, = json.loads(out)
+    assert (finding["path"], finding["cell"], finding["line"], finding["column"]) == (str(nb), 3, 4, 15)
+    assert {e["line"] for e in finding["fix"]["edits"]} == {3, 4, 5}  # cell lines too
+
+
+def test_check_never_rewrites_a_notebook(capsys, nb):
+    before = nb.read_bytes()
+    run(capsys, "check", str(nb))
+    run(capsys, "fix", "--select", "AT102", str(nb))  # nothing to fix: not rewritten
+    assert nb.read_bytes() == before
+
+
+def test_fix_changes_only_the_fixed_cells_source(capsys, nb):
+    before = json.loads(nb.read_text(encoding="utf-8"))
+    raw = nb.read_text(encoding="utf-8")
+    code, out, _ = run(capsys, "fix", str(nb))
+    assert code == 0 and out == "Fixed 1 finding, 0 remaining.\n"
+    after = json.loads(nb.read_text(encoding="utf-8"))
+    assert after["cells"][2]["source"] == [
+        "def f(xs):\n",
+        "    out = jnp.zeros((0, 3))\n",
+        "    out_parts = []\n",
+        "    for x in xs:\n",
+        "        out_parts.append(x[None])\n",
+        "    if out_parts:\n",
+        "        out = jnp.concatenate([out, *out_parts], axis=0)\n",
+        "    return out",
+    ]
+    after["cells"][2]["source"] = before["cells"][2]["source"]
+    assert after == before  # outputs, metadata, other cells untouched
+    # ... and the file is what Jupyter itself would write: formatting kept byte for byte.
+    assert nb.read_text(encoding="utf-8") == notebook(*after["cells"][:2], _fixed(after["cells"][2]),
+                                                      after["cells"][3])
+    assert nb.read_text(encoding="utf-8").count("\n") == raw.count("\n") + 3
+    assert run(capsys, "check", str(nb))[0] == 0
+
+
+def _fixed(entry: dict) -> dict:
+    text = "".join(LOOP).replace("    for x", "    out_parts = []\n    for x").replace(
+        "        out = jnp.concatenate([out, x[None]], axis=0)\n",
+        "        out_parts.append(x[None])\n    if out_parts:\n        out = jnp.concatenate([out, *out_parts], axis=0)\n",
+    )
+    return {**entry, "source": text.splitlines(keepends=True)}
+
+
+def test_magics_are_skipped_and_kept_by_a_fix(capsys, tmp_path):
+    path = tmp_path / "magic.ipynb"
+    source = [
+        "import jax.numpy as jnp\n",
+        "files = !ls\n",
+        "jnp.sum?\n",
+        "y = (1\n",
+        "     % 2)\n",  # an operator inside brackets, not a magic
+        "def f(xs):\n",
+        "    out = jnp.zeros((0, 3))\n",
+        "    for x in xs:\n",
+        "        %time g(x)\n",
+        "        out = jnp.concatenate([out, x[None]], axis=0)\n",
+        "    return out\n",
+    ]
+    path.write_text(notebook(cell(source)), encoding="utf-8")
+    code, out, _ = run(capsys, "check", str(path))
+    assert code == 1 and out.startswith(f"{path}:cell 1:10:15: AT101")
+    assert run(capsys, "fix", str(path))[0] == 0
+    fixed = json.loads(path.read_text(encoding="utf-8"))["cells"][0]["source"]
+    assert fixed[:6] == source[:6]
+    assert "        %time g(x)\n" in fixed and "        out_parts.append(x[None])\n" in fixed
+
+
+def test_cell_magic_cells_are_skipped_whole(capsys, tmp_path):
+    path = tmp_path / "cellmagic.ipynb"
+    path.write_text(notebook(cell(["%%timeit\n", "import jax.numpy as jnp\n", *LOOP])), encoding="utf-8")
+    assert run(capsys, "check", str(path))[:2] == (0, "All checks passed.\n")
+
+
+def test_source_as_one_string_and_no_trailing_newline(capsys, tmp_path):
+    path = tmp_path / "string.ipynb"
+    path.write_text(notebook(cell("import jax.numpy as jnp\n" + "".join(LOOP))), encoding="utf-8")
+    assert run(capsys, "fix", str(path))[0] == 0
+    source = json.loads(path.read_text(encoding="utf-8"))["cells"][0]["source"]
+    assert isinstance(source, str) and source.endswith("    return out") and "out_parts" in source
+
+
+def test_other_languages_are_skipped(capsys, tmp_path):
+    path = tmp_path / "r.ipynb"
+    path.write_text(notebook(cell(["import jax.numpy as jnp\n", *LOOP]), language="R"), encoding="utf-8")
+    assert run(capsys, "check", str(path))[0] == 0
+
+
+def test_a_syntax_error_names_its_cell(capsys, tmp_path, nb):
+    path = tmp_path / "broken.ipynb"
+    path.write_text(notebook(cell(["import jax\n"]), cell(["def f(:\n", "    pass"])), encoding="utf-8")
+    code, out, err = run(capsys, "check", str(tmp_path))
+    assert code == 2
+    assert f"{path}: error: cell 2: syntax error at 1:" in err and "Traceback" not in err
+    assert f"{nb}:cell 3:4:15: AT101" in out  # the other notebook was still checked
+
+
+def test_directories_are_walked_for_notebooks_but_not_checkpoints(capsys, tmp_path, nb):
+    checkpoints = tmp_path / ".ipynb_checkpoints"
+    checkpoints.mkdir()
+    (checkpoints / "analysis-checkpoint.ipynb").write_bytes(nb.read_bytes())
+    code, out, _ = run(capsys, "check", "--output-format", "concise", str(tmp_path))
+    assert code == 1 and out.count("\n") == 1 and "checkpoint" not in out
+
+
+def test_ci_formats_point_at_the_notebook_file(capsys, nb):
+    code, out, _ = run(capsys, "check", "--output-format", "github", str(nb))
+    assert out.startswith(f"::warning file={nb},title=AT101::cell 3, line 4, column 15: ")
+    diagnostic, = json.loads(run(capsys, "check", "--output-format", "rdjson", str(nb))[1])["diagnostics"]
+    assert diagnostic["location"] == {"path": str(nb)} and "suggestions" not in diagnostic
