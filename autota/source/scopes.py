@@ -205,3 +205,19 @@ def single_assignment(scope: cst.CSTNode, name: str) -> cst.BaseExpression | Non
     if len(values) == 1 and not others and not targets:
         return values[0]
     return None
+
+
+def at_update(call: cst.BaseExpression) -> tuple[str, str] | None:
+    """``(receiver, method)`` for ``receiver.at[...].method(...)``, else ``None``."""
+    if not isinstance(call, cst.Call):
+        return None
+    func = call.func
+    if (
+        isinstance(func, cst.Attribute)
+        and isinstance(func.value, cst.Subscript)
+        and isinstance(func.value.value, cst.Attribute)
+        and func.value.value.attr.value == "at"
+        and isinstance(func.value.value.value, cst.Name)
+    ):
+        return func.value.value.value.value, func.attr.value
+    return None

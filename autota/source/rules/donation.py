@@ -120,16 +120,10 @@ class DonationRule(SourceRule):
         """The name whose updated copy ``expr`` is (``x.at[i].set(v)``, ``dynamic_update_slice(x, ...)``)."""
         if not isinstance(expr, cst.Call):
             return None
+        update = scopes.at_update(expr)
+        if update is not None and update[1] in UPDATE_METHODS:
+            return update[0]
         func = expr.func
-        if (
-            isinstance(func, cst.Attribute)
-            and func.attr.value in UPDATE_METHODS
-            and isinstance(func.value, cst.Subscript)
-            and isinstance(func.value.value, cst.Attribute)
-            and func.value.value.attr.value == "at"
-            and isinstance(func.value.value.value, cst.Name)
-        ):
-            return func.value.value.value.value
         if self.matches(func, WRITES) and expr.args and isinstance(expr.args[0].value, cst.Name):
             return expr.args[0].value.value
         return None

@@ -312,10 +312,10 @@ class GrowthRule(SourceRule):
         return Fix("safe", f"collect the pieces in `{parts}` and grow `{acc}` once after the loop", tuple(edits))
 
     def _jnp_namespace(self, func: cst.BaseExpression) -> str | None:
-        """The user's spelling of ``jax.numpy`` if ``func`` is ``<that>.append``."""
+        """The user's spelling of ``jax.numpy``: as in ``<that>.append``, else as imported."""
         if isinstance(func, cst.Attribute) and JNP in self.qualified_names(func.value):
             return self.code_of(func.value)
-        return None
+        return scopes.module_alias(self.context.module, JNP)
 
     # -- AT102 ------------------------------------------------------------------------------
     def _update(self, node: cst.Assign):
@@ -325,16 +325,9 @@ class GrowthRule(SourceRule):
         if buf is None or not isinstance(call, cst.Call):
             return None
         func = call.func
-        if (
-            isinstance(func, cst.Attribute)
-            and func.attr.value in UPDATE_METHODS
-            and isinstance(func.value, cst.Subscript)
-            and isinstance(func.value.value, cst.Attribute)
-            and func.value.value.attr.value == "at"
-            and isinstance(func.value.value.value, cst.Name)
-            and func.value.value.value.value == buf
-        ):
-            return buf, call, func.attr.value
+        update = scopes.at_update(call)
+        if update is not None and update[0] == buf and update[1] in UPDATE_METHODS:
+            return buf, call, update[1]
         name = self.matches(func, DYNAMIC_UPDATES)
         if name and call.args and isinstance(call.args[0].value, cst.Name) and call.args[0].value.value == buf:
             return buf, call, name.rsplit(".", 1)[1]
@@ -418,7 +411,7 @@ class GrowthRule(SourceRule):
         return False
 
     def _update_fix(self, statement, buf, call, loop) -> Fix | None:
-        namespace = self._module_jnp()
+        namespace = scopes.module_alias(self.context.module, JNP)
         if namespace is None:
             return None
         source = self.context.source
@@ -443,33 +436,6 @@ class GrowthRule(SourceRule):
             source.insert_lines_before(self.end_line(loop) + 1, rebuild),
         )
         return Fix("safe", f"collect `(index, row)` pairs in `{rows}` and write them once", edits)
-
-    def _module_jnp(self) -> str | None:
-        """A module-level name bound to ``jax.numpy`` (``jnp`` in most code), if any."""
-        for statement in self.context.module.body:
-            if isinstance(statement, cst.SimpleStatementLine):
-                for small in statement.body:
-                    if isinstance(small, (cst.Import, cst.ImportFrom)) and not isinstance(small.names, cst.ImportStar):
-                        for alias in small.names:
-                            bound = alias.evaluated_alias or alias.evaluated_name
-                            if "." in bound:
-                                continue
-                            module = (
-                                alias.evaluated_name
-                                if isinstance(small, cst.Import)
-                                else f"{_dotted(small.module)}.{alias.evaluated_name}"
-                            )
-                            if module == JNP:
-                                return bound
-        return None
-
-
-def _dotted(node) -> str:
-    if node is None:
-        return ""
-    if isinstance(node, cst.Name):
-        return node.value
-    return f"{_dotted(node.value)}.{node.attr.value}"
 
 
 def _literal_int(node: cst.BaseExpression, minimum: int) -> bool:

@@ -1,0 +1,87 @@
+"""How fast ``autota check`` reads real code, and where the time goes.
+
+    python benchmarks/real_code.py [PACKAGE_OR_PATH ...]     (default: the installed jax)
+
+Prints files/s of the CLI on all cores, then a one-process breakdown: decoding, Python's own
+parse (every file), the AST facts (files with a trigger), and libcst's parse, metadata and
+rules (only the files, and the top-level statements, with a candidate).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import sys
+import time
+from pathlib import Path
+
+from libcst.metadata import MetadataWrapper
+
+from autota.catalogue import RULES
+from autota.cli.files import discover
+from autota.cli.main import main
+from autota.source import engine
+from autota.source.rule import RuleContext
+from autota.source.text import SourceText
+
+ENABLED = frozenset(RULES)
+
+
+def _root(name: str) -> Path:
+    if os.path.exists(name):
+        return Path(name)
+    spec = importlib.util.find_spec(name)
+    return Path(next(iter(spec.submodule_search_locations)))
+
+
+def breakdown(files: list[Path]) -> dict[str, float]:
+    phases = dict.fromkeys(("decode", "python parse", "facts", "libcst parse", "metadata + rules"), 0.0)
+    parsed = 0
+    for path in files:
+        t0 = time.perf_counter()
+        try:
+            text, _ = engine.decode(path.read_bytes())
+            t1 = time.perf_counter()
+            tree = engine._python_ast(text, str(path))
+        except engine.ParseError:
+            continue
+        t2 = time.perf_counter()
+        rules, sliced, line_map = engine._plan(text, tree, ENABLED)
+        t3 = time.perf_counter()
+        phases["decode"] += t1 - t0
+        phases["python parse"] += t2 - t1
+        phases["facts"] += t3 - t2
+        if not rules:
+            continue
+        parsed += 1
+        module = engine._parse(sliced)
+        t4 = time.perf_counter()
+        wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
+        context = RuleContext(str(path), SourceText(text), module, ENABLED, line_map=line_map)
+        for cls in rules:
+            wrapper.visit(cls(context))
+        phases["libcst parse"] += t4 - t3
+        phases["metadata + rules"] += time.perf_counter() - t4
+    phases["files parsed by libcst"] = parsed
+    return phases
+
+
+def run(target: str) -> None:
+    root = _root(target)
+    files, _ = discover([str(root)], [])
+    start = time.perf_counter()
+    devnull = open(os.devnull, "w")
+    stdout, sys.stdout = sys.stdout, devnull
+    try:
+        main(["check", "--no-progress", "--exit-zero", str(root)])
+    finally:
+        sys.stdout = stdout
+    wall = time.perf_counter() - start
+    print(f"{target}: {len(files)} files in {wall:.1f} s on {os.cpu_count()} cores: {len(files) / wall:.1f} files/s")
+    for phase, seconds in breakdown(files).items():
+        print(f"    {phase:<24} {seconds:8.2f}" if isinstance(seconds, float) else f"    {phase:<24} {seconds:8d}")
+
+
+if __name__ == "__main__":
+    for name in sys.argv[1:] or ["jax"]:
+        run(name)
