@@ -55,6 +55,8 @@ def _scalar_loss(fn, argnums, args):
 
 @pytest.mark.parametrize("case", CASES, ids=_ids(CASES))
 def test_before_and_after_agree(case):
+    if not case.has_fix:
+        pytest.skip("after.py is before.py: no fix to compare")
     before, after = case.entry_of(case.load_before()), case.entry_of(case.load_after())
     for T in case.sizes:
         args = case.make_args(T)

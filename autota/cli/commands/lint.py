@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import multiprocessing
 import os
 import sys
 from concurrent.futures import ProcessPoolExecutor
@@ -29,6 +30,13 @@ from autota.source.engine import decode
 
 PARALLEL_THRESHOLD = 8
 """Fewer files than this run in-process: a worker pool costs more than it saves."""
+
+
+def _worker_context():
+    """Fresh worker processes, not forks: a caller may have JAX's threads running (forking
+    those can deadlock), and the workers need nothing of the parent's state."""
+    methods = multiprocessing.get_all_start_methods()
+    return multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
 
 
 def register(subparsers) -> None:
@@ -137,7 +145,7 @@ def run(args: argparse.Namespace) -> int:
     bar = progress(len(work), disable=args.no_progress)
     outcomes: list[Outcome] = []
     if jobs > 1 and len(work) >= PARALLEL_THRESHOLD:
-        with ProcessPoolExecutor(max_workers=min(jobs, len(work))) as pool:
+        with ProcessPoolExecutor(max_workers=min(jobs, len(work)), mp_context=_worker_context()) as pool:
             futures = [pool.submit(_process, path, *call) for path in work]
             for path, future in zip(work, futures):
                 try:
