@@ -88,16 +88,21 @@ class LoopBufferRule(SourceRule):
 
     @classmethod
     def relevant(cls, facts: prefilter.Facts) -> set[int] | None:
-        """``lax`` loop calls whose body (a named function or a lambda) updates an array."""
-        functions = {f.node.name: f for f in facts.functions if not isinstance(f.node, ast.Lambda)}
+        """``lax`` loop calls whose body (a named function or a lambda) updates an array, with
+        every function the call names (a ``while_loop``'s condition too)."""
+        functions: dict[str, list[prefilter.Site]] = {}
+        for f in facts.functions:
+            if not isinstance(f.node, ast.Lambda):
+                functions.setdefault(f.node.name, []).append(f)
         needed: set[int] = set()
         for call in facts.calls_named(prefilter.LOOP_NAMES):
-            for arg in [*call.node.args, *(k.value for k in call.node.keywords)]:
-                body = functions.get(arg.id) if isinstance(arg, ast.Name) else None
-                if body is not None and any(prefilter.inside(u, body) for u in facts.updates):
-                    needed |= {call.top, body.top}
-                elif isinstance(arg, ast.Lambda) and any(any(f is arg for f in u.functions) for u in facts.updates):
-                    needed.add(call.top)
+            args = [*call.node.args, *(k.value for k in call.node.keywords)]
+            named = [f for a in args if isinstance(a, ast.Name) for f in functions.get(a.id, ())]
+            lambdas = [a for a in args if isinstance(a, ast.Lambda)]
+            if any(prefilter.inside(u, f) for u in facts.updates for f in named) or any(
+                f is arg for u in facts.updates for f in u.functions for arg in lambdas
+            ):
+                needed |= {call.top} | prefilter.tops(named)
         return needed
 
     def __init__(self, context) -> None:
