@@ -15,6 +15,7 @@ from libcst.metadata import ParentNodeProvider, PositionProvider, QualifiedNameP
 from autota.catalogue import Edit, Finding, Fix, Location
 from autota.source.prefilter import Facts
 from autota.source.text import SourceText
+from autota.source.tracing import TracedFunctions
 
 
 @dataclass
@@ -54,6 +55,14 @@ class SourceRule(cst.CSTVisitor):
     def __init__(self, context: RuleContext) -> None:
         super().__init__()
         self.context = context
+        self._traced: TracedFunctions | None = None
+
+    @property
+    def traced(self) -> TracedFunctions:
+        """Which of the module's functions run traced; built on first use, once per file."""
+        if self._traced is None:
+            self._traced = TracedFunctions(self, self.context.module)
+        return self._traced
 
     # -- helpers shared by every rule -------------------------------------------------------
     def code_of(self, node: cst.CSTNode) -> str:

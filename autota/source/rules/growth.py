@@ -16,7 +16,6 @@ import libcst as cst
 from autota.catalogue import Fix
 from autota.source import prefilter, scopes
 from autota.source.rule import SourceRule
-from autota.source.tracing import TracedFunctions
 
 JNP = "jax.numpy"
 
@@ -68,7 +67,6 @@ class GrowthRule(SourceRule):
 
     def __init__(self, context) -> None:
         super().__init__(context)
-        self._traced: TracedFunctions | None = None
         self._seen: set[tuple[str, int]] = set()
 
     @classmethod
@@ -87,12 +85,6 @@ class GrowthRule(SourceRule):
             return None  # a module-level accumulator: any function of the module may see it
         around = [f for f in facts.functions if any(prefilter.inside(c, f) for c in candidates)]
         return prefilter.tops(candidates) | prefilter.tracing_call_tops(facts, around)
-
-    @property
-    def traced(self) -> TracedFunctions:
-        if self._traced is None:
-            self._traced = TracedFunctions(self, self.context.module)
-        return self._traced
 
     # -- AT101 ------------------------------------------------------------------------------
     def visit_Assign(self, node: cst.Assign) -> None:

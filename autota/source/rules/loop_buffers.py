@@ -20,7 +20,6 @@ import libcst as cst
 from autota.catalogue import Edit, Fix
 from autota.source import prefilter, scopes
 from autota.source.rule import SourceRule
-from autota.source.tracing import TracedFunctions
 
 LAX = "jax.lax"
 JNP = "jax.numpy"
@@ -107,14 +106,7 @@ class LoopBufferRule(SourceRule):
 
     def __init__(self, context) -> None:
         super().__init__(context)
-        self._traced: TracedFunctions | None = None
         self._slot_reads: set[str] = set()
-
-    @property
-    def traced(self) -> TracedFunctions:
-        if self._traced is None:
-            self._traced = TracedFunctions(self, self.context.module)
-        return self._traced
 
     # -- entry points -----------------------------------------------------------------------
     def visit_Call(self, node: cst.Call) -> None:

@@ -17,7 +17,6 @@ from autota.catalogue import Fix
 from autota.source import prefilter, scopes
 from autota.source.rule import SourceRule
 from autota.source.rules.growth import GROWTH
-from autota.source.tracing import TracedFunctions
 
 
 class UnrolledLoopRule(SourceRule):
@@ -29,16 +28,6 @@ class UnrolledLoopRule(SourceRule):
         """Jitted functions holding a ``for ... in range(...)`` loop."""
         jitted = [f for f in facts.jitted() if any(prefilter.inside(loop, f) for loop in facts.range_loops)]
         return prefilter.tops(jitted) | prefilter.tracing_call_tops(facts, jitted)
-
-    def __init__(self, context) -> None:
-        super().__init__(context)
-        self._traced: TracedFunctions | None = None
-
-    @property
-    def traced(self) -> TracedFunctions:
-        if self._traced is None:
-            self._traced = TracedFunctions(self, self.context.module)
-        return self._traced
 
     def visit_For(self, node: cst.For) -> None:
         iterator = node.iter
