@@ -207,6 +207,26 @@ def single_assignment(scope: cst.CSTNode, name: str) -> cst.BaseExpression | Non
     return None
 
 
+def unpacked_shape(scope: cst.CSTNode, name: str) -> bool:
+    """Whether ``name`` is bound in ``scope`` only by one ``a, name, ... = <expr>.shape``: a
+    dimension, which is a Python int even under ``jit``."""
+    unpacks = own_nodes(
+        scope,
+        lambda n: isinstance(n, cst.Assign)
+        and len(n.targets) == 1
+        and isinstance(n.targets[0].target, (cst.Tuple, cst.List))
+        and any(isinstance(e.value, cst.Name) and e.value.value == name for e in n.targets[0].target.elements),
+    )
+    return (
+        len(unpacks) == 1
+        and isinstance(unpacks[0].value, cst.Attribute)
+        and unpacks[0].value.attr.value == "shape"
+        and not any(isinstance(e, cst.StarredElement) for e in unpacks[0].targets[0].target.elements)
+        and not own_nodes(scope, lambda n: assign_to(n, name) is not None)
+        and not [n for n in stores(scope, name) if not isinstance(n, (cst.FunctionDef, cst.ClassDef))]
+    )
+
+
 def at_update(call: cst.BaseExpression) -> tuple[str, str] | None:
     """``(receiver, method)`` for ``receiver.at[...].method(...)``, else ``None``."""
     if not isinstance(call, cst.Call):

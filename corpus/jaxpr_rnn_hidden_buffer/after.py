@@ -7,10 +7,14 @@ def rnn_states(x, w):
     T, B, F = x.shape
 
     def step(t, carry):
-        h, states = carry
+        h = carry
         h = jnp.tanh(h @ w + x[t])
-        states = states.at[t].set(h)
-        return h, states
+        states_row = h
+        return h, states_row
 
-    _, states = lax.fori_loop(0, T, step, (jnp.zeros((B, F)), jnp.zeros((T, B, F))))
+    states_init = jnp.zeros((T, B, F))
+    _, states_rows = lax.scan(lambda carry, i: step(i, carry), jnp.zeros((B, F)), jnp.arange(0, T))
+    states = states_init.at[jnp.arange(0, T)].set(
+        jnp.expand_dims(states_rows, tuple(range(1, 1 + states_init.ndim - states_rows.ndim)))
+    )
     return states

@@ -904,6 +904,8 @@ class LoopBufferRule(SourceRule):
             value = self._assigned(expr)
             if value is not None:
                 return self._is_static(value, where, depth + 1)
+            if scopes.unpacked_shape(scopes.enclosing_scope(self, expr), expr.value):
+                return True
             return self._static_parameter(expr)
         return False
 
