@@ -69,7 +69,6 @@ class Facts:
     self_assigns: list[Site] = field(default_factory=list)
     """``x = f(..., x, ...)`` assignments whose call reads ``x``: growth and update candidates."""
     range_loops: list[Site] = field(default_factory=list)
-    loops: list[Site] = field(default_factory=list)
     functions: list[Site] = field(default_factory=list)
     call_assigns: list[tuple[str, Site]] = field(default_factory=list)
     """``name = call(...)``: the bound name and the call's site."""
@@ -132,7 +131,6 @@ class _Walker(ast.NodeVisitor):
     visit_FunctionDef = visit_AsyncFunctionDef = visit_Lambda = _function
 
     def _loop(self, node) -> None:
-        self.facts.loops.append(self.site(node))
         if isinstance(node, ast.For) and isinstance(node.iter, ast.Call) and terminal(node.iter.func) == "range":
             self.facts.range_loops.append(self.site(node))
         self.loop_depth += 1

@@ -76,16 +76,6 @@ def enclosing_scope(rule, node: cst.CSTNode) -> cst.CSTNode:
     raise AssertionError("every node lies in a module")
 
 
-def in_loop_body(rule, node: cst.CSTNode, loop: cst.For | cst.While) -> bool:
-    """Whether ``node`` lies in the body of ``loop`` (not its header, not its ``else``)."""
-    child = node
-    for ancestor in rule.ancestors(node):
-        if ancestor is loop:
-            return child is loop.body
-        child = ancestor
-    return False
-
-
 def exits(loop: cst.For | cst.While) -> Iterator[cst.CSTNode]:
     """``break``/``continue`` statements that belong to ``loop`` itself (not to a nested loop)."""
 
