@@ -3,7 +3,7 @@
 Two front ends share one catalogue (:mod:`autota.catalogue`):
 
 * :mod:`autota.source`: a libcst codemod behind ``autota check`` / ``autota fix``.
-* :mod:`autota.transform`: ``jax.jit(autota.transform(fn))``, a jaxpr-level rewrite.
+* :mod:`autota.jaxpr`: ``jax.jit(autota.transform(fn))``, a jaxpr-level rewrite.
 
 :mod:`autota.proof` checks rewrites (equivalence, fitted complexity) and :mod:`autota.cli`
 renders findings. The JAX-facing names are imported lazily so that ``autota check`` never pays
@@ -15,9 +15,9 @@ from __future__ import annotations
 __version__ = "0.1.0"
 
 _LAZY = {
-    "transform": "autota.transform",
-    "analyze": "autota.transform",
-    "explain": "autota.transform",
+    "transform": "autota.jaxpr",
+    "analyze": "autota.jaxpr",
+    "explain": "autota.jaxpr",
     "verify": "autota.proof",
     "measure": "autota.proof",
     "compare": "autota.proof",

@@ -8,7 +8,6 @@ then the fitted run-time exponent of each variant (slope of log time against log
 from __future__ import annotations
 
 import sys
-import time
 
 import jax
 import jax.numpy as jnp
@@ -16,6 +15,7 @@ import numpy as np
 from jax import lax
 
 import autota
+from autota.proof.timing import side_by_side
 
 B, F = 8, 64
 
@@ -43,16 +43,6 @@ def loss(fn):
     return lambda x, w: jnp.sum(fn(x, w) ** 2)
 
 
-def seconds(fn, *args, reps=5):
-    jax.block_until_ready(fn(*args))
-    times = []
-    for _ in range(reps):
-        start = time.perf_counter()
-        jax.block_until_ready(fn(*args))
-        times.append(time.perf_counter() - start)
-    return float(np.median(times))
-
-
 def main(sizes):
     variants = {
         "original": jax.jit(jax.grad(loss(carried), argnums=(0, 1))),
@@ -65,7 +55,7 @@ def main(sizes):
         key = jax.random.key(T)
         x = jax.random.normal(key, (T, B, F))
         w = jax.random.normal(jax.random.key(1), (F, F)) / np.sqrt(F)
-        t = {name: seconds(fn, x, w) for name, fn in variants.items()}
+        t = {name: sec for name, (sec, _) in side_by_side(variants, (x, w)).items()}
         for name in variants:
             rows[name].append(t[name])
         print(

@@ -13,14 +13,14 @@ log T between the smallest and largest T).
 from __future__ import annotations
 
 import sys
-import time
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from autota.transform import transform
+from autota.proof.timing import side_by_side
+from autota.jaxpr import transform
 
 B, F = 8, 64
 
@@ -78,20 +78,6 @@ def variants(fn):
     return out
 
 
-def temp_bytes(fn, *args) -> int:
-    return int(fn.lower(*args).compile().memory_analysis().temp_size_in_bytes)
-
-
-def seconds(fn, *args, reps=3):
-    jax.block_until_ready(fn(*args))
-    times = []
-    for _ in range(reps):
-        start = time.perf_counter()
-        jax.block_until_ready(fn(*args))
-        times.append(time.perf_counter() - start)
-    return float(np.median(times))
-
-
 def args_for(T):
     kx, kw = jax.random.split(jax.random.key(0))
     return jax.random.normal(kx, (T, B, F)) * 0.5, jax.random.normal(kw, (F, F)) / np.sqrt(F)
@@ -106,7 +92,7 @@ def main(sizes):
         for T in sizes:
             args = args_for(T)
             fns = variants(fn)
-            results = {name: (temp_bytes(f, *args), seconds(f, *args)) for name, f in fns.items()}
+            results = {name: (mem, sec) for name, (sec, mem) in side_by_side(fns, args, repeats=3).items()}
             base_mem, base_time = results["jax"]
             for name, (mem, sec) in results.items():
                 rows.setdefault(name, []).append((T, mem, sec))

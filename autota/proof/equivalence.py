@@ -122,7 +122,7 @@ def verify(
 
 
 def _transformed(f: Callable, static_argnums: Sequence[int]) -> Callable:
-    from autota.transform import transform
+    from autota.jaxpr import transform
 
     return transform(f, static_argnums=tuple(static_argnums))
 

@@ -25,7 +25,7 @@ from typing import Any, Callable, Sequence
 import jax
 
 from autota.proof.errors import one_line
-from autota.transform.jaxcompat import count_equations
+from autota.jaxpr.jaxcompat import count_equations
 
 @dataclass
 class Prepared:
@@ -116,3 +116,15 @@ def sample(prepared: Sequence[Prepared], repeats: int) -> list[list[float]]:
             times[k].append((time.perf_counter() - start) / p.number)
         order.reverse()
     return times
+
+
+def side_by_side(fns: dict[str, Callable], args: tuple, repeats: int = 5, min_time: float = 2e-3):
+    """``{name: (median seconds per call, XLA temp bytes)}`` for functions jitted on the same
+    arguments and timed in alternation, so that their ratios hold on a noisy machine."""
+    prepared = {name: prepare(fn, args, "jit", ()) for name, fn in fns.items()}
+    for p in prepared.values():
+        calibrate(p, min_time)
+    times = sample(list(prepared.values()), repeats)
+    return {
+        name: (sorted(t)[len(t) // 2], p.temp_bytes) for (name, p), t in zip(prepared.items(), times)
+    }

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from autota.corpus import default_root, discover
-from autota.transform import analyze, explain, transform
+from autota.jaxpr import analyze, explain, transform
 
 CASES = [c for c in discover(default_root()) if c.name.startswith("jaxpr_")]
 EXPECTED = {  # code, applied

@@ -9,7 +9,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from jax import lax
 
-from autota.transform import analyze, transform
+from autota.jaxpr import analyze, transform
 
 F = 2
 

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import autota
-from autota.transform import TransformError, analyze, transform
+from autota.jaxpr import TransformError, analyze, transform
 from tests.transform import transform_programs as P
 
 

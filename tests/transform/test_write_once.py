@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from jax import lax
 
-from autota.transform import analyze, explain, transform
+from autota.jaxpr import analyze, explain, transform
 
 F = 3
 

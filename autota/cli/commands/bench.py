@@ -110,7 +110,7 @@ def _bench_function(args):
     transformed = None
     if not args.no_transform:
         try:
-            from autota.transform import transform
+            from autota.jaxpr import transform
         except Exception as err:
             print(f"autota: note: measuring {name} alone: autota.transform unavailable ({one_line(err)})",
                   file=sys.stderr)

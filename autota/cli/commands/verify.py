@@ -149,7 +149,7 @@ def _declining(transformed, declined: list[str]):
     """``transformed``, noting in ``declined`` when it refuses a function it cannot trace
     (a ``TransformError``): no wrong answer, so not a mismatch where the case expects no
     rewrite."""
-    from autota.transform import TransformError
+    from autota.jaxpr import TransformError
 
     def call(*args):
         try:
@@ -162,9 +162,9 @@ def _declining(transformed, declined: list[str]):
 
 
 def _transform():
-    """``autota.transform.transform`` or ``None`` and why it cannot be imported."""
+    """``autota.jaxpr.transform`` or ``None`` and why it cannot be imported."""
     try:
-        from autota.transform import transform
+        from autota.jaxpr import transform
     except Exception as err:
         return None, f"autota.transform is not importable ({one_line(err)})"
     return transform, ""

@@ -8,10 +8,10 @@ identical, element for element.
 
 from __future__ import annotations
 
-from autota.transform import jaxcompat as jc
-from autota.transform.findings import LoopFinding
-from autota.transform.interpreter import Context, prepass
-from autota.transform.ir import Body, Eqn, Var
+from autota.jaxpr import jaxcompat as jc
+from autota.jaxpr.findings import LoopFinding
+from autota.jaxpr.interpreter import Context, prepass
+from autota.jaxpr.ir import Body, Eqn, Var
 
 
 @prepass

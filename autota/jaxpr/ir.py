@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from autota.transform import jaxcompat as jc
+from autota.jaxpr import jaxcompat as jc
 
 
 class Var:

@@ -28,9 +28,9 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from autota.transform import jaxcompat as jc
-from autota.transform.buffers import LoopForm, slot_of, write_chain
-from autota.transform.interpreter import Context, evaluate
+from autota.jaxpr import jaxcompat as jc
+from autota.jaxpr.buffers import LoopForm, slot_of, write_chain
+from autota.jaxpr.interpreter import Context, evaluate
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,7 @@
 """AT201 and AT202: rebuild loops with public ``lax.scan``/``lax.while_loop``.
 
 Every ``scan`` and ``while`` is rebuilt (so that rewrites reach nested bodies). Carries that
-:mod:`autota.transform.buffers` proves to be write-only buffers leave the carry and become
+:mod:`autota.jaxpr.buffers` proves to be write-only buffers leave the carry and become
 stacked outputs; the final buffer is the initial one with the written range replaced by them,
 so slots never written keep their initial contents. A ``while_loop`` whose trip count is
 static becomes a ``scan`` of that length first, which is what makes ``jax.grad`` work on it.
@@ -12,13 +12,13 @@ from __future__ import annotations
 from jax import lax
 import jax.numpy as jnp
 
-from autota.transform import jaxcompat as jc
-from autota.transform import write_once
-from autota.transform.affine import Affine, literal_abstract
-from autota.transform.buffers import BufferPlan, LoopForm, affine_values, analyse
-from autota.transform.findings import LoopFinding
-from autota.transform.interpreter import Context, evaluate, handles, read, run
-from autota.transform.ir import Body, Eqn, Lit, Var
+from autota.jaxpr import jaxcompat as jc
+from autota.jaxpr import write_once
+from autota.jaxpr.affine import Affine, literal_abstract
+from autota.jaxpr.buffers import BufferPlan, LoopForm, affine_values, analyse
+from autota.jaxpr.findings import LoopFinding
+from autota.jaxpr.interpreter import Context, evaluate, handles, read, run
+from autota.jaxpr.ir import Body, Eqn, Lit, Var
 
 
 @handles(jc.SCAN)

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from autota.transform import jaxcompat as jc
-from autota.transform.ir import Body, Lit, Var
+from autota.jaxpr import jaxcompat as jc
+from autota.jaxpr.ir import Body, Lit, Var
 
 
 @dataclass(frozen=True)

@@ -4,10 +4,10 @@
 * :func:`analyze` lists what it changed and what it left alone, with catalogue codes;
 * :func:`explain` renders the same as text.
 
-Only :mod:`autota.transform.jaxcompat` reads JAX internals.
+Only :mod:`autota.jaxpr.jaxcompat` reads JAX internals.
 """
 
-from autota.transform.api import analyze, explain, transform
-from autota.transform.findings import LoopFinding, TransformError
+from autota.jaxpr.api import analyze, explain, transform
+from autota.jaxpr.findings import LoopFinding, TransformError
 
 __all__ = ["LoopFinding", "TransformError", "analyze", "explain", "transform"]

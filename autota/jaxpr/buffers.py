@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from autota.transform import jaxcompat as jc
-from autota.transform.affine import Affine, iota_affine, literal_abstract, propagate
-from autota.transform.ir import Body, Eqn, Lit, Var
+from autota.jaxpr import jaxcompat as jc
+from autota.jaxpr.affine import Affine, iota_affine, literal_abstract, propagate
+from autota.jaxpr.ir import Body, Eqn, Lit, Var
 
 WRITES = frozenset({"scatter", "dynamic_update_slice"})
 _TOUCHES = WRITES | {"select_n", "cond", "scatter-add", "scatter_add", "scatter-mul", "while", "scan"}

@@ -1,6 +1,6 @@
 """The one place that reads JAX internals.
 
-Everything else in :mod:`autota.transform` works on the small IR of :mod:`autota.transform.ir`
+Everything else in :mod:`autota.jaxpr` works on the small IR of :mod:`autota.jaxpr.ir`
 and calls the helpers here to read a jaxpr, to read an equation's parameters and to bind a
 primitive. JAX moves these names between releases (``jax.core`` -> ``jax.extend.core``,
 ``ClosedJaxpr`` becoming an alias of ``Jaxpr``, ``scan``'s ``num_consts``/``num_carry`` becoming

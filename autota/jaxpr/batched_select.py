@@ -12,10 +12,10 @@ from __future__ import annotations
 
 from jax import lax
 
-from autota.transform import jaxcompat as jc
-from autota.transform.findings import LoopFinding
-from autota.transform.interpreter import Context, handles, prepass
-from autota.transform.ir import Body, Eqn, Var
+from autota.jaxpr import jaxcompat as jc
+from autota.jaxpr.findings import LoopFinding
+from autota.jaxpr.interpreter import Context, handles, prepass
+from autota.jaxpr.ir import Body, Eqn, Var
 
 _SELECT_WRITE = "autota_select_write"
 

@@ -1,7 +1,7 @@
 """Evaluate an IR program, letting rules replace the equations they recognise.
 
 This is the interpreter of JAX's "Writing custom Jaxpr interpreters" tutorial over the IR of
-:mod:`autota.transform.ir`: every equation is bound with its own parameters unless a rule has
+:mod:`autota.jaxpr.ir`: every equation is bound with its own parameters unless a rule has
 registered a handler for its primitive name, in which case the handler computes the outputs
 (usually by calling public ``lax`` functions on Python bodies that evaluate rewritten jaxprs
 with this same interpreter, which is how rewrites recurse into nested loops and branches).
@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from typing import Callable, Iterable
 
-from autota.transform import ir
-from autota.transform import jaxcompat as jc
-from autota.transform.findings import LoopFinding
+from autota.jaxpr import ir
+from autota.jaxpr import jaxcompat as jc
+from autota.jaxpr.findings import LoopFinding
 
 Handler = Callable[["Context", ir.Eqn, list, ir.Body], list]
 HANDLERS: dict[str, Handler] = {}

@@ -11,9 +11,9 @@ from __future__ import annotations
 import jax
 from jax import lax
 
-from autota.transform import jaxcompat as jc
-from autota.transform.interpreter import Context, evaluate, handles
-from autota.transform.ir import Body, Eqn
+from autota.jaxpr import jaxcompat as jc
+from autota.jaxpr.interpreter import Context, evaluate, handles
+from autota.jaxpr.ir import Body, Eqn
 
 
 @handles(jc.COND)

@@ -18,11 +18,11 @@ import numpy as np
 
 from autota.catalogue import get as _rule
 from autota.catalogue import resolve_selection
-from autota.transform import batched_select, concat, loops, nested  # noqa: F401  (registers rules)
-from autota.transform import jaxcompat as jc
-from autota.transform.findings import LoopFinding, TransformError
-from autota.transform.interpreter import Context, evaluate
-from autota.transform.ir import from_jaxpr
+from autota.jaxpr import batched_select, concat, loops, nested  # noqa: F401  (registers rules)
+from autota.jaxpr import jaxcompat as jc
+from autota.jaxpr.findings import LoopFinding, TransformError
+from autota.jaxpr.interpreter import Context, evaluate
+from autota.jaxpr.ir import from_jaxpr
 
 SUPPORTED = frozenset({"AT101", "AT201", "AT202", "AT203", "AT204"})
 """Rules ``transform`` can apply when selected."""
