@@ -176,9 +176,14 @@ def fix(data: bytes, path: str, enabled: frozenset[str], unsafe: bool = False) -
             new_text = source.apply(chosen)
         except OverlappingEdits as exc:  # pragma: no cover - guarded by the span check above
             raise AssertionError(f"{path}: internal error: {exc}") from None
-        _parse(new_text)  # a fix must never produce code that does not parse
+        try:  # a fix must never produce code that does not parse; Python's parser is the judge
+            _python_ast(new_text, path)
+        except ParseError as exc:
+            raise AssertionError(f"{path}: internal error: a fix produced code that does not parse ({exc})") from None
         text = new_text
-    result = FileResult(path, _findings(text, path, enabled), fixes_applied=applied)
+    else:
+        findings = _findings(text, path, enabled)
+    result = FileResult(path, findings, fixes_applied=applied)
     if text != original:
         result.fixed_text = text.encode(encoding)
     return result
