@@ -5,9 +5,15 @@ A case is a directory holding
 * ``before.py``: the code as users write it;
 * ``after.py``: what ``autota fix`` must turn it into (identical to ``before.py`` where no safe
   fix exists, as for negatives and report-only findings);
+* ``unsafe.py`` (optional): what ``autota fix --unsafe-fixes`` must turn it into, safe and
+  unsafe fixes applied. An unsafe fix may change behaviour in general (a donated argument is
+  deleted after the call, so a caller that still holds it breaks); the case shows a use where it
+  computes the same thing, and is proven like a safe fix. A case without it must have no unsafe
+  fix: ``--unsafe-fixes`` then gives ``after.py``;
 * ``case.toml``: what the case is and what must hold for it (see :class:`Case`);
 * ``inputs.py``: ``make_args(T) -> tuple``, deterministic arguments for the entry function at
-  size ``T``.
+  size ``T``; deterministic so that every run can take fresh ones, as a fix that donates its
+  arguments leaves them deleted.
 
 The tests, the benchmarks and the docs all read cases through this module.
 """
@@ -73,11 +79,23 @@ class Case:
     def has_fix(self) -> bool:
         return self.before_path.read_bytes() != self.after_path.read_bytes()
 
+    @property
+    def unsafe_path(self) -> Path:
+        return self.path / "unsafe.py"
+
+    @property
+    def has_unsafe_fix(self) -> bool:
+        """Whether the case proves an unsafe fix: only then is ``unsafe.py`` there."""
+        return self.unsafe_path.is_file()
+
     def load_before(self) -> ModuleType:
         return _load_module(self.before_path, f"autota_corpus_{self.name}_before")
 
     def load_after(self) -> ModuleType:
         return _load_module(self.after_path, f"autota_corpus_{self.name}_after")
+
+    def load_unsafe(self) -> ModuleType:
+        return _load_module(self.unsafe_path, f"autota_corpus_{self.name}_unsafe")
 
     def entry_of(self, module: ModuleType) -> Callable[..., Any]:
         return getattr(module, self.entry)

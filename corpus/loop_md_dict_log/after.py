@@ -22,8 +22,8 @@ def simulate(pos, vel, k_spring):
         pos = pos + DT * vel
         kinetic = 0.5 * jnp.sum(vel**2)
         potential = 0.5 * k_spring * jnp.sum(pos**2)
-        log["energy"] = log["energy"].at[i].set(kinetic + potential)
-        log["temperature"] = log["temperature"].at[i].set(2 * kinetic / (3 * pos.shape[0]))
+        log_energy_row = kinetic + potential
+        log_temperature_row = 2 * kinetic / (3 * pos.shape[0])
         # a snapshot every EVERY steps
         log["positions"] = lax.cond(
             i % EVERY == 0,
@@ -31,7 +31,13 @@ def simulate(pos, vel, k_spring):
             lambda p: p,
             log["positions"],
         )
-        return pos, vel, log
+        return (pos, vel, log), (log_energy_row, log_temperature_row)
 
-    pos, vel, log = lax.fori_loop(0, n_steps, step, (pos, vel, log))
+    (pos, vel, log), (log_energy_rows, log_temperature_rows) = lax.scan(lambda carry, i: step(i, carry), (pos, vel, log), jnp.arange(0, n_steps))
+    log["temperature"] = log["temperature"].at[jnp.arange(0, n_steps)].set(
+        jnp.expand_dims(log_temperature_rows, tuple(range(1, 1 + log["temperature"].ndim - log_temperature_rows.ndim)))
+    )
+    log["energy"] = log["energy"].at[jnp.arange(0, n_steps)].set(
+        jnp.expand_dims(log_energy_rows, tuple(range(1, 1 + log["energy"].ndim - log_energy_rows.ndim)))
+    )
     return pos, vel, log

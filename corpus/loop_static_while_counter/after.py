@@ -18,12 +18,15 @@ def simulate(x0, v0, k, num_steps):
         return step < num_steps
 
     def advance(state):
-        step, x, v, positions = state
+        step, x, v = state
         a = -k * x - 0.1 * v
         v = v + dt * a
         x = x + dt * v
-        positions = positions.at[step + 1].set(x)
-        return step + 1, x, v, positions
+        positions_row = x
+        return (step + 1, x, v), positions_row
 
-    _, x, v, positions = lax.fori_loop(0, num_steps, lambda _, carry: advance(carry), (0, x0, v0, positions))
+    (_, x, v), positions_rows = lax.scan(lambda carry, _: advance(carry), (0, x0, v0), jnp.arange(0, num_steps))
+    positions = positions.at[jnp.arange(positions_rows.shape[0]) + 1].set(
+        jnp.expand_dims(positions_rows, tuple(range(1, 1 + positions.ndim - positions_rows.ndim)))
+    )
     return x, v, positions

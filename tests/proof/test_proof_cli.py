@@ -9,6 +9,8 @@ import pytest
 
 from autota.cli.commands import bench, verify
 
+from tests.proof.conftest import write_case
+
 
 def _run(module, argv):
     parser = argparse.ArgumentParser()
@@ -27,6 +29,51 @@ def test_verify_exits_1_on_a_mismatch(bad_corpus, capsys):
     assert _run(verify, ["verify", str(bad_corpus)]) == 1
     out = capsys.readouterr().out
     assert "MISMATCH" in out and "grow_wrong T=1 before vs after: FAIL" in out
+
+
+STEP = """
+    import jax
+
+
+    @jax.jit{decorator}
+    def step(buf, x):
+        return buf + {scale} * x
+
+
+    def run(buf, xs):
+        for i in range(xs.shape[0]):
+            buf = step(buf, xs[i])
+        return buf
+"""
+
+STEP_INPUTS = """
+    import jax.numpy as jnp
+
+
+    def make_args(T):
+        return jnp.zeros(3), jnp.arange(3.0 * T).reshape(T, 3)
+"""
+
+STEP_TOML = """
+    summary = "a jitted step in a Python loop"
+    entry = "run"
+    sizes = [1, 3]
+    grad_argnums = [1]
+"""
+
+
+def test_verify_compares_unsafe_fixes_on_fresh_arguments(tmp_path, capsys):
+    """``unsafe.py`` is compared too. The donating fix deletes the arguments ``verify`` reuses
+    for the gradient check; it still passes, so each call gets its own copies."""
+    before = STEP.format(decorator="", scale=1)
+    for name, unsafe in [("donates", STEP.format(decorator="(donate_argnums=(0,))", scale=1)),
+                         ("wrong", STEP.format(decorator="", scale=2))]:
+        case = write_case(tmp_path, name, before, before, STEP_INPUTS, STEP_TOML)
+        (case / "unsafe.py").write_text(textwrap.dedent(unsafe))
+    assert _run(verify, ["verify", str(tmp_path)]) == 1  # a mismatch, and no case that errors
+    out = capsys.readouterr().out
+    assert "before = unsafe" in out and "wrong T=1 before vs unsafe: FAIL" in out
+    assert "2 cases: 1 ok, 1 mismatched, 0 errors" in out
 
 
 def test_verify_missing_path_is_one_line_exit_2(tmp_path, capsys):

@@ -3,8 +3,9 @@
 For each ``fixtures/<CODE>/<name>.in.py``, with only the codes that start with ``<CODE>``
 enabled (so that one rule family's fixtures do not depend on another's): ``autota check`` reports exactly the lines of
 ``<name>.expected`` (``line:col CODE``, with `` [*]`` where a safe fix is offered); ``autota
-fix`` produces ``<name>.out.py`` (or changes nothing where that file is absent); fixing the
-output again changes nothing.
+fix`` produces ``<name>.out.py`` (or changes nothing where that file is absent), and ``autota fix
+--unsafe-fixes`` produces ``<name>.unsafe.py`` where that file exists; fixing the output again
+changes nothing.
 """
 
 from __future__ import annotations
@@ -42,3 +43,9 @@ def test_fixture(path: Path):
         assert fix(result.fixed_text, str(path), enabled).fixed_text is None, "fix is not idempotent"
     else:
         assert result.fixed_text is None, "no fix expected"
+    unsafe_path = path.with_name(path.name[: -len(".in.py")] + ".unsafe.py")
+    if unsafe_path.exists():
+        unsafe = fix(data, str(path), enabled, unsafe=True)
+        assert unsafe.fixed_text is not None, "expected an unsafe fix"
+        assert unsafe.fixed_text.decode() == unsafe_path.read_text()
+        assert fix(unsafe.fixed_text, str(path), enabled, unsafe=True).fixed_text is None, "fix is not idempotent"

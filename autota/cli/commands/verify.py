@@ -1,9 +1,10 @@
 """``autota verify corpus/``: every case computes the same before and after its fix, and under
 ``autota.transform``.
 
-For each case and each of its sizes, ``before`` is compared with ``after`` (the expected fix)
-and with ``autota.transform(before)``: outputs and, where the case names ``grad_argnums``,
-gradients. Exit 1 on any mismatch, 2 when a case cannot even be run.
+For each case and each of its sizes, ``before`` is compared with ``after`` (the expected fix),
+with ``unsafe`` (the expected unsafe fix, where the case has ``unsafe.py``) and with
+``autota.transform(before)``: outputs and, where the case names ``grad_argnums``, gradients.
+Exit 1 on any mismatch, 2 when a case cannot even be run.
 """
 
 from __future__ import annotations
@@ -17,15 +18,15 @@ from autota.cli.main import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK
 from autota.proof.errors import one_line
 from autota.proof.render import text_table
 
-HEADERS = ("case", "sizes", "before = after", "before = transform", "worst difference")
+HEADERS = ("case", "sizes", "before = after", "before = unsafe", "before = transform", "worst difference")
 
 
 def register(subparsers) -> None:
     p = subparsers.add_parser(
         "verify",
         help="check corpus cases compute the same before and after",
-        description="Run every corpus case before and after its fix (and under autota.transform) "
-        "and compare outputs and gradients.",
+        description="Run every corpus case before and after its fix (its unsafe fix too, where the "
+        "case has unsafe.py, and under autota.transform) and compare outputs and gradients.",
     )
     p.add_argument("paths", nargs="+", metavar="PATH", help="a corpus folder or one case folder")
     p.add_argument("--rtol", type=float, default=1e-5, help="relative tolerance (default 1e-5)")
@@ -74,7 +75,7 @@ def run(args: argparse.Namespace) -> int:
                 cells, failed, noted = _verify_case(case, transform, args.rtol, args.atol, bar)
             except CaseError as err:
                 print(f"{case.path}: error: {err}", file=sys.stderr)
-                rows.append([case.name, _sizes(case), "error", "error", str(err)])
+                rows.append([case.name, _sizes(case), "error", "error", "error", str(err)])
                 errors += 1
                 continue
             rows.append([case.name, _sizes(case), *cells])
@@ -99,11 +100,14 @@ def _verify_case(case, transform, rtol, atol, bar) -> tuple[list[str], list[str]
     try:
         before = case.entry_of(case.load_before())
         after = case.entry_of(case.load_after())
+        unsafe = case.entry_of(case.load_unsafe()) if case.has_unsafe_fix else None
     except Exception as err:
         raise CaseError(f"cannot load: {one_line(err)}") from err
     targets = {}
     if case.has_fix:
         targets["after"] = after
+    if unsafe is not None:
+        targets["unsafe"] = _on_copies(unsafe)
     declined: list[str] = []
     if transform is not None:
         try:
@@ -138,11 +142,28 @@ def _verify_case(case, transform, rtol, atol, bar) -> tuple[list[str], list[str]
         bar.update()
     cells = [
         status.get("after", "no fix"),
+        status.get("unsafe", "no fix"),
         status.get("transform", "n/a"),
         f"T={worst[0]} {worst[1]}" if worst else "-",
     ]
     notes = [f"note: {case.name}: autota.transform declined it: {declined[0]}"] if status.get("transform") == "declined" else []
     return cells, failures, notes
+
+
+def _on_copies(fn):
+    """``fn`` called on copies of its JAX array arguments.
+
+    ``verify`` passes the same arguments to every call, and an unsafe fix may donate them
+    (delete them once used). The copies make each call see its own, so the check proves what
+    the case claims: equivalence for a caller that does not reuse what it passed.
+    """
+    import jax
+    import jax.numpy as jnp
+
+    def call(*args):
+        return fn(*jax.tree_util.tree_map(lambda x: jnp.copy(x) if isinstance(x, jax.Array) else x, args))
+
+    return call
 
 
 def _declining(transformed, declined: list[str]):

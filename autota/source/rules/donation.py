@@ -172,5 +172,11 @@ class DonationRule(SourceRule):
             args = [self.code_of(a).strip().rstrip(",").strip() for a in jit_node.args]
             new = f"{self.code_of(jit_node.func)}({', '.join(args + [keyword])})"
         else:
-            new = f"{self.code_of(jit_node)}({keyword})"
+            # `@jax.jit(donate_argnums=...)` needs jax >= 0.8.1; `functools.partial` works in every
+            # version, so it is used wherever `functools` is already imported.
+            functools_name = scopes.module_alias(self.context.module, "functools")
+            if functools_name is not None:
+                new = f"{functools_name}.partial({self.code_of(jit_node)}, {keyword})"
+            else:
+                new = f"{self.code_of(jit_node)}({keyword})"
         return Fix("unsafe", f"donate argument {position}", (self.replace(jit_node, new),))

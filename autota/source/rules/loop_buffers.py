@@ -40,6 +40,7 @@ CONSTRUCTORS = frozenset(
     f"{JNP}.{name}" for name in ("zeros", "ones", "empty", "full", "zeros_like", "ones_like", "full_like", "empty_like")
 )
 WHERE = frozenset({f"{JNP}.where", f"{LAX}.select"})
+COND = f"{LAX}.cond"
 
 
 @dataclass
@@ -52,7 +53,7 @@ class Write:
     """The carried name written (for a dict entry, the dict's name)."""
     label: str
     """How the message names the buffer: ``states`` or ``log["energy"]``."""
-    form: str  # "at", "dus", "dus_in_dim", "dui_in_dim"
+    form: str  # "at", "dus", "dus_in_dim", "dui_in_dim", "cond" (a write under `lax.cond`)
     index: cst.BaseExpression
     axis: int | None
     row: cst.BaseExpression | None
@@ -78,6 +79,8 @@ class Body:
     ys: cst.BaseExpression | None = None
     """For scan: the stacked output returned beside the carry."""
     ret: cst.Return | None = None
+    forward: cst.Lambda | None = None
+    """The loop's own body when it is a lambda passing the arguments on to ``function``."""
     problem: str | None = None
 
 
@@ -94,14 +97,32 @@ class LoopBufferRule(SourceRule):
             if not isinstance(f.node, ast.Lambda):
                 functions.setdefault(f.node.name, []).append(f)
         needed: set[int] = set()
+        classes = None
         for call in facts.calls_named(prefilter.LOOP_NAMES):
             args = [*call.node.args, *(k.value for k in call.node.keywords)]
-            named = [f for a in args if isinstance(a, ast.Name) for f in functions.get(a.id, ())]
             lambdas = [a for a in args if isinstance(a, ast.Lambda)]
+            # a named body, or one a lambda forwards to (`lambda c, i: step(i, c)`)
+            mentioned = [a for a in args if isinstance(a, ast.Name)]
+            mentioned += [n for a in lambdas for n in ast.walk(a.body) if isinstance(n, ast.Name)]
+            named = [f for a in mentioned for f in functions.get(a.id, ())]
             if any(prefilter.inside(u, f) for u in facts.updates for f in named) or any(
                 f is arg for u in facts.updates for f in u.functions for arg in lambdas
             ):
                 needed |= {call.top} | prefilter.tops(named)
+            unknown = {a.id for a in mentioned} - set(functions)
+            if unknown:  # `nn.scan(Cell, ...)`: a class whose method updates an array
+                if classes is None:
+                    classes = [
+                        (top, node)
+                        for top, statement in enumerate(facts.tree.body)
+                        for node in ast.walk(statement)
+                        if isinstance(node, ast.ClassDef)
+                    ]
+                for top, node in classes:
+                    if node.name in unknown and any(
+                        node.lineno <= u.node.lineno <= node.end_lineno for u in facts.updates
+                    ):
+                        needed |= {call.top, top}
         return needed
 
     def __init__(self, context) -> None:
@@ -113,7 +134,9 @@ class LoopBufferRule(SourceRule):
         name = self.matches(node.func, LOOPS)
         if name is not None:
             kind = LOOPS[name]
-            if kind != "nn.scan":
+            if kind == "nn.scan":
+                self._check_flax_scan(node)
+            else:
                 self._check_loop(node, kind)
             return
         if self.matches(node.func, WHERE):
@@ -148,30 +171,80 @@ class LoopBufferRule(SourceRule):
             ]
             if len(found) == 1:
                 return found[0]
-            if found or isinstance(scope, cst.Module):
+            if found:
+                return None
+            value = scopes.single_assignment(scope, expr.value)  # `cond = lambda s: ...`
+            if value is not None:
+                return value if isinstance(value, cst.Lambda) else None
+            if isinstance(scope, cst.Module):
                 return None
             scope = scopes.enclosing_scope(self, scope)
+
+    def _forwarded(self, function: cst.Lambda, kind: str):
+        """``(def, index, carry)`` when ``function`` only passes the loop's arguments on to a
+        ``def`` (``lambda c, i: step(i, c)``, ``lambda _, c: advance(c)``): the ``def`` and which
+        of its parameters receive the loop index (``None`` if dropped) and the carry."""
+        call = function.body
+        params = function.params
+        if not isinstance(call, cst.Call) or params.star_arg not in (None, cst.MaybeSentinel.DEFAULT):
+            return None
+        names = [p.name.value for p in params.params]
+        if len(names) != {"fori": 2, "scan": 2, "while": 1}[kind] or params.kwonly_params or params.posonly_params:
+            return None
+        target = self._function(call.func)
+        if not isinstance(target, cst.FunctionDef):
+            return None
+        passed = [a.value.value if isinstance(a.value, cst.Name) and a.keyword is None and not a.star else None
+                  for a in call.args]
+        own = target.params
+        if (
+            None in passed
+            or len(set(passed)) != len(passed)
+            or not set(passed) <= set(names)
+            or own.star_arg not in (None, cst.MaybeSentinel.DEFAULT)
+            or own.kwonly_params
+            or own.posonly_params
+            or own.star_kwarg is not None
+            or len(own.params) != len(passed)
+            or any(p.default is not None for p in own.params)
+        ):
+            return None
+        index, carry = (names[0], names[1]) if kind == "fori" else (names[1], names[0]) if kind == "scan" else (None, names[0])
+        if carry not in passed:
+            return None
+        received = {outer: p.name.value for outer, p in zip(passed, own.params)}
+        return target, received.get(index), received[carry]
 
     def _body(self, function, kind: str) -> Body:
         body = Body(function)
         if function is None:
             body.problem = "the body is not a `def` or `lambda` found in scope"
             return body
-        params = function.params
-        plain = [p.name.value for p in params.params]
-        if params.star_arg not in (None, cst.MaybeSentinel.DEFAULT) or params.kwonly_params or params.posonly_params:
-            body.problem = "the body takes `*args` or keyword-only parameters"
-            return body
-        wanted = {"fori": 2, "scan": 2, "while": 1}[kind]
-        if len(plain) != wanted:
-            body.problem = "the body does not take the loop's arguments one by one"
-            return body
-        if kind == "fori":
-            body.index_param, body.carry_param = plain
-        elif kind == "scan":
-            body.carry_param, body.index_param = plain
+        forwarded = self._forwarded(function, kind) if isinstance(function, cst.Lambda) else None
+        if forwarded is not None:
+            body.forward = function
+            function, body.index_param, body.carry_param = forwarded
+            body.function = function
         else:
-            body.carry_param = plain[0]
+            params = function.params
+            plain = [p.name.value for p in params.params]
+            if params.star_arg not in (None, cst.MaybeSentinel.DEFAULT) or params.kwonly_params or params.posonly_params:
+                body.problem = "the body takes `*args` or keyword-only parameters"
+                return body
+            if kind == "nn.scan":
+                plain = plain[1:]  # a module's method: `self` first
+            wanted = {"fori": 2, "scan": 2, "nn.scan": 2, "while": 1}[kind]
+            if len(plain) != wanted:
+                body.problem = "the body does not take the loop's arguments one by one"
+                return body
+            if kind == "fori":
+                body.index_param, body.carry_param = plain
+            elif kind in ("scan", "nn.scan"):
+                body.carry_param, body.index_param = plain
+            else:
+                body.carry_param = plain[0]
+        if kind == "nn.scan":
+            kind = "scan"  # the method returns `(carry, y)` like a `scan` body
         carry = body.carry_param
         if isinstance(function, cst.Lambda):
             body.elements = [carry]
@@ -258,13 +331,18 @@ class LoopBufferRule(SourceRule):
                 continue
             target = assign.targets[0].target
             if isinstance(target, cst.Name) and target.value in carried:
-                write = self._write_call(assign.value, target.value, assign)
+                write = self._write_call(assign.value, target.value, assign) or self._conditional_write(
+                    assign.value, target.value, assign
+                )
             elif (
                 isinstance(target, cst.Subscript)
                 and isinstance(target.value, cst.Name)
                 and target.value.value in carried
             ):
-                write = self._write_call(assign.value, self.code_of(target), assign)
+                receiver = self.code_of(target)
+                write = self._write_call(assign.value, receiver, assign) or self._conditional_write(
+                    assign.value, receiver, assign
+                )
                 if write is not None:
                     write.buf, write.dict_entry = target.value.value, True
             else:
@@ -272,6 +350,32 @@ class LoopBufferRule(SourceRule):
             if write is not None:
                 found.append(write)
         return found
+
+    def _conditional_write(self, call: cst.Call, receiver: str, statement) -> Write | None:
+        """``buf = lax.cond(p, lambda b: b.at[i].set(y), lambda b: b, buf)``: a write on some steps only."""
+        if not self.matches(call.func, {COND}) or len(call.args) < 4 or any(a.keyword or a.star for a in call.args):
+            return None
+        if not any(self.code_of(a.value) == receiver for a in call.args[3:]):
+            return None
+        for branch in call.args[1:3]:
+            function = self._function(branch.value)
+            if function is None:
+                continue
+            for param in function.params.params:
+                for inner in scopes.find(function, lambda n: isinstance(n, cst.Call)):
+                    write = self._write_call(inner, param.name.value, None)
+                    if write is None:
+                        continue
+                    return Write(
+                        statement, call, receiver, receiver, "cond", write.index, write.axis, None,
+                        problem=(
+                            f"the write is made under `lax.cond` (line {self.start_line(call)}), on some steps "
+                            "only, where a stacked output needs a row every step; to stack the snapshots, nest "
+                            "the loop: an outer `scan` over the snapshots around an inner `fori_loop` of the steps "
+                            "between them"
+                        ),
+                    )
+        return None
 
     def _write_call(self, call: cst.Call, receiver: str, statement) -> Write | None:
         """The write of ``receiver`` (a name, or the code of ``d["key"]``) that ``call`` is."""
@@ -389,21 +493,103 @@ class LoopBufferRule(SourceRule):
         for label, group in by_buffer.items():
             write = group[0]
             reads = self._other_reads(body, write.buf, group)
-            if reads:
+            previous = self._previous_rows(call, kind, args, body, group, reads)
+            if reads and previous is None:
                 self._report_read_back(kind, write, reads[0])
                 continue
             if kind == "while":
                 self._report_while(call, args, body, write, group)
                 continue
-            self._report_carried(call, kind, args, body, write, group)
+            self._report_carried(call, kind, args, body, write, group, previous or [])
+
+    def _check_flax_scan(self, call: cst.Call) -> None:
+        """``nn.scan(Cell, ...)``: the module's ``__call__`` is the scan body. Its buffers are reported;
+        rewriting a module and every place its scanned form is called is left to its author."""
+        target = next(
+            (a.value for a in call.args if a.keyword is None and not a.star or a.keyword and a.keyword.value == "target"),
+            None,
+        )
+        if any(a.keyword is not None and a.keyword.value == "methods" for a in call.args):
+            return
+        cls = self._class(target) if isinstance(target, cst.Name) else None
+        if cls is None:
+            return
+        methods = [
+            n for n in cls.body.body if isinstance(n, cst.FunctionDef) and n.name.value == "__call__"
+        ]
+        if len(methods) != 1:
+            return
+        body = self._body(methods[0], "nn.scan")
+        by_buffer: dict[str, list[Write]] = {}
+        for write in self._writes(body):
+            by_buffer.setdefault(write.label, []).append(write)
+        for group in by_buffer.values():
+            write = group[0]
+            reads = self._other_reads(body, write.buf, group)
+            if reads:
+                self._report_read_back("scan", write, reads[0])
+                continue
+            self.report(
+                "AT201",
+                write.call,
+                f"`{write.label}` is carried through the Flax `nn.scan` of `{cls.name.value}` (line "
+                f"{self.start_line(call)}) and written one slot a step: under `jax.grad` the carried buffer costs "
+                "~T^1.85 time (10-12x slower than stacked outputs at T=1024); return the written value as the "
+                "method's `y` (stacked by `nn.scan` along `out_axes`) and drop the buffer from the carry; no safe "
+                "fix: autota does not rewrite a module and the calls of its scanned form",
+            )
+
+    def _class(self, name: cst.Name) -> cst.ClassDef | None:
+        """The class ``name`` refers to, defined once in an enclosing scope."""
+        scope = scopes.enclosing_scope(self, name)
+        while True:
+            found = [
+                n
+                for n in scopes.find(scope, lambda n: isinstance(n, (cst.ClassDef, cst.FunctionDef)))
+                if n.name.value == name.value and scopes.enclosing_scope(self, n) is scope
+            ]
+            if found or isinstance(scope, cst.Module):
+                return found[0] if len(found) == 1 and isinstance(found[0], cst.ClassDef) else None
+            scope = scopes.enclosing_scope(self, scope)
+
+    def _previous_rows(self, call, kind, args, body: Body, writes: list[Write], reads) -> list[cst.Subscript] | None:
+        """The reads, when every one is ``buf[i - 1]`` for a write at ``buf[i]``: the row the previous
+        step wrote (or, on the first step, the initial buffer's row there)."""
+        write = writes[0]
+        if not reads or kind == "while" or len(writes) != 1 or write.dict_entry or write.axis != 0:
+            return None
+        bounds = self._index_bounds(kind, args, body)
+        written = _offset(write.index, body.index_param)
+        if bounds is None or written is None:
+            return None
+        found = []
+        for name in reads:
+            read = self.parent(name)
+            if not (
+                isinstance(read, cst.Subscript)
+                and read.value is name
+                and len(read.slice) == 1
+                and isinstance(read.slice[0].slice, cst.Index)
+                and read.slice[0].slice.star is None
+                and _offset(read.slice[0].slice.value, body.index_param) == written - 1
+            ):
+                return None
+            found.append(read)
+        return found
 
     def _other_reads(self, body: Body, buf: str, writes: list[Write]) -> list[cst.Name]:
         """Uses of ``buf`` in the body other than the writes, the unpacking and the return."""
         function = body.function
         allowed: set[int] = set()
         for write in writes:
-            receiver = write.call.func.value.value.value if write.form == "at" else write.call.args[0].value
-            allowed.update(id(n) for n in scopes.names(receiver, buf))
+            if write.form == "at":
+                receivers = [write.call.func.value.value.value]
+            elif write.form == "cond":
+                receivers = [a.value for a in write.call.args[3:]]
+            else:
+                receivers = [write.call.args[0].value]
+            for receiver in receivers:
+                allowed.update(id(n) for n in scopes.names(receiver, buf))
             if write.statement is not None:
                 allowed.update(id(n) for n in scopes.names(write.statement.targets[0].target, buf))
         if body.unpack is not None:
@@ -495,8 +681,7 @@ class LoopBufferRule(SourceRule):
             "AT202",
             write.call,
             f"{message}: a `fori_loop` with static bounds over the same body computes the same carry and lowers to "
-            "a `scan`, so `jax.grad` works; write the buffer at the loop index in a `fori_loop` body for AT201 to "
-            "make it a stacked output",
+            "a `scan`, so `jax.grad` works; AT201 then makes the buffer a stacked output",
             Fix("safe", f"run the body as a `fori_loop` over `{plan[1]}` steps (was: `while_loop`)", (plan[0],)),
         )
 
@@ -620,27 +805,38 @@ class LoopBufferRule(SourceRule):
         lax_name = self._lax_spelling(call)
         if lax_name is None:
             return "`jax.lax` is not imported under a module name here"
-        function = self.code_of(args["body_fun"].value)
-        carry = "carry" if function != "carry" else "state"
-        index = "_" if function != "_" else "_i"
+        function = args["body_fun"].value
+        if isinstance(function, cst.Lambda):  # `lambda s: advance(s)` takes the index beside `s`
+            carry = function.params.params[0].name.value
+            index = "_" if carry != "_" else "_i"
+            step = self.code_of(function.body)
+        else:
+            name = self.code_of(function)
+            carry = "carry" if name != "carry" else "state"
+            index = "_" if name != "_" else "_i"
+            step = f"{name}({carry})"
         upper = self.code_of(bound).strip()
         lower = str(start)
         trips = upper if start == 0 else f"{upper} - {start}" if start > 0 else f"{upper} + {-start}"
-        new = (
-            f"{lax_name}.fori_loop({lower}, {upper}, lambda {index}, {carry}: {function}({carry}), "
-            f"{self.code_of(init).strip()})"
-        )
+        new = f"{lax_name}.fori_loop({lower}, {upper}, lambda {index}, {carry}: {step}, {self.code_of(init).strip()})"
         return self.replace(call, new), trips
 
     # -- AT201 ------------------------------------------------------------------------------------
-    def _report_carried(self, call, kind: str, args, body: Body, write: Write, group: list[Write]) -> None:
+    def _report_carried(self, call, kind: str, args, body: Body, write: Write, group: list[Write],
+                        previous: list[cst.Subscript]) -> None:
         loop = "fori_loop" if kind == "fori" else "scan"
+        how = "one slot at a time under `lax.cond`" if write.form == "cond" else "one slot a step"
         message = (
-            f"`{write.label}` is carried through `{loop}` and written one slot a step: under `jax.grad` the "
+            f"`{write.label}` is carried through `{loop}` and written {how}: under `jax.grad` the "
             f"carried buffer costs ~T^1.85 time (10-12x slower than stacked outputs at T=1024); return the "
             "written value as a `scan` output instead"
         )
-        plan = self._plan(call, kind, args, body, write, group)
+        if previous:
+            message += (
+                f", and carry the previous step's row that the body reads back (`{self.code_of(previous[0])}`, "
+                f"line {self.start_line(previous[0])}) as a value"
+            )
+        plan = self._plan(call, kind, args, body, write, group, previous)
         if isinstance(plan, str):
             self.report("AT201", write.call, f"{message}; no safe fix: {plan}")
             return
@@ -651,18 +847,37 @@ class LoopBufferRule(SourceRule):
             return
         self.report("AT201", write.call, message, fix)
 
-    def _plan(self, call, kind, args, body: Body, write: Write, group: list[Write]):
+    def _index_bounds(self, kind: str, args, body: Body):
+        """``(lower, upper)`` when the body's index parameter steps by one from ``lower`` to ``upper``:
+        a ``fori_loop``'s index, or the element of a ``scan`` over ``jnp.arange(lower, upper)``."""
+        index, function = body.index_param, body.function
+        if index is None or not isinstance(function, cst.FunctionDef):
+            return None
+        if _rebinds(function, index):
+            return None
+        if kind == "fori":
+            return args["lower"].value, args["upper"].value
+        if kind != "scan" or "xs" not in args or "length" in args:
+            return None
+        xs = args["xs"].value
+        if not (isinstance(xs, cst.Call) and self.matches(xs.func, {f"{JNP}.arange"})):
+            return None
+        if not 1 <= len(xs.args) <= 2 or any(a.keyword is not None or a.star for a in xs.args):
+            return None
+        if len(xs.args) == 1:
+            return cst.Integer("0"), xs.args[0].value
+        return xs.args[0].value, xs.args[1].value
+
+    def _plan(self, call, kind, args, body: Body, write: Write, group: list[Write], previous):
         """The fix and why it is unsafe (``None`` when safe), or the precondition that failed."""
         if body.problem:
             return body.problem
         if len(group) != 1:
             return f"`{write.label}` is written more than once a step"
-        if write.dict_entry:
-            return f"the buffer is an entry of the dict carry `{write.buf}`; dict carries are not rewritten"
         if write.problem:
             return write.problem
         if write.buf in self._slot_reads:
-            return f"the step reads the slot it overwrites (`{write.buf}[{self.code_of(write.index)}]`)"
+            return f"the step reads the slot it overwrites (`{write.label}[{self.code_of(write.index)}]`)"
         if isinstance(body.function, cst.Lambda):
             return "the body is a `lambda`; write it as a `def` to get a fix"
         function = body.function
@@ -672,8 +887,14 @@ class LoopBufferRule(SourceRule):
             return "the write is not an unconditional statement of the body (it sits under `if`/`with`/a loop)"
         stores = [s for s in scopes.stores(function.body, write.buf)]
         plain = scopes.own_nodes(function, lambda n: scopes.assign_to(n, write.buf) is not None)
-        if stores or len(plain) != 1:
+        if stores or len(plain) != (0 if write.dict_entry else 1):
             return f"`{write.buf}` is bound more than once in the body"
+        key = None
+        if write.dict_entry:
+            target = write.statement.targets[0].target
+            key = target.slice[0].slice.value if len(target.slice) == 1 and isinstance(target.slice[0].slice, cst.Index) else None
+            if not isinstance(key, cst.SimpleString):
+                return f"the dict carry `{write.buf}` is written at a key that is not a string literal"
         position = body.elements.index(write.buf)
         returned = body.returned[position]
         if not (isinstance(returned, cst.Name) and returned.value == write.buf):
@@ -696,7 +917,7 @@ class LoopBufferRule(SourceRule):
         init = args[INIT_ARG[kind]].value
         n = len(body.elements)
         self._remote_init = None
-        if body.unpack is not None and isinstance(init, cst.Name):
+        if body.unpack is not None and isinstance(init, cst.Name) and not write.dict_entry:
             # `init = (h0, 0, buf0)` a few lines up, used only by this loop
             value = self._assigned(init)
             scope = scopes.enclosing_scope(self, init)
@@ -710,12 +931,14 @@ class LoopBufferRule(SourceRule):
             ):
                 self._remote_init = holder
                 init = value
+        inits = None
         if body.unpack is not None:
-            if not isinstance(init, (cst.Tuple, cst.List)) or len(init.elements) != n or any(
+            if isinstance(init, (cst.Tuple, cst.List)) and len(init.elements) == n and not any(
                 isinstance(e, cst.StarredElement) for e in init.elements
             ):
+                inits = [e.value for e in init.elements]
+            elif not write.dict_entry:
                 return "the initial carry is not written out as a tuple where the loop is called"
-            inits = [e.value for e in init.elements]
         else:
             inits = [init]
         target = statement.targets[0].target
@@ -734,36 +957,41 @@ class LoopBufferRule(SourceRule):
         result = results[position]
         if not isinstance(result, cst.Name):
             return f"the buffer's result is not bound to a name"
+        if write.dict_entry and len(scopes.names(target, result.value)) != 1:
+            return f"the dict's result name `{result.value}` is bound more than once by the loop's assignment"
         # -- where the step writes: loop step k (from 0) writes at start + k ------------------
         unsafe: list[str] = []
-        if kind == "fori":
-            offset = _offset(write.index, body.index_param)
-            if offset is None:
-                return f"the index `{self.code_of(write.index)}` is not the loop index plus a constant"
-            lower, upper = args["lower"].value, args["upper"].value
-            if not (self._is_static(lower, call) and self._is_static(upper, call)):
+        bounds = self._index_bounds(kind, args, body)
+        offset = _offset(write.index, body.index_param) if bounds is not None else None
+        if offset is not None:
+            lower, upper = bounds
+            if kind == "fori" and not (self._is_static(lower, call) and self._is_static(upper, call)):
                 unsafe.append(
                     "the trip count is not provably static (a traced bound makes `jnp.arange` fail where "
                     "`fori_loop` would run as a `while_loop`)"
                 )
             lower_value = _int_value(lower)
-            start_code = None
             if lower_value is not None:
                 start = lower_value + offset
                 start_code = str(start)
                 if start < 0:
                     return "the first index is negative (it would wrap around to the end)"
-            elif offset == 0:
-                start_code = self.code_of(lower)
-                unsafe.append(f"the first index `{start_code}` is not provably non-negative")
             else:
-                start_code = f"{self.code_of(lower)} + {offset}" if offset > 0 else f"{self.code_of(lower)} - {-offset}"
+                start_code = self.code_of(lower) if offset == 0 else (
+                    f"{self.code_of(lower)} + {offset}" if offset > 0 else f"{self.code_of(lower)} - {-offset}"
+                )
                 unsafe.append(f"the first index `{start_code}` is not provably non-negative")
-            index_use = self._index_use_problem(function, body.index_param, write)
-            if index_use:
-                unsafe.append(index_use)
+            if kind == "fori":
+                index_use = self._index_use_problem(function, body.index_param, write)
+                if index_use:
+                    unsafe.append(index_use)
             trips = None
         else:
+            if body.index_param is not None and _rebinds(function, body.index_param):
+                return f"the loop index `{body.index_param}` is rebound in the body"
+            if previous:
+                return "the previous row is read at a counter, not at the loop index minus one"
+            bounds = None
             counter = write.index
             offset, counter_name = None, None
             names_in = [n.value for n in scopes.find(counter, lambda x: isinstance(x, cst.Name))]
@@ -772,10 +1000,9 @@ class LoopBufferRule(SourceRule):
                     counter_name = candidate
                     offset = _offset(counter, candidate)
                     break
-            if counter_name is None or offset is None:
-                return (
-                    f"the index `{self.code_of(write.index)}` is not a carried counter plus a constant"
-                )
+            if counter_name is None or offset is None or inits is None:
+                what = "the loop index" if kind == "fori" else "a carried counter"
+                return f"the index `{self.code_of(write.index)}` is not {what} plus a constant"
             step = self._counter_step(body, counter_name, before=write.statement)
             if step is None:
                 return f"the counter `{counter_name}` is not stepped by one exactly once a step"
@@ -786,33 +1013,56 @@ class LoopBufferRule(SourceRule):
             if start < 0:
                 return "the first index is negative (it would wrap around to the end)"
             start_code = str(start)
-            trips = self._scan_trips(args)
+            if kind == "fori":
+                lower, upper = args["lower"].value, args["upper"].value
+                if not (self._is_static(lower, call) and self._is_static(upper, call)):
+                    unsafe.append("the trip count is not provably static")
+                trips = self._canonical(upper) if _int_value(lower) == 0 else None
+            else:
+                trips = self._scan_trips(args)
         if write.form != "at":
-            problem = self._dus_range(write, inits[position], start_code, args, kind, trips)
+            length_of = self._entry_initial(write, inits, position) if write.dict_entry else inits[position]
+            problem = self._dus_range(write, length_of, start_code, bounds, trips)
             if problem:
                 unsafe.append(problem)
+        if previous:
+            unsafe.append(
+                "the carried row equals the buffer's row only while every write lands inside the buffer, "
+                "and it is converted with `jnp.asarray(row, dtype)` where the write converted it itself"
+            )
         fix = self._fix(
             call, kind, args, body, write, statement, inits, results, position, ys_target,
-            lax_name, jnp_name, start_code,
+            lax_name, jnp_name, start_code, bounds, key, previous,
         )
         if isinstance(fix, str):
             return fix
         return fix, "; ".join(unsafe) if unsafe else None
 
-    def _dus_range(self, write, init, start_code, args, kind, trips) -> str | None:
+    def _entry_initial(self, write: Write, inits, position: int) -> cst.BaseExpression | None:
+        """The initial value of the dict entry ``write`` writes, from a ``{"key": value}`` literal."""
+        carried = self._resolve(inits[position]) if inits is not None else None
+        if not isinstance(carried, cst.Dict):
+            return None
+        key = self.code_of(write.statement.targets[0].target.slice[0].slice.value)
+        for element in carried.elements:
+            if isinstance(element, cst.DictElement) and self.code_of(element.key) == key:
+                return element.value
+        return None
+
+    def _dus_range(self, write, init, start_code, bounds, trips) -> str | None:
         """Why a clamping ``dynamic_update_*`` write may be out of range, if it may."""
-        length = self._buffer_length(init, write.axis)
+        length = self._buffer_length(init, write.axis) if init is not None else None
         clamp = (
             f"`{write.form.replace('dus', 'dynamic_update_slice').replace('dui', 'dynamic_update_index')}` clamps "
             "out-of-range writes and the buffer's length is not visibly at least the number of steps"
         )
         if length is None or start_code is None:
             return clamp
-        if kind == "fori":
-            upper = args["upper"].value
+        if bounds is not None:
+            lower, upper = bounds
             last = _int_value(upper)
             start = _int_value_text(start_code)
-            lower = _int_value(args["lower"].value)
+            lower = _int_value(lower)
             if start is None or lower is None:
                 return clamp
             offset = start - lower
@@ -1013,14 +1263,24 @@ class LoopBufferRule(SourceRule):
 
     # -- the AT201 rewrite --------------------------------------------------------------------------
     def _fix(self, call, kind, args, body: Body, write: Write, statement, inits, results, position,
-             ys_target, lax_name, jnp_name, start_code):
+             ys_target, lax_name, jnp_name, start_code, bounds, key, previous):
+        """The edits: the body returns the written value as a stacked output, the loop becomes a
+        ``scan``, and after it the rows go into the initial buffer with one write.
+
+        A plain buffer leaves the carry. A dict entry stays in the carried dict untouched (so the
+        dict keeps its keys and their order) and is written after the loop. A buffer whose previous
+        row is read back leaves the carry too, and that row is carried in its place.
+        """
         source, module = self.context.source, self.context.module
         function = body.function
         buf = write.buf
         result = results[position].value
-        rows = scopes.fresh_name(module, f"{result}_rows")
-        row = scopes.fresh_name(module, f"{buf}_row")
-        keep = [k for k in range(len(body.elements)) if k != position]
+        stem = result if key is None else f"{result}_{_identifier(key.evaluated_value)}"
+        rows = scopes.fresh_name(module, f"{stem}_rows")
+        row = scopes.fresh_name(module, f"{buf if key is None else stem}_row")
+        prev = scopes.fresh_name(module, f"{buf}_prev") if previous else None
+        removed = key is None and not previous
+        keep = [k for k in range(len(body.elements)) if k != position or not removed]
 
         def pack(items: list[str]) -> str:
             if not items:
@@ -1031,104 +1291,130 @@ class LoopBufferRule(SourceRule):
 
         edits: list[Edit] = []
         # 1. the body: unpack the rest of the carry, return the written value as an output
-        if body.unpack is not None:
-            left = [body.elements[k] for k in keep]
+        if body.unpack is not None and key is None:
+            left = [prev if k == position else body.elements[k] for k in keep]
             if left:
                 unpack = left[0] if len(left) == 1 else ", ".join(left)
                 edits.append(self.replace(body.unpack, f"{unpack} = {body.carry_param}"))
             else:
                 edits.append(self.replace(body.unpack, f"del {body.carry_param}"))
-        edits.append(self.replace(write.statement, f"{row} = {self.code_of(write.row)}"))
-        new_carry = pack([self.code_of(body.returned[k]) for k in keep])
-        if kind == "fori":
+        elif previous:
+            param = next(p for p in function.params.params if p.name.value == body.carry_param)
+            edits.append(self.replace(param.name, prev))
+        value = write.row
+        for read in previous:
+            if scopes.contains(write.statement, read):
+                if not scopes.contains(write.row, read):
+                    return "the previous row is read in the write's index"
+                value = value.deep_replace(read, cst.Name(prev))
+            else:
+                edits.append(self.replace(read, prev))
+        edits.append(self.replace(write.statement, f"{row} = {self.code_of(value)}"))
+        carried = [self.code_of(body.returned[k]) for k in keep]
+        if previous:
+            carried[keep.index(position)] = (
+                f"{jnp_name}.broadcast_to({jnp_name}.asarray({row}, {prev}.dtype), {prev}.shape)"
+            )
+        new_carry = pack(carried)
+        if kind == "fori" or _is_none(body.ys):
             ret = f"{new_carry}, {row}"
         else:
-            ys = body.ys
-            if _is_none(ys):
-                ret = f"{new_carry}, {row}"
-            else:
-                ret = f"{new_carry}, ({self.code_of(ys)}, {row})"
+            ret = f"{new_carry}, ({self.code_of(body.ys)}, {row})"
         edits.append(self.replace(body.ret.value, ret))
         # 2. the initial buffer: its value is needed again after the loop
-        init = inits[position]
         prelude = []
-        init_name = None
-        other_targets = {
-            n.value for k in keep for n in scopes.find(results[k], lambda x: isinstance(x, cst.Name))
-        }
-        anchor = self._remote_init if self._remote_init is not None else statement
-        if self._remote_init is None and isinstance(init, cst.Name) and init.value not in other_targets and not (
-            ys_target is not None and scopes.names(ys_target, init.value)
-        ):
-            init_name = init.value
-        elif isinstance(init, cst.Call) and self.matches(init.func, CONSTRUCTORS) or isinstance(init, cst.Name):
-            init_name = scopes.fresh_name(module, f"{result}_init")
-            indent = source.indentation(self.start_line(anchor))
-            prelude.append(source.insert_lines_before(self.start_line(anchor), [f"{indent}{init_name} = {self.code_of(init)}"]))
-        else:
-            return "the initial buffer is neither a name nor a `jnp.zeros`-like constructor, so it cannot be reused after the loop"
-        # 3. the call: a scan over the steps, without the buffer
-        new_init = pack([self.code_of(inits[k]) for k in keep])
-        if self._remote_init is not None:
-            remote = self._remote_init.value
-            bare = new_init[1:-1] if remote.lpar and len(keep) > 1 else new_init
-            edits.append(self.replace(remote, bare))
+        if key is not None:
+            base = f"{result}[{self.code_of(key)}]"  # passed through the loop untouched
             new_init = self.code_of(args[INIT_ARG[kind]].value)
+        else:
+            init = inits[position]
+            other_targets = {
+                n.value for k in keep if k != position for n in scopes.find(results[k], lambda x: isinstance(x, cst.Name))
+            }
+            anchor = self._remote_init if self._remote_init is not None else statement
+            if self._remote_init is None and isinstance(init, cst.Name) and init.value not in other_targets and not (
+                ys_target is not None and scopes.names(ys_target, init.value)
+            ):
+                base = init.value
+            elif isinstance(init, cst.Call) and self.matches(init.func, CONSTRUCTORS) or isinstance(init, cst.Name):
+                base = scopes.fresh_name(module, f"{result}_init")
+                indent = source.indentation(self.start_line(anchor))
+                prelude.append(
+                    source.insert_lines_before(self.start_line(anchor), [f"{indent}{base} = {self.code_of(init)}"])
+                )
+            else:
+                return (
+                    "the initial buffer is neither a name nor a `jnp.zeros`-like constructor, so it cannot be "
+                    "reused after the loop"
+                )
+            initial = [self.code_of(inits[k]) for k in keep]
+            if previous:
+                first = _int_value_text(start_code)
+                before = str(first - 1) if first is not None else f"{start_code} - 1"
+                initial[keep.index(position)] = f"{base}[{before}]"
+            new_init = pack(initial)
+            if self._remote_init is not None:
+                remote = self._remote_init.value
+                bare = new_init[1:-1] if remote.lpar and len(keep) > 1 else new_init
+                edits.append(self.replace(remote, bare))
+                new_init = self.code_of(args[INIT_ARG[kind]].value)
+        # 3. the call: a scan over the steps, without the buffer
         if kind == "fori":
             lower, upper = self.code_of(args["lower"].value), self.code_of(args["upper"].value)
-            carry_var = "carry" if function.name.value != "carry" else "state"
-            index_var = "i" if function.name.value != "i" else "step"
-            extra = ""
-            if "unroll" in args:
-                extra = f", unroll={self.code_of(args['unroll'].value)}"
-            steps = f"{jnp_name}.arange({lower}, {upper})"
+            if body.forward is not None:
+                index_var, carry_var = (p.name.value for p in body.forward.params.params)
+                step = self.code_of(body.forward.body)
+            else:
+                carry_var = "carry" if function.name.value != "carry" else "state"
+                index_var = "i" if function.name.value != "i" else "step"
+                step = f"{function.name.value}({index_var}, {carry_var})"
+            extra = f", unroll={self.code_of(args['unroll'].value)}" if "unroll" in args else ""
             new_call = (
-                f"{lax_name}.scan(lambda {carry_var}, {index_var}: {function.name.value}({index_var}, {carry_var}), "
-                f"{new_init}, {steps}{extra})"
+                f"{lax_name}.scan(lambda {carry_var}, {index_var}: {step}, "
+                f"{new_init}, {jnp_name}.arange({lower}, {upper}){extra})"
             )
-            index_code = f"{jnp_name}.arange({lower}, {upper})" if _int_value_text(start_code) == _int_value(args["lower"].value) and _int_value(args["lower"].value) is not None else None
-            if index_code is None:
-                index_code = f"{jnp_name}.arange({rows}.shape[0]) + {start_code}"
         else:
             new_args = []
-            for arg in call.args:
-                if arg.keyword is None and call.args.index(arg) == 1 or arg.keyword is not None and arg.keyword.value == "init":
+            for number, arg in enumerate(call.args):
+                if arg.keyword is None and number == 1 or arg.keyword is not None and arg.keyword.value == "init":
                     new_args.append(f"{arg.keyword.value}={new_init}" if arg.keyword else new_init)
                 else:
                     new_args.append(self.code_of(arg).strip().rstrip(",").strip())
             new_call = f"{self.code_of(call.func)}({', '.join(new_args)})"
-            start = _int_value_text(start_code)
-            index_code = f"{jnp_name}.arange({rows}.shape[0])" + (f" + {start}" if start else "")
         edits.append(self.replace(call, new_call))
+        first = _int_value_text(start_code)
+        if bounds is not None and _int_value(bounds[0]) is not None and first == _int_value(bounds[0]):
+            index_code = f"{jnp_name}.arange({self.code_of(bounds[0])}, {self.code_of(bounds[1])})"
+        elif first == 0:
+            index_code = f"{jnp_name}.arange({rows}.shape[0])"
+        else:
+            index_code = f"{jnp_name}.arange({rows}.shape[0]) + {start_code}"
         # 4. the result: the same names, the buffer's rows as the stacked output
-        carry_names = pack([self.code_of(results[k]) for k in keep]) if keep else "_"
-        if kind == "fori":
+        names = [self.code_of(results[k]) for k in keep]
+        if previous:
+            names[keep.index(position)] = "_"
+        carry_names = pack(names) if keep else "_"
+        if kind == "fori" or _is_none(body.ys):
             new_target = f"{carry_names}, {rows}"
         else:
-            ys_code = self.code_of(ys_target)
-            if _is_none(body.ys):
-                new_target = f"{carry_names}, {rows}"
-            else:
-                new_target = f"{carry_names}, ({ys_code}, {rows})"
+            new_target = f"{carry_names}, ({self.code_of(ys_target)}, {rows})"
         edits.append(self.replace(statement.targets[0].target, new_target))
         # 5. after the loop: write every row into the initial buffer at once
         indent = source.indentation(self.start_line(statement))
+        destination = result if key is None else base
         axis = write.axis
         if write.form == "at":
             # `.at[idx].set` drops out-of-range indices exactly as each step's `.at[i].set` did, and
             # the indices are distinct and non-negative, so one scatter equals the T writes. Rows are
             # given back the axes `.at[i].set` would have broadcast them to, before the step axis moves.
-            expanded = (
-                f"{jnp_name}.expand_dims({rows}, tuple(range(1, 1 + {init_name}.ndim - {rows}.ndim)))"
-            )
+            expanded = f"{jnp_name}.expand_dims({rows}, tuple(range(1, 1 + {base}.ndim - {rows}.ndim)))"
             if axis == 0:
-                value = expanded
-                where = index_code
+                value, where = expanded, index_code
             else:
                 value = f"{jnp_name}.moveaxis({expanded}, 0, {axis})"
                 where = ", ".join([":"] * axis + [index_code])
             rebuild = [
-                f"{indent}{result} = {init_name}.at[{where}].set(",
+                f"{indent}{destination} = {base}.at[{where}].set(",
                 f"{indent}{module.default_indent}{value}",
                 f"{indent})",
             ]
@@ -1136,9 +1422,8 @@ class LoopBufferRule(SourceRule):
             # The writes are proven in range (or the fix is marked unsafe): one block write at the
             # first index equals the T one-slot writes.
             block = rows if axis == 0 else f"{jnp_name}.moveaxis({rows}, 0, {axis})"
-            start = start_code
             rebuild = [
-                f"{indent}{result} = {lax_name}.dynamic_update_slice_in_dim({init_name}, {block}, {start}, {axis})"
+                f"{indent}{destination} = {lax_name}.dynamic_update_slice_in_dim({base}, {block}, {start_code}, {axis})"
             ]
         edits.append(source.insert_lines_before(self.end_line(statement) + 1, rebuild))
         edits.extend(prelude)
@@ -1288,6 +1573,22 @@ def _offset(expr: cst.BaseExpression, var: str | None) -> int | None:
             if isinstance(left, cst.Name) and left.value == var and _int_value(right) is not None:
                 return -_int_value(right)
     return None
+
+
+def _rebinds(function: cst.FunctionDef, name: str) -> bool:
+    """Whether the body of ``function`` binds ``name`` again (a parameter no longer what it was)."""
+    return bool(
+        scopes.stores(function.body, name)
+        or scopes.own_nodes(
+            function, lambda n: isinstance(n, cst.Assign) and any(scopes.names(t.target, name) for t in n.targets)
+        )
+    )
+
+
+def _identifier(text: str) -> str:
+    """``text`` as a piece of a Python name: ``energy`` for ``"energy"``, ``x_1`` for ``"x-1"``."""
+    cleaned = "".join(c if c.isalnum() or c == "_" else "_" for c in text).strip("_")
+    return cleaned or "entry"
 
 
 def _all_params(function: cst.FunctionDef) -> list[cst.Param]:

@@ -1,0 +1,20 @@
+"""A first-order IIR filter (exponential smoothing): each output reads back the previous one
+from the buffer it is written into."""
+
+import jax.numpy as jnp
+from jax import lax
+
+
+def smooth(xs, alpha):
+    T = xs.shape[0]
+    ys = jnp.zeros_like(xs).at[0].set(xs[0])
+
+    def step(t, ys_prev):
+        ys_row = alpha * xs[t] + (1 - alpha) * ys_prev
+        return jnp.broadcast_to(jnp.asarray(ys_row, ys_prev.dtype), ys_prev.shape), ys_row
+
+    _, ys_rows = lax.scan(lambda carry, i: step(i, carry), ys[0], jnp.arange(1, T))
+    ys = ys.at[jnp.arange(1, T)].set(
+        jnp.expand_dims(ys_rows, tuple(range(1, 1 + ys.ndim - ys_rows.ndim)))
+    )
+    return ys
