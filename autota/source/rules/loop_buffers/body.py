@@ -1,0 +1,496 @@
+"""The loop body as the AT2xx rules see it: the carry, the writes, the other reads."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from autota.source import scopes
+from autota.source.rules.loop_buffers.syntax import (
+    JNP,
+    PARAMS,
+    DUS,
+    DUS_IN_DIM,
+    DUI_IN_DIM,
+    DYNAMIC_WRITES,
+    COND,
+    is_full_slice,
+    is_none,
+    int_value,
+    index_offset,
+)
+
+
+@dataclass
+class Write:
+    """``buf = <write of buf>``: one slot of ``buf`` set at ``index`` along ``axis``."""
+
+    statement: cst.Assign
+    call: cst.Call
+    buf: str
+    """The carried name written (for a dict entry, the dict's name)."""
+    label: str
+    """How the message names the buffer: ``states`` or ``log["energy"]``."""
+    form: str  # "at", "dus", "dus_in_dim", "dui_in_dim", "cond" (a write under `lax.cond`)
+    index: cst.BaseExpression
+    axis: int | None
+    row: cst.BaseExpression | None
+    """The value one step writes, without the unit axis (``h`` for ``h[None]``)."""
+    problem: str | None = None
+    """Why the write cannot be turned into a stacked output, if it cannot."""
+    dict_entry: bool = False
+
+
+@dataclass
+class Body:
+    """The loop body, and how its carry is taken apart and put back together."""
+
+    function: cst.FunctionDef | cst.Lambda | None
+    index_param: str | None = None
+    carry_param: str | None = None
+    elements: list[str] = field(default_factory=list)
+    """The carried names, by position; ``[carry_param]`` for a single carry."""
+    unpack: cst.Assign | None = None
+    returned: list[cst.BaseExpression] | None = None
+    returned_node: cst.BaseExpression | None = None
+    """The carry expression in the ``return`` (for scan, the first element)."""
+    ys: cst.BaseExpression | None = None
+    """For scan: the stacked output returned beside the carry."""
+    ret: cst.Return | None = None
+    forward: cst.Lambda | None = None
+    """The loop's own body when it is a lambda passing the arguments on to ``function``."""
+    problem: str | None = None
+
+
+class LoopBodies:
+    """Taking a loop call apart: its arguments, its body function, how the body unpacks and
+    returns the carry, which carried buffers it writes, and what else reads them."""
+
+    def _arguments(self, call: cst.Call, kind: str) -> dict[str, cst.Arg] | None:
+        names = PARAMS[kind]
+        found: dict[str, cst.Arg] = {}
+        for position, arg in enumerate(call.args):
+            if arg.star:
+                return None
+            if arg.keyword is None:
+                if position >= len(names):
+                    return None
+                found[names[position]] = arg
+            else:
+                found[arg.keyword.value] = arg
+        return found
+
+    def _function(self, expr: cst.BaseExpression) -> cst.FunctionDef | cst.Lambda | None:
+        if isinstance(expr, cst.Lambda):
+            return expr
+        if not isinstance(expr, cst.Name):
+            return None
+        scope = scopes.enclosing_scope(self, expr)
+        while True:
+            found = [
+                node
+                for node in scopes.find(scope, lambda n: isinstance(n, cst.FunctionDef))
+                if node.name.value == expr.value and scopes.enclosing_scope(self, node) is scope
+            ]
+            if len(found) == 1:
+                return found[0]
+            if found:
+                return None
+            value = scopes.single_assignment(scope, expr.value)  # `cond = lambda s: ...`
+            if value is not None:
+                return value if isinstance(value, cst.Lambda) else None
+            if isinstance(scope, cst.Module):
+                return None
+            scope = scopes.enclosing_scope(self, scope)
+
+    def _forwarded(self, function: cst.Lambda, kind: str):
+        """``(def, index, carry)`` when ``function`` only passes the loop's arguments on to a
+        ``def`` (``lambda c, i: step(i, c)``, ``lambda _, c: advance(c)``): the ``def`` and which
+        of its parameters receive the loop index (``None`` if dropped) and the carry."""
+        call = function.body
+        params = function.params
+        if not isinstance(call, cst.Call) or params.star_arg not in (None, cst.MaybeSentinel.DEFAULT):
+            return None
+        names = [p.name.value for p in params.params]
+        if len(names) != {"fori": 2, "scan": 2, "while": 1}[kind] or params.kwonly_params or params.posonly_params:
+            return None
+        target = self._function(call.func)
+        if not isinstance(target, cst.FunctionDef):
+            return None
+        passed = [a.value.value if isinstance(a.value, cst.Name) and a.keyword is None and not a.star else None
+                  for a in call.args]
+        own = target.params
+        if (
+            None in passed
+            or len(set(passed)) != len(passed)
+            or not set(passed) <= set(names)
+            or own.star_arg not in (None, cst.MaybeSentinel.DEFAULT)
+            or own.kwonly_params
+            or own.posonly_params
+            or own.star_kwarg is not None
+            or len(own.params) != len(passed)
+            or any(p.default is not None for p in own.params)
+        ):
+            return None
+        index, carry = (names[0], names[1]) if kind == "fori" else (names[1], names[0]) if kind == "scan" else (None, names[0])
+        if carry not in passed:
+            return None
+        received = {outer: p.name.value for outer, p in zip(passed, own.params)}
+        return target, received.get(index), received[carry]
+
+    def _body(self, function, kind: str) -> Body:
+        body = Body(function)
+        if function is None:
+            body.problem = "the body is not a `def` or `lambda` found in scope"
+            return body
+        forwarded = self._forwarded(function, kind) if isinstance(function, cst.Lambda) else None
+        if forwarded is not None:
+            body.forward = function
+            function, body.index_param, body.carry_param = forwarded
+            body.function = function
+        else:
+            params = function.params
+            plain = [p.name.value for p in params.params]
+            if params.star_arg not in (None, cst.MaybeSentinel.DEFAULT) or params.kwonly_params or params.posonly_params:
+                body.problem = "the body takes `*args` or keyword-only parameters"
+                return body
+            if kind == "nn.scan":
+                plain = plain[1:]  # a module's method: `self` first
+            wanted = {"fori": 2, "scan": 2, "nn.scan": 2, "while": 1}[kind]
+            if len(plain) != wanted:
+                body.problem = "the body does not take the loop's arguments one by one"
+                return body
+            if kind == "fori":
+                body.index_param, body.carry_param = plain
+            elif kind in ("scan", "nn.scan"):
+                body.carry_param, body.index_param = plain
+            else:
+                body.carry_param = plain[0]
+        if kind == "nn.scan":
+            kind = "scan"  # the method returns `(carry, y)` like a `scan` body
+        carry = body.carry_param
+        if isinstance(function, cst.Lambda):
+            body.elements = [carry]
+            value = function.body
+            if kind == "scan":
+                if isinstance(value, cst.Tuple) and len(value.elements) == 2:
+                    body.returned_node, body.ys = value.elements[0].value, value.elements[1].value
+                else:
+                    body.problem = "the lambda does not return `(carry, y)`"
+                    return body
+            else:
+                body.returned_node = value
+            body.returned = [body.returned_node]
+            return body
+        statements = function.body.body
+        returns = scopes.own_nodes(function, lambda n: isinstance(n, cst.Return))
+        last = statements[-1] if statements else None
+        if (
+            len(returns) != 1
+            or not isinstance(last, cst.SimpleStatementLine)
+            or returns[0] not in last.body
+            or returns[0].value is None
+        ):
+            body.problem = "the body does not end in its only `return`"
+            return body
+        body.ret = returns[0]
+        value = body.ret.value
+        if kind == "scan":
+            if isinstance(value, cst.Tuple) and len(value.elements) == 2 and not any(
+                isinstance(e, cst.StarredElement) for e in value.elements
+            ):
+                body.returned_node, body.ys = value.elements[0].value, value.elements[1].value
+            else:
+                body.problem = "the body does not return `carry, y`"
+                return body
+        else:
+            body.returned_node = value
+        uses = [n for n in scopes.names(function.body, carry)]
+        unpacks = [
+            small
+            for line in statements
+            if isinstance(line, cst.SimpleStatementLine)
+            for small in line.body
+            if isinstance(small, cst.Assign)
+            and len(small.targets) == 1
+            and isinstance(small.targets[0].target, (cst.Tuple, cst.List))
+            and isinstance(small.value, cst.Name)
+            and small.value.value == carry
+        ]
+        if len(unpacks) == 1 and len(uses) == 1:
+            target = unpacks[0].targets[0].target
+            if all(isinstance(e, cst.Element) and isinstance(e.value, cst.Name) for e in target.elements):
+                body.unpack = unpacks[0]
+                body.elements = [e.value.value for e in target.elements]
+        if not body.elements:
+            body.elements = [carry]
+        node = body.returned_node
+        if body.unpack is not None:
+            if isinstance(node, (cst.Tuple, cst.List)) and len(node.elements) == len(body.elements) and not any(
+                isinstance(e, cst.StarredElement) for e in node.elements
+            ):
+                body.returned = [e.value for e in node.elements]
+            else:
+                body.problem = "the returned carry is not a tuple like the one unpacked"
+        else:
+            body.returned = [node]
+        return body
+
+    def _writes(self, body: Body) -> list[Write]:
+        function = body.function
+        if function is None:
+            return []
+        found = []
+        if isinstance(function, cst.Lambda):
+            # `lambda i, buf: buf.at[i].set(y)`: the returned expression is the write.
+            if isinstance(body.returned_node, cst.Call):
+                write = self._write_call(body.returned_node, body.carry_param, None)
+                if write is not None:
+                    found.append(write)
+            return found
+        carried = set(body.elements)
+        for assign in scopes.own_nodes(function, lambda n: isinstance(n, cst.Assign)):
+            if len(assign.targets) != 1 or not isinstance(assign.value, cst.Call):
+                continue
+            target = assign.targets[0].target
+            if isinstance(target, cst.Name) and target.value in carried:
+                write = self._write_call(assign.value, target.value, assign) or self._conditional_write(
+                    assign.value, target.value, assign
+                )
+            elif (
+                isinstance(target, cst.Subscript)
+                and isinstance(target.value, cst.Name)
+                and target.value.value in carried
+            ):
+                receiver = self.code_of(target)
+                write = self._write_call(assign.value, receiver, assign) or self._conditional_write(
+                    assign.value, receiver, assign
+                )
+                if write is not None:
+                    write.buf, write.dict_entry = target.value.value, True
+            else:
+                continue
+            if write is not None:
+                found.append(write)
+        return found
+
+    def _conditional_write(self, call: cst.Call, receiver: str, statement) -> Write | None:
+        """``buf = lax.cond(p, lambda b: b.at[i].set(y), lambda b: b, buf)``: a write on some steps only."""
+        if not self.matches(call.func, {COND}) or len(call.args) < 4 or any(a.keyword or a.star for a in call.args):
+            return None
+        if not any(self.code_of(a.value) == receiver for a in call.args[3:]):
+            return None
+        for branch in call.args[1:3]:
+            function = self._function(branch.value)
+            if function is None:
+                continue
+            for param in function.params.params:
+                for inner in scopes.find(function, lambda n: isinstance(n, cst.Call)):
+                    write = self._write_call(inner, param.name.value, None)
+                    if write is None:
+                        continue
+                    return Write(
+                        statement, call, receiver, receiver, "cond", write.index, write.axis, None,
+                        problem=(
+                            f"the write is made under `lax.cond` (line {self.start_line(call)}), on some steps "
+                            "only, where a stacked output needs a row every step; to stack the snapshots, nest "
+                            "the loop: an outer `scan` over the snapshots around an inner `fori_loop` of the steps "
+                            "between them"
+                        ),
+                    )
+        return None
+
+    def _write_call(self, call: cst.Call, receiver: str, statement) -> Write | None:
+        """The write of ``receiver`` (a name, or the code of ``d["key"]``) that ``call`` is."""
+        func = call.func
+        if (
+            isinstance(func, cst.Attribute)
+            and func.attr.value == "set"
+            and isinstance(func.value, cst.Subscript)
+            and isinstance(func.value.value, cst.Attribute)
+            and func.value.value.attr.value == "at"
+            and self.code_of(func.value.value.value) == receiver
+        ):
+            elements = func.value.slice
+            axis, index = None, None
+            for position, element in enumerate(elements):
+                if isinstance(element.slice, cst.Index) and not is_full_slice(element.slice):
+                    if axis is not None:
+                        return None
+                    axis, index = position, element.slice.value
+                elif not is_full_slice(element.slice):
+                    return None
+            if axis is None or isinstance(index, (cst.Ellipsis, cst.Tuple)) or is_none(index):
+                return None
+            write = Write(statement, call, receiver, receiver, "at", index, axis, None)
+            positional = [a for a in call.args if a.keyword is None and not a.star]
+            if len(call.args) != 1 or len(positional) != 1:
+                write.problem = "the `.at[].set` write passes keyword arguments (`mode=`...)"
+            else:
+                write.row = positional[0].value
+            return write
+        name = self.matches(func, DYNAMIC_WRITES)
+        if name is None or not call.args or self.code_of(call.args[0].value) != receiver:
+            return None
+        args = {}
+        order = ("operand", "update", "start_indices") if name == DUS else ("operand", "update", "index", "axis")
+        if name == DUS_IN_DIM:
+            order = ("operand", "update", "start_index", "axis")
+        for position, arg in enumerate(call.args):
+            if arg.star:
+                return None
+            key = arg.keyword.value if arg.keyword else (order[position] if position < len(order) else None)
+            if key is None:
+                return None
+            args[key] = arg.value
+        if "update" not in args:
+            return None
+        form = {DUS: "dus", DUS_IN_DIM: "dus_in_dim", DUI_IN_DIM: "dui_in_dim"}[name]
+        problem = None
+        if name == DUS:
+            starts = args.get("start_indices")
+            if not isinstance(starts, (cst.Tuple, cst.List)):
+                return None
+            dynamic = [(k, e.value) for k, e in enumerate(starts.elements) if not int_value(e.value) == 0]
+            if len(dynamic) != 1:
+                if not dynamic:
+                    return None
+                problem = "the write moves along more than one axis"
+                dynamic = dynamic[:1]
+            axis, index = dynamic[0]
+        else:
+            index = args.get("index", args.get("start_index"))
+            axis = int_value(args["axis"]) if "axis" in args else None
+            if index is None or axis is None or axis < 0:
+                return None
+        if set(args) - {"operand", "update", "start_indices", "index", "start_index", "axis"}:
+            problem = problem or "the write passes keyword arguments"
+        row = self._unit_axis_removed(args["update"], axis)
+        if row is None and problem is None:
+            problem = (
+                f"the update is not visibly one slot thick along axis {axis} "
+                f"(write it as `y[None]` or `jnp.expand_dims(y, {axis})`)"
+            )
+        if row is None and form == "dui_in_dim" and problem is not None:
+            problem = "cannot tell whether the update already has the written axis"
+        return Write(statement, call, receiver, receiver, form, index, axis, row, problem)
+
+    def _unit_axis_removed(self, update: cst.BaseExpression, axis: int) -> cst.BaseExpression | None:
+        """``y`` for ``y[None]``, ``y[:, None]`` (axis 1) or ``jnp.expand_dims(y, axis)``."""
+        if isinstance(update, cst.Subscript):
+            elements = update.slice
+            if len(elements) < axis + 1:
+                return None
+            if not all(is_full_slice(e.slice) for e in elements[:axis]):
+                return None
+            marker = elements[axis].slice
+            if not (isinstance(marker, cst.Index) and (is_none(marker.value) or self._is_newaxis(marker.value))):
+                return None
+            rest = elements[axis + 1 :]
+            if all(is_full_slice(e.slice) or (isinstance(e.slice, cst.Index) and isinstance(e.slice.value, cst.Ellipsis)) for e in rest):
+                return update.value
+            return None
+        if isinstance(update, cst.Call) and self.matches(update.func, {f"{JNP}.expand_dims"}):
+            args = update.args
+            if len(args) == 2 and all(a.keyword is None or a.keyword.value in ("a", "axis") for a in args):
+                if int_value(args[1].value) == axis:
+                    return args[0].value
+        return None
+
+    def _is_newaxis(self, node: cst.BaseExpression) -> bool:
+        return bool(self.matches(node, {f"{JNP}.newaxis", "numpy.newaxis"}))
+
+    def _class(self, name: cst.Name) -> cst.ClassDef | None:
+        """The class ``name`` refers to, defined once in an enclosing scope."""
+        scope = scopes.enclosing_scope(self, name)
+        while True:
+            found = [
+                n
+                for n in scopes.find(scope, lambda n: isinstance(n, (cst.ClassDef, cst.FunctionDef)))
+                if n.name.value == name.value and scopes.enclosing_scope(self, n) is scope
+            ]
+            if found or isinstance(scope, cst.Module):
+                return found[0] if len(found) == 1 and isinstance(found[0], cst.ClassDef) else None
+            scope = scopes.enclosing_scope(self, scope)
+
+    def _other_reads(self, body: Body, buf: str, writes: list[Write]) -> list[cst.Name]:
+        """Uses of ``buf`` in the body other than the writes, the unpacking and the return."""
+        function = body.function
+        allowed: set[int] = set()
+        for write in writes:
+            if write.form == "at":
+                receivers = [write.call.func.value.value.value]
+            elif write.form == "cond":
+                receivers = [a.value for a in write.call.args[3:]]
+            else:
+                receivers = [write.call.args[0].value]
+            for receiver in receivers:
+                allowed.update(id(n) for n in scopes.names(receiver, buf))
+            if write.statement is not None:
+                allowed.update(id(n) for n in scopes.names(write.statement.targets[0].target, buf))
+        if body.unpack is not None:
+            allowed.update(id(n) for n in scopes.names(body.unpack.targets[0].target, buf))
+        position = body.elements.index(buf) if buf in body.elements else None
+        if body.returned is not None and position is not None and position < len(body.returned):
+            element = body.returned[position]
+            if isinstance(element, cst.Name):
+                allowed.add(id(element))
+        reads = []
+        searched = function.body if isinstance(function, cst.FunctionDef) else function.body
+        for name in scopes.names(searched, buf):
+            if id(name) in allowed:
+                continue
+            parent = self.parent(name)
+            if isinstance(parent, cst.Attribute) and parent.attr is name:
+                continue
+            if isinstance(parent, cst.Arg) and parent.keyword is name:
+                continue
+            if isinstance(parent, cst.Param) or isinstance(function, cst.Lambda) and name in [
+                p.name for p in function.params.params
+            ]:
+                continue
+            if writes[0].dict_entry:
+                # another entry of the dict, or the dict carried whole, is not a read of this buffer
+                if isinstance(parent, cst.Subscript) and self.code_of(parent) != writes[0].label:
+                    continue
+                if isinstance(parent, (cst.Element, cst.Return)):
+                    continue
+            if (
+                isinstance(parent, cst.Subscript)
+                and len(parent.slice) == 1
+                and isinstance(parent.slice[0].slice, cst.Index)
+                and any(
+                    scopes.contains(w.call, name) and self.code_of(parent.slice[0].slice.value) == self.code_of(w.index)
+                    for w in writes
+                )
+            ):
+                self._slot_reads.add(buf)  # the slot about to be overwritten: its initial value
+                continue
+            reads.append(name)
+        return reads
+
+    def _previous_rows(self, call, kind, args, body: Body, writes: list[Write], reads) -> list[cst.Subscript] | None:
+        """The reads, when every one is ``buf[i - 1]`` for a write at ``buf[i]``: the row the previous
+        step wrote (or, on the first step, the initial buffer's row there)."""
+        write = writes[0]
+        if not reads or kind == "while" or len(writes) != 1 or write.dict_entry or write.axis != 0:
+            return None
+        bounds = self._index_bounds(kind, args, body)
+        written = index_offset(write.index, body.index_param)
+        if bounds is None or written is None:
+            return None
+        found = []
+        for name in reads:
+            read = self.parent(name)
+            if not (
+                isinstance(read, cst.Subscript)
+                and read.value is name
+                and len(read.slice) == 1
+                and isinstance(read.slice[0].slice, cst.Index)
+                and read.slice[0].slice.star is None
+                and index_offset(read.slice[0].slice.value, body.index_param) == written - 1
+            ):
+                return None
+            found.append(read)
+        return found

@@ -1,0 +1,481 @@
+"""AT201 carried buffers (and AT203 read-back buffers): findings, preconditions and the rewrite into stacked ``scan`` outputs."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from autota.catalogue import Edit, Fix
+from autota.source import scopes
+from autota.source.rules.loop_buffers.syntax import (
+    JNP,
+    INIT_ARG,
+    CONSTRUCTORS,
+    is_none,
+    literal_bool,
+    int_value,
+    int_value_text,
+    index_offset,
+    rebinds,
+    identifier,
+)
+from autota.source.rules.loop_buffers.body import Write, Body
+
+
+class CarriedBuffers:
+    """AT201 (and AT203 for bodies that read their buffer back)."""
+
+    def _check_flax_scan(self, call: cst.Call) -> None:
+        """``nn.scan(Cell, ...)``: the module's ``__call__`` is the scan body. Its buffers are reported;
+        rewriting a module and every place its scanned form is called is left to its author."""
+        target = next(
+            (a.value for a in call.args if a.keyword is None and not a.star or a.keyword and a.keyword.value == "target"),
+            None,
+        )
+        if any(a.keyword is not None and a.keyword.value == "methods" for a in call.args):
+            return
+        cls = self._class(target) if isinstance(target, cst.Name) else None
+        if cls is None:
+            return
+        methods = [
+            n for n in cls.body.body if isinstance(n, cst.FunctionDef) and n.name.value == "__call__"
+        ]
+        if len(methods) != 1:
+            return
+        body = self._body(methods[0], "nn.scan")
+        by_buffer: dict[str, list[Write]] = {}
+        for write in self._writes(body):
+            by_buffer.setdefault(write.label, []).append(write)
+        for group in by_buffer.values():
+            write = group[0]
+            reads = self._other_reads(body, write.buf, group)
+            if reads:
+                self._report_read_back("scan", write, reads[0])
+                continue
+            self.report(
+                "AT201",
+                write.call,
+                f"`{write.label}` is carried through the Flax `nn.scan` of `{cls.name.value}` (line "
+                f"{self.start_line(call)}) and written one slot a step: under `jax.grad` the carried buffer costs "
+                "~T^1.85 time (10-12x slower than stacked outputs at T=1024); return the written value as the "
+                "method's `y` (stacked by `nn.scan` along `out_axes`) and drop the buffer from the carry; no safe "
+                "fix: autota does not rewrite a module and the calls of its scanned form",
+            )
+
+    def _report_read_back(self, kind: str, write: Write, read: cst.Name) -> None:
+        loop = {"fori": "fori_loop", "scan": "scan", "while": "while_loop"}[kind]
+        self.report(
+            "AT203",
+            read,
+            f"the `{loop}` body reads `{write.label}` (line {self.start_line(read)}), the buffer it writes "
+            f"at line {self.start_line(write.call)}: under `jax.grad` an array as large as the buffer (the buffer, "
+            "or the mask over it) is saved every step, O(T^2) memory; use `autota.transform`, carry a running "
+            "summary of the rows instead of reading them back, or wrap the body in `jax.checkpoint`; no safe fix",
+        )
+
+    def _report_carried(self, call, kind: str, args, body: Body, write: Write, group: list[Write],
+                        previous: list[cst.Subscript]) -> None:
+        loop = "fori_loop" if kind == "fori" else "scan"
+        how = "one slot at a time under `lax.cond`" if write.form == "cond" else "one slot a step"
+        message = (
+            f"`{write.label}` is carried through `{loop}` and written {how}: under `jax.grad` the "
+            f"carried buffer costs ~T^1.85 time (10-12x slower than stacked outputs at T=1024); return the "
+            "written value as a `scan` output instead"
+        )
+        if previous:
+            message += (
+                f", and carry the previous step's row that the body reads back (`{self.code_of(previous[0])}`, "
+                f"line {self.start_line(previous[0])}) as a value"
+            )
+        plan = self._plan(call, kind, args, body, write, group, previous)
+        if isinstance(plan, str):
+            self.report("AT201", write.call, f"{message}; no safe fix: {plan}")
+            return
+        fix, unsafe_reason = plan
+        if unsafe_reason:
+            fix = Fix("unsafe", fix.message, fix.edits)
+            self.report("AT201", write.call, f"{message}; the fix is unsafe: {unsafe_reason}", fix)
+            return
+        self.report("AT201", write.call, message, fix)
+
+    def _plan(self, call, kind, args, body: Body, write: Write, group: list[Write], previous):
+        """The fix and why it is unsafe (``None`` when safe), or the precondition that failed."""
+        if body.problem:
+            return body.problem
+        if len(group) != 1:
+            return f"`{write.label}` is written more than once a step"
+        if write.problem:
+            return write.problem
+        if write.buf in self._slot_reads:
+            return f"the step reads the slot it overwrites (`{write.label}[{self.code_of(write.index)}]`)"
+        if isinstance(body.function, cst.Lambda):
+            return "the body is a `lambda`; write it as a `def` to get a fix"
+        function = body.function
+        if write.statement is None or not any(
+            isinstance(line, cst.SimpleStatementLine) and write.statement in line.body for line in function.body.body
+        ):
+            return "the write is not an unconditional statement of the body (it sits under `if`/`with`/a loop)"
+        stores = [s for s in scopes.stores(function.body, write.buf)]
+        plain = scopes.own_nodes(function, lambda n: scopes.assign_to(n, write.buf) is not None)
+        if stores or len(plain) != (0 if write.dict_entry else 1):
+            return f"`{write.buf}` is bound more than once in the body"
+        key = None
+        if write.dict_entry:
+            target = write.statement.targets[0].target
+            key = target.slice[0].slice.value if len(target.slice) == 1 and isinstance(target.slice[0].slice, cst.Index) else None
+            if not isinstance(key, cst.SimpleString):
+                return f"the dict carry `{write.buf}` is written at a key that is not a string literal"
+        position = body.elements.index(write.buf)
+        returned = body.returned[position]
+        if not (isinstance(returned, cst.Name) and returned.value == write.buf):
+            return f"the body does not return `{write.buf}` in its place in the carry"
+        if len(scopes.names(scopes.enclosing_scope(self, function), function.name.value)) != 2:
+            return f"the body function `{function.name.value}` is used elsewhere too"
+        if kind == "scan" and "reverse" in args and literal_bool(args["reverse"].value) is not False:
+            return "the scan runs in reverse"
+        if kind == "scan" and "_split_transpose" in args:
+            return "the scan passes `_split_transpose`"
+        lax_name = self._lax_spelling(call)
+        jnp_name = scopes.module_alias(self.context.module, JNP)
+        if lax_name is None:
+            return "`jax.lax` is not imported under a module name here"
+        if jnp_name is None:
+            return "`jax.numpy` is not imported under a module name here"
+        statement = self._statement_of(call)
+        if statement is None:
+            return "the loop's result is not assigned to names (`a, b = lax....`)"
+        init = args[INIT_ARG[kind]].value
+        n = len(body.elements)
+        self._remote_init = None
+        if body.unpack is not None and isinstance(init, cst.Name) and not write.dict_entry:
+            # `init = (h0, 0, buf0)` a few lines up, used only by this loop
+            value = self._assigned(init)
+            scope = scopes.enclosing_scope(self, init)
+            holder = self.parent(value) if value is not None else None
+            if (
+                isinstance(value, (cst.Tuple, cst.List))
+                and len(scopes.names(scope, init.value)) == 2
+                and isinstance(holder, cst.Assign)
+                and scopes.enclosing_scope(self, holder) is scope
+                and self.start_line(holder) < self.start_line(call)
+            ):
+                self._remote_init = holder
+                init = value
+        inits = None
+        if body.unpack is not None:
+            if isinstance(init, (cst.Tuple, cst.List)) and len(init.elements) == n and not any(
+                isinstance(e, cst.StarredElement) for e in init.elements
+            ):
+                inits = [e.value for e in init.elements]
+            elif not write.dict_entry:
+                return "the initial carry is not written out as a tuple where the loop is called"
+        else:
+            inits = [init]
+        target = statement.targets[0].target
+        if kind == "scan":
+            if not (isinstance(target, (cst.Tuple, cst.List)) and len(target.elements) == 2):
+                return "the scan's result is not unpacked as `carry, ys = ...`"
+            carry_target, ys_target = target.elements[0].value, target.elements[1].value
+        else:
+            carry_target, ys_target = target, None
+        if body.unpack is not None:
+            if not isinstance(carry_target, (cst.Tuple, cst.List)) or len(carry_target.elements) != n:
+                return "the loop's result is not unpacked into one name per carried value"
+            results = [e.value for e in carry_target.elements]
+        else:
+            results = [carry_target]
+        result = results[position]
+        if not isinstance(result, cst.Name):
+            return f"the buffer's result is not bound to a name"
+        if write.dict_entry and len(scopes.names(target, result.value)) != 1:
+            return f"the dict's result name `{result.value}` is bound more than once by the loop's assignment"
+        # -- where the step writes: loop step k (from 0) writes at start + k ------------------
+        unsafe: list[str] = []
+        bounds = self._index_bounds(kind, args, body)
+        offset = index_offset(write.index, body.index_param) if bounds is not None else None
+        if offset is not None:
+            lower, upper = bounds
+            if kind == "fori" and not (self._is_static(lower, call) and self._is_static(upper, call)):
+                unsafe.append(
+                    "the trip count is not provably static (a traced bound makes `jnp.arange` fail where "
+                    "`fori_loop` would run as a `while_loop`)"
+                )
+            lower_value = int_value(lower)
+            if lower_value is not None:
+                start = lower_value + offset
+                start_code = str(start)
+                if start < 0:
+                    return "the first index is negative (it would wrap around to the end)"
+            else:
+                start_code = self.code_of(lower) if offset == 0 else (
+                    f"{self.code_of(lower)} + {offset}" if offset > 0 else f"{self.code_of(lower)} - {-offset}"
+                )
+                unsafe.append(f"the first index `{start_code}` is not provably non-negative")
+            if kind == "fori":
+                index_use = self._index_use_problem(function, body.index_param, write)
+                if index_use:
+                    unsafe.append(index_use)
+            trips = None
+        else:
+            if body.index_param is not None and rebinds(function, body.index_param):
+                return f"the loop index `{body.index_param}` is rebound in the body"
+            if previous:
+                return "the previous row is read at a counter, not at the loop index minus one"
+            bounds = None
+            counter = write.index
+            offset, counter_name = None, None
+            names_in = [n.value for n in scopes.find(counter, lambda x: isinstance(x, cst.Name))]
+            for candidate in names_in:
+                if candidate in body.elements and candidate != write.buf:
+                    counter_name = candidate
+                    offset = index_offset(counter, candidate)
+                    break
+            if counter_name is None or offset is None or inits is None:
+                what = "the loop index" if kind == "fori" else "a carried counter"
+                return f"the index `{self.code_of(write.index)}` is not {what} plus a constant"
+            step = self._counter_step(body, counter_name, before=write.statement)
+            if step is None:
+                return f"the counter `{counter_name}` is not stepped by one exactly once a step"
+            initial = int_value(inits[body.elements.index(counter_name)])
+            if initial is None:
+                return f"the counter `{counter_name}` does not start at an integer literal"
+            start = initial + offset + step
+            if start < 0:
+                return "the first index is negative (it would wrap around to the end)"
+            start_code = str(start)
+            if kind == "fori":
+                lower, upper = args["lower"].value, args["upper"].value
+                if not (self._is_static(lower, call) and self._is_static(upper, call)):
+                    unsafe.append("the trip count is not provably static")
+                trips = self._canonical(upper) if int_value(lower) == 0 else None
+            else:
+                trips = self._scan_trips(args)
+        if write.form != "at":
+            length_of = self._entry_initial(write, inits, position) if write.dict_entry else inits[position]
+            problem = self._dus_range(write, length_of, start_code, bounds, trips)
+            if problem:
+                unsafe.append(problem)
+        if previous:
+            unsafe.append(
+                "the carried row equals the buffer's row only while every write lands inside the buffer, "
+                "and it is converted with `jnp.asarray(row, dtype)` where the write converted it itself"
+            )
+        fix = self._fix(
+            call, kind, args, body, write, statement, inits, results, position, ys_target,
+            lax_name, jnp_name, start_code, bounds, key, previous,
+        )
+        if isinstance(fix, str):
+            return fix
+        return fix, "; ".join(unsafe) if unsafe else None
+
+    def _entry_initial(self, write: Write, inits, position: int) -> cst.BaseExpression | None:
+        """The initial value of the dict entry ``write`` writes, from a ``{"key": value}`` literal."""
+        carried = self._resolve(inits[position]) if inits is not None else None
+        if not isinstance(carried, cst.Dict):
+            return None
+        key = self.code_of(write.statement.targets[0].target.slice[0].slice.value)
+        for element in carried.elements:
+            if isinstance(element, cst.DictElement) and self.code_of(element.key) == key:
+                return element.value
+        return None
+
+    def _dus_range(self, write, init, start_code, bounds, trips) -> str | None:
+        """Why a clamping ``dynamic_update_*`` write may be out of range, if it may."""
+        length = self._buffer_length(init, write.axis) if init is not None else None
+        clamp = (
+            f"`{write.form.replace('dus', 'dynamic_update_slice').replace('dui', 'dynamic_update_index')}` clamps "
+            "out-of-range writes and the buffer's length is not visibly at least the number of steps"
+        )
+        if length is None or start_code is None:
+            return clamp
+        if bounds is not None:
+            lower, upper = bounds
+            last = int_value(upper)
+            start = int_value_text(start_code)
+            lower = int_value(lower)
+            if start is None or lower is None:
+                return clamp
+            offset = start - lower
+            if last is not None and int_value(length) is not None:
+                return None if last + offset <= int_value(length) else clamp
+            if offset <= 0 and self._canonical(upper) == self._canonical(length):
+                return None
+            return clamp
+        start = int_value_text(start_code)
+        if start == 0 and trips is not None and trips == self._canonical(length):
+            return None
+        if start is not None and trips is not None and int_value_text(trips) is not None and int_value(length) is not None:
+            return None if start + int_value_text(trips) <= int_value(length) else clamp
+        return clamp
+
+    def _fix(self, call, kind, args, body: Body, write: Write, statement, inits, results, position,
+             ys_target, lax_name, jnp_name, start_code, bounds, key, previous):
+        """The edits: the body returns the written value as a stacked output, the loop becomes a
+        ``scan``, and after it the rows go into the initial buffer with one write.
+
+        A plain buffer leaves the carry. A dict entry stays in the carried dict untouched (so the
+        dict keeps its keys and their order) and is written after the loop. A buffer whose previous
+        row is read back leaves the carry too, and that row is carried in its place.
+        """
+        source, module = self.context.source, self.context.module
+        function = body.function
+        buf = write.buf
+        result = results[position].value
+        stem = result if key is None else f"{result}_{identifier(key.evaluated_value)}"
+        rows = scopes.fresh_name(module, f"{stem}_rows")
+        row = scopes.fresh_name(module, f"{buf if key is None else stem}_row")
+        prev = scopes.fresh_name(module, f"{buf}_prev") if previous else None
+        removed = key is None and not previous
+        keep = [k for k in range(len(body.elements)) if k != position or not removed]
+
+        def pack(items: list[str]) -> str:
+            if not items:
+                return "None"
+            if len(items) == 1:
+                return items[0]
+            return f"({', '.join(items)})"
+
+        edits: list[Edit] = []
+        # 1. the body: unpack the rest of the carry, return the written value as an output
+        if body.unpack is not None and key is None:
+            left = [prev if k == position else body.elements[k] for k in keep]
+            if left:
+                unpack = left[0] if len(left) == 1 else ", ".join(left)
+                edits.append(self.replace(body.unpack, f"{unpack} = {body.carry_param}"))
+            else:
+                edits.append(self.replace(body.unpack, f"del {body.carry_param}"))
+        elif previous:
+            param = next(p for p in function.params.params if p.name.value == body.carry_param)
+            edits.append(self.replace(param.name, prev))
+        value = write.row
+        for read in previous:
+            if scopes.contains(write.statement, read):
+                if not scopes.contains(write.row, read):
+                    return "the previous row is read in the write's index"
+                value = value.deep_replace(read, cst.Name(prev))
+            else:
+                edits.append(self.replace(read, prev))
+        edits.append(self.replace(write.statement, f"{row} = {self.code_of(value)}"))
+        carried = [self.code_of(body.returned[k]) for k in keep]
+        if previous:
+            carried[keep.index(position)] = (
+                f"{jnp_name}.broadcast_to({jnp_name}.asarray({row}, {prev}.dtype), {prev}.shape)"
+            )
+        new_carry = pack(carried)
+        if kind == "fori" or is_none(body.ys):
+            ret = f"{new_carry}, {row}"
+        else:
+            ret = f"{new_carry}, ({self.code_of(body.ys)}, {row})"
+        edits.append(self.replace(body.ret.value, ret))
+        # 2. the initial buffer: its value is needed again after the loop
+        prelude = []
+        if key is not None:
+            base = f"{result}[{self.code_of(key)}]"  # passed through the loop untouched
+            new_init = self.code_of(args[INIT_ARG[kind]].value)
+        else:
+            init = inits[position]
+            other_targets = {
+                n.value for k in keep if k != position for n in scopes.find(results[k], lambda x: isinstance(x, cst.Name))
+            }
+            anchor = self._remote_init if self._remote_init is not None else statement
+            if self._remote_init is None and isinstance(init, cst.Name) and init.value not in other_targets and not (
+                ys_target is not None and scopes.names(ys_target, init.value)
+            ):
+                base = init.value
+            elif isinstance(init, cst.Call) and self.matches(init.func, CONSTRUCTORS) or isinstance(init, cst.Name):
+                base = scopes.fresh_name(module, f"{result}_init")
+                indent = source.indentation(self.start_line(anchor))
+                prelude.append(
+                    source.insert_lines_before(self.start_line(anchor), [f"{indent}{base} = {self.code_of(init)}"])
+                )
+            else:
+                return (
+                    "the initial buffer is neither a name nor a `jnp.zeros`-like constructor, so it cannot be "
+                    "reused after the loop"
+                )
+            initial = [self.code_of(inits[k]) for k in keep]
+            if previous:
+                first = int_value_text(start_code)
+                before = str(first - 1) if first is not None else f"{start_code} - 1"
+                initial[keep.index(position)] = f"{base}[{before}]"
+            new_init = pack(initial)
+            if self._remote_init is not None:
+                remote = self._remote_init.value
+                bare = new_init[1:-1] if remote.lpar and len(keep) > 1 else new_init
+                edits.append(self.replace(remote, bare))
+                new_init = self.code_of(args[INIT_ARG[kind]].value)
+        # 3. the call: a scan over the steps, without the buffer
+        if kind == "fori":
+            lower, upper = self.code_of(args["lower"].value), self.code_of(args["upper"].value)
+            if body.forward is not None:
+                index_var, carry_var = (p.name.value for p in body.forward.params.params)
+                step = self.code_of(body.forward.body)
+            else:
+                carry_var = "carry" if function.name.value != "carry" else "state"
+                index_var = "i" if function.name.value != "i" else "step"
+                step = f"{function.name.value}({index_var}, {carry_var})"
+            extra = f", unroll={self.code_of(args['unroll'].value)}" if "unroll" in args else ""
+            new_call = (
+                f"{lax_name}.scan(lambda {carry_var}, {index_var}: {step}, "
+                f"{new_init}, {jnp_name}.arange({lower}, {upper}){extra})"
+            )
+        else:
+            new_args = []
+            for number, arg in enumerate(call.args):
+                if arg.keyword is None and number == 1 or arg.keyword is not None and arg.keyword.value == "init":
+                    new_args.append(f"{arg.keyword.value}={new_init}" if arg.keyword else new_init)
+                else:
+                    new_args.append(self.code_of(arg).strip().rstrip(",").strip())
+            new_call = f"{self.code_of(call.func)}({', '.join(new_args)})"
+        edits.append(self.replace(call, new_call))
+        first = int_value_text(start_code)
+        if bounds is not None and int_value(bounds[0]) is not None and first == int_value(bounds[0]):
+            index_code = f"{jnp_name}.arange({self.code_of(bounds[0])}, {self.code_of(bounds[1])})"
+        elif first == 0:
+            index_code = f"{jnp_name}.arange({rows}.shape[0])"
+        else:
+            index_code = f"{jnp_name}.arange({rows}.shape[0]) + {start_code}"
+        # 4. the result: the same names, the buffer's rows as the stacked output
+        names = [self.code_of(results[k]) for k in keep]
+        if previous:
+            names[keep.index(position)] = "_"
+        carry_names = pack(names) if keep else "_"
+        if kind == "fori" or is_none(body.ys):
+            new_target = f"{carry_names}, {rows}"
+        else:
+            new_target = f"{carry_names}, ({self.code_of(ys_target)}, {rows})"
+        edits.append(self.replace(statement.targets[0].target, new_target))
+        # 5. after the loop: write every row into the initial buffer at once
+        indent = source.indentation(self.start_line(statement))
+        destination = result if key is None else base
+        axis = write.axis
+        if write.form == "at":
+            # `.at[idx].set` drops out-of-range indices exactly as each step's `.at[i].set` did, and
+            # the indices are distinct and non-negative, so one scatter equals the T writes. Rows are
+            # given back the axes `.at[i].set` would have broadcast them to, before the step axis moves.
+            expanded = f"{jnp_name}.expand_dims({rows}, tuple(range(1, 1 + {base}.ndim - {rows}.ndim)))"
+            if axis == 0:
+                value, where = expanded, index_code
+            else:
+                value = f"{jnp_name}.moveaxis({expanded}, 0, {axis})"
+                where = ", ".join([":"] * axis + [index_code])
+            rebuild = [
+                f"{indent}{destination} = {base}.at[{where}].set(",
+                f"{indent}{module.default_indent}{value}",
+                f"{indent})",
+            ]
+        else:
+            # The writes are proven in range (or the fix is marked unsafe): one block write at the
+            # first index equals the T one-slot writes.
+            block = rows if axis == 0 else f"{jnp_name}.moveaxis({rows}, 0, {axis})"
+            rebuild = [
+                f"{indent}{destination} = {lax_name}.dynamic_update_slice_in_dim({base}, {block}, {start_code}, {axis})"
+            ]
+        edits.append(source.insert_lines_before(self.end_line(statement) + 1, rebuild))
+        edits.extend(prelude)
+        loop = "fori_loop" if kind == "fori" else "scan"
+        return Fix(
+            "safe",
+            f"return `{self.code_of(write.row)}` as a stacked `scan` output and write the rows into the initial "
+            f"buffer after the loop (was: `{write.label}` carried through `{loop}`)",
+            tuple(edits),
+        )

@@ -1,0 +1,96 @@
+"""AT204: selecting between a buffer and its one-slot update."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from autota.catalogue import Fix
+from autota.source import scopes
+from autota.source.rules.loop_buffers.syntax import JNP, FORI, is_bool_literal
+
+
+class SelectUpdates:
+    """AT204."""
+
+    def _check_select(self, call: cst.Call) -> None:
+        args = [a for a in call.args]
+        if len(args) != 3 or any(a.keyword is not None or a.star for a in args):
+            return
+        pred, on_true, on_false = (a.value for a in args)
+        for updated, other, flipped in ((on_true, on_false, False), (on_false, on_true, True)):
+            if not isinstance(other, cst.Name):
+                continue
+            if not isinstance(updated, cst.Call):
+                continue
+            write = self._write_call(updated, other.value, None)
+            if write is None or write.form != "at":
+                continue
+            traced = self.traced.context(call)
+            if not (traced is not None and traced.kind == "loop-body" or scopes.enclosing_loops(self, call)):
+                return
+            message = (
+                f"selecting between `{other.value}` and its one-slot update rewrites the whole buffer every "
+                "step (O(size) a step, O(T^2) in all)"
+            )
+            if write.problem or write.row is None or write.axis != 0:
+                self.report("AT204", call, f"{message}; no safe fix: {write.problem or 'the write is not on axis 0'}")
+                return
+            jnp_name = scopes.module_alias(self.context.module, JNP)
+            func = call.func
+            where = self.code_of(func) if self.matches(func, {f"{JNP}.where"}) else (
+                f"{jnp_name}.where" if jnp_name else None
+            )
+            if where is None:
+                self.report("AT204", call, f"{message}; no safe fix: `jax.numpy` is not imported under a module name here")
+                return
+            index = self.code_of(write.index)
+            slot = f"{other.value}[{index}]"
+            value = self.code_of(write.row)
+            chosen = f"{where}({self.code_of(pred)}, {slot}, {value})" if flipped else f"{where}({self.code_of(pred)}, {value}, {slot})"
+            new = f"{other.value}.at[{index}].set({chosen})"
+            fix = Fix("safe", "select the slot's value, not the whole buffer", (self.replace(call, new),))
+            problem = None
+            if not self._scalar_predicate(pred):
+                problem = (
+                    f"the predicate `{self.code_of(pred)}` is not provably a scalar; if it has the buffer's shape, "
+                    "selecting the slot changes the result"
+                )
+            elif scopes.find(write.index, lambda n: isinstance(n, cst.Call)):
+                problem = "the index is computed by a call, which the fix evaluates twice"
+            if problem:
+                self.report("AT204", call, f"{message}; select the slot instead; the fix is unsafe: {problem}",
+                            Fix("unsafe", fix.message, fix.edits))
+            else:
+                self.report("AT204", call, f"{message}; select the slot instead: `{new}`", fix)
+            return
+
+    def _scalar_predicate(self, pred: cst.BaseExpression) -> bool:
+        """Comparisons of loop indices, counters, literals and shapes: a scalar by construction."""
+        if isinstance(pred, (cst.Integer, cst.Float)) or is_bool_literal(pred):
+            return True
+        if isinstance(pred, cst.Comparison):
+            return self._scalar_operand(pred.left) and all(self._scalar_operand(c.comparator) for c in pred.comparisons)
+        if isinstance(pred, cst.BooleanOperation):
+            return self._scalar_predicate(pred.left) and self._scalar_predicate(pred.right)
+        if isinstance(pred, cst.UnaryOperation):
+            return self._scalar_predicate(pred.expression)
+        if isinstance(pred, cst.BinaryOperation) and isinstance(pred.operator, (cst.BitAnd, cst.BitOr, cst.BitXor)):
+            return self._scalar_predicate(pred.left) and self._scalar_predicate(pred.right)
+        return False
+
+    def _scalar_operand(self, expr: cst.BaseExpression) -> bool:
+        if isinstance(expr, (cst.Integer, cst.Float)) or self._is_static(expr, expr):
+            return True
+        if isinstance(expr, cst.BinaryOperation):
+            return self._scalar_operand(expr.left) and self._scalar_operand(expr.right)
+        if isinstance(expr, cst.Name):
+            # the index of an enclosing fori_loop body
+            for ancestor in self.ancestors(expr):
+                traced = self.traced.by_function.get(ancestor)
+                if traced is not None and isinstance(ancestor, cst.FunctionDef):
+                    loop = traced.node
+                    if isinstance(loop, cst.Call) and self.matches(loop.func, {FORI}):
+                        params = ancestor.params.params
+                        return bool(params) and params[0].name.value == expr.value
+                    return False
+        return False

@@ -1,0 +1,229 @@
+"""Facts about values the AT201/AT202 fixes depend on, proven from the source."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from autota.source import scopes
+from autota.source.rules.loop_buffers.syntax import (
+    LAX,
+    JNP,
+    DYNAMIC_WRITES,
+    CONSTRUCTORS,
+    int_value,
+    index_offset,
+    rebinds,
+    all_params,
+    string_values,
+    int_values,
+)
+from autota.source.rules.loop_buffers.body import Write, Body
+
+
+class StaticFacts:
+    """What can be proven about values at trace time: static ints, bound names, counters,
+    the range an index runs over."""
+
+    def _index_bounds(self, kind: str, args, body: Body):
+        """``(lower, upper)`` when the body's index parameter steps by one from ``lower`` to ``upper``:
+        a ``fori_loop``'s index, or the element of a ``scan`` over ``jnp.arange(lower, upper)``."""
+        index, function = body.index_param, body.function
+        if index is None or not isinstance(function, cst.FunctionDef):
+            return None
+        if rebinds(function, index):
+            return None
+        if kind == "fori":
+            return args["lower"].value, args["upper"].value
+        if kind != "scan" or "xs" not in args or "length" in args:
+            return None
+        xs = args["xs"].value
+        if not (isinstance(xs, cst.Call) and self.matches(xs.func, {f"{JNP}.arange"})):
+            return None
+        if not 1 <= len(xs.args) <= 2 or any(a.keyword is not None or a.star for a in xs.args):
+            return None
+        if len(xs.args) == 1:
+            return cst.Integer("0"), xs.args[0].value
+        return xs.args[0].value, xs.args[1].value
+
+    def _scan_trips(self, args) -> str | None:
+        if "length" in args:
+            return self._canonical(args["length"].value)
+        xs = args.get("xs")
+        if xs is None:
+            return None
+        value = xs.value
+        if isinstance(value, (cst.Tuple, cst.List)) and value.elements:
+            value = value.elements[0].value
+        return f"{self._canonical(value)}.shape[0]"
+
+    def _buffer_length(self, init: cst.BaseExpression, axis: int) -> cst.BaseExpression | None:
+        init = self._resolve(init)
+        if not isinstance(init, cst.Call) or not self.matches(init.func, CONSTRUCTORS):
+            return None
+        if not self.matches(init.func, {f"{JNP}.zeros", f"{JNP}.ones", f"{JNP}.empty", f"{JNP}.full"}):
+            return None
+        if not init.args:
+            return None
+        shape = init.args[0].value
+        if isinstance(shape, (cst.Tuple, cst.List)):
+            if axis < len(shape.elements):
+                return shape.elements[axis].value
+            return None
+        return shape if axis == 0 else None
+
+    def _resolve(self, expr: cst.BaseExpression, depth: int = 0) -> cst.BaseExpression:
+        if isinstance(expr, cst.Name) and depth < 5:
+            value = self._assigned(expr)
+            if value is not None:
+                return self._resolve(value, depth + 1)
+        return expr
+
+    def _assigned(self, name: cst.Name) -> cst.BaseExpression | None:
+        scope = scopes.enclosing_scope(self, name)
+        while True:
+            if isinstance(scope, cst.FunctionDef) and name.value in [p.name.value for p in all_params(scope)]:
+                return None
+            value = scopes.single_assignment(scope, name.value)
+            if value is not None:
+                return value
+            if isinstance(scope, cst.Module) or scopes.stores(scope, name.value) or scopes.own_nodes(
+                scope, lambda n: scopes.assign_to(n, name.value) is not None
+            ):
+                return None
+            scope = scopes.enclosing_scope(self, scope)
+
+    def _canonical(self, expr: cst.BaseExpression) -> str:
+        """The code of ``expr`` with names bound once replaced by their values, for comparisons."""
+        resolved = self._resolve(expr)
+        if isinstance(resolved, cst.BinaryOperation):
+            return f"({self._canonical(resolved.left)}{self.code_of(resolved.operator).strip()}{self._canonical(resolved.right)})"
+        if resolved is not expr:
+            return self._canonical(resolved)
+        return self.code_of(expr).strip()
+
+    def _is_static(self, expr: cst.BaseExpression, where: cst.CSTNode, depth: int = 0) -> bool:
+        """Whether ``expr`` is a Python value at trace time: literals, shapes, ``len``, static args."""
+        if depth > 6:
+            return False
+        if isinstance(expr, cst.Integer):
+            return True
+        if isinstance(expr, cst.UnaryOperation):
+            return self._is_static(expr.expression, where, depth + 1)
+        if isinstance(expr, cst.BinaryOperation):
+            return self._is_static(expr.left, where, depth + 1) and self._is_static(expr.right, where, depth + 1)
+        if isinstance(expr, cst.Attribute) and expr.attr.value in ("ndim", "size"):
+            return True
+        if isinstance(expr, cst.Subscript) and isinstance(expr.value, cst.Attribute) and expr.value.attr.value == "shape":
+            return True
+        if isinstance(expr, cst.Call) and self.matches(expr.func, {"builtins.len"}):
+            return True
+        if isinstance(expr, cst.Name):
+            value = self._assigned(expr)
+            if value is not None:
+                return self._is_static(value, where, depth + 1)
+            if scopes.unpacked_shape(scopes.enclosing_scope(self, expr), expr.value):
+                return True
+            return self._static_parameter(expr)
+        return False
+
+    def _static_parameter(self, name: cst.Name) -> bool:
+        """``name`` is a parameter listed in ``static_argnums``/``static_argnames`` of a ``jit``."""
+        scope = scopes.enclosing_scope(self, name)
+        while isinstance(scope, (cst.FunctionDef, cst.Lambda)):
+            params = [p.name.value for p in all_params(scope)] if isinstance(scope, cst.FunctionDef) else []
+            if name.value in params and isinstance(scope, cst.FunctionDef):
+                index = params.index(name.value)
+                for decorator in scope.decorators:
+                    expr = decorator.decorator
+                    if isinstance(expr, cst.Call):
+                        for arg in expr.args:
+                            if arg.keyword is not None and arg.keyword.value == "static_argnames":
+                                if name.value in string_values(arg.value):
+                                    return True
+                            if arg.keyword is not None and arg.keyword.value == "static_argnums":
+                                if index in int_values(arg.value):
+                                    return True
+                return False
+            scope = scopes.enclosing_scope(self, scope)
+        return False
+
+    def _counter_step(self, body: Body, counter: str, before=None) -> int | None:
+        """1 if the counter is stepped by one before the ``before`` statement, 0 if after; else None."""
+        function = body.function
+        if function is None or body.returned is None or isinstance(function, cst.Lambda):
+            return None
+        position = body.elements.index(counter)
+        returned = body.returned[position]
+        statements = [s for line in function.body.body if isinstance(line, cst.SimpleStatementLine) for s in line.body]
+        increments = []
+        for small in scopes.own_nodes(function, lambda n: isinstance(n, (cst.Assign, cst.AugAssign))):
+            if isinstance(small, cst.AugAssign) and isinstance(small.target, cst.Name) and small.target.value == counter:
+                if isinstance(small.operator, cst.AddAssign) and int_value(small.value) == 1:
+                    increments.append(small)
+                else:
+                    return None
+            elif isinstance(small, cst.Assign) and any(scopes.names(t.target, counter) for t in small.targets):
+                if small is body.unpack:
+                    continue
+                if scopes.assign_to(small, counter) and index_offset(small.value, counter) == 1:
+                    increments.append(small)
+                else:
+                    return None
+        if scopes.stores(function.body, counter) and not all(isinstance(s, cst.AugAssign) for s in scopes.stores(function.body, counter)):
+            return None
+        in_return = isinstance(returned, cst.BinaryOperation) and index_offset(returned, counter) == 1
+        plain_return = isinstance(returned, cst.Name) and returned.value == counter
+        if len(increments) == 1 and plain_return and increments[0] in statements:
+            if before is None or before not in statements:
+                return 0
+            return 1 if statements.index(increments[0]) < statements.index(before) else 0
+        if not increments and in_return:
+            return 0
+        return None
+
+    def _index_use_problem(self, function: cst.FunctionDef, index: str, write: Write) -> str | None:
+        """Uses of the ``fori_loop`` index that could see its type change (weak to strong int32)."""
+        for name in scopes.names(function.body, index):
+            node, ok = name, False
+            for ancestor in self.ancestors(name):
+                if isinstance(ancestor, (cst.SubscriptElement, cst.Comparison)):
+                    ok = True
+                    break
+                if isinstance(ancestor, cst.Arg) and self._is_dynamic_index_arg(ancestor):
+                    ok = True
+                    break
+                if isinstance(ancestor, (cst.BaseSmallStatement, cst.BaseCompoundStatement)):
+                    break
+                node = ancestor
+            if not ok:
+                return (
+                    f"the loop index `{index}` is used in arithmetic (line {self.start_line(name)}); `scan` over "
+                    "`jnp.arange` gives a strongly typed int32 where `fori_loop` gives a weakly typed one, which "
+                    "can change dtype promotion"
+                )
+        return None
+
+    def _is_dynamic_index_arg(self, arg: cst.Arg) -> bool:
+        call = self.parent(arg)
+        if not isinstance(call, cst.Call):
+            return False
+        names = {
+            f"{LAX}.dynamic_slice", f"{LAX}.dynamic_index_in_dim", f"{LAX}.dynamic_slice_in_dim",
+            *DYNAMIC_WRITES,
+        }
+        first = 2 if self.matches(call.func, DYNAMIC_WRITES) else 1
+        return bool(self.matches(call.func, names)) and call.args.index(arg) >= first
+
+    def _lax_spelling(self, call: cst.Call) -> str | None:
+        func = call.func
+        if isinstance(func, cst.Attribute) and LAX in self.qualified_names(func.value):
+            return self.code_of(func.value)
+        return scopes.module_alias(self.context.module, LAX)
+
+    def _statement_of(self, call: cst.Call) -> cst.Assign | None:
+        parent = self.parent(call)
+        if isinstance(parent, cst.Assign) and parent.value is call and len(parent.targets) == 1:
+            line = self.parent(parent)
+            if isinstance(line, cst.SimpleStatementLine) and len(line.body) == 1:
+                return parent
+        return None

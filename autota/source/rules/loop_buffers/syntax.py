@@ -1,0 +1,120 @@
+"""What the loop rules recognise by qualified name, and small syntactic helpers on libcst nodes."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from autota.source import scopes
+
+
+LAX = "jax.lax"
+JNP = "jax.numpy"
+FORI, SCAN, WHILE = f"{LAX}.fori_loop", f"{LAX}.scan", f"{LAX}.while_loop"
+LOOPS = {FORI: "fori", SCAN: "scan", WHILE: "while", "flax.linen.scan": "nn.scan"}
+PARAMS = {
+    "fori": ("lower", "upper", "body_fun", "init_val"),
+    "scan": ("f", "init", "xs", "length", "reverse", "unroll"),
+    "while": ("cond_fun", "body_fun", "init_val"),
+}
+BODY_ARG = {"fori": "body_fun", "scan": "f", "while": "body_fun"}
+INIT_ARG = {"fori": "init_val", "scan": "init", "while": "init_val"}
+DUS = f"{LAX}.dynamic_update_slice"
+DUS_IN_DIM = f"{LAX}.dynamic_update_slice_in_dim"
+DUI_IN_DIM = f"{LAX}.dynamic_update_index_in_dim"
+DYNAMIC_WRITES = frozenset({DUS, DUS_IN_DIM, DUI_IN_DIM})
+CONSTRUCTORS = frozenset(
+    f"{JNP}.{name}" for name in ("zeros", "ones", "empty", "full", "zeros_like", "ones_like", "full_like", "empty_like")
+)
+WHERE = frozenset({f"{JNP}.where", f"{LAX}.select"})
+COND = f"{LAX}.cond"
+
+
+def is_full_slice(node) -> bool:
+    return isinstance(node, cst.Slice) and node.lower is None and node.upper is None and node.step is None
+
+
+def is_none(node) -> bool:
+    return isinstance(node, cst.Name) and node.value == "None"
+
+
+def is_bool_literal(node) -> bool:
+    return isinstance(node, cst.Name) and node.value in ("True", "False")
+
+
+def literal_bool(node) -> bool | None:
+    if isinstance(node, cst.Name) and node.value in ("True", "False"):
+        return node.value == "True"
+    return None
+
+
+def int_value(node) -> int | None:
+    if isinstance(node, cst.Integer):
+        return int(node.evaluated_value)
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus) and isinstance(node.expression, cst.Integer):
+        return -int(node.expression.evaluated_value)
+    return None
+
+
+def int_value_text(text: str | None) -> int | None:
+    if text is None:
+        return None
+    try:
+        return int(text)
+    except ValueError:
+        return None
+
+
+def index_offset(expr: cst.BaseExpression, var: str | None) -> int | None:
+    """``c`` when ``expr`` is ``var``, ``var + c``, ``c + var`` or ``var - c`` (``c`` an int literal)."""
+    if var is None:
+        return None
+    if isinstance(expr, cst.Name):
+        return 0 if expr.value == var else None
+    if isinstance(expr, cst.BinaryOperation):
+        left, right = expr.left, expr.right
+        if isinstance(expr.operator, cst.Add):
+            if isinstance(left, cst.Name) and left.value == var and int_value(right) is not None:
+                return int_value(right)
+            if isinstance(right, cst.Name) and right.value == var and int_value(left) is not None:
+                return int_value(left)
+        if isinstance(expr.operator, cst.Subtract):
+            if isinstance(left, cst.Name) and left.value == var and int_value(right) is not None:
+                return -int_value(right)
+    return None
+
+
+def rebinds(function: cst.FunctionDef, name: str) -> bool:
+    """Whether the body of ``function`` binds ``name`` again (a parameter no longer what it was)."""
+    return bool(
+        scopes.stores(function.body, name)
+        or scopes.own_nodes(
+            function, lambda n: isinstance(n, cst.Assign) and any(scopes.names(t.target, name) for t in n.targets)
+        )
+    )
+
+
+def identifier(text: str) -> str:
+    """``text`` as a piece of a Python name: ``energy`` for ``"energy"``, ``x_1`` for ``"x-1"``."""
+    cleaned = "".join(c if c.isalnum() or c == "_" else "_" for c in text).strip("_")
+    return cleaned or "entry"
+
+
+def all_params(function: cst.FunctionDef) -> list[cst.Param]:
+    params = function.params
+    return [*params.posonly_params, *params.params, *params.kwonly_params]
+
+
+def string_values(node) -> list[str]:
+    if isinstance(node, cst.SimpleString):
+        return [node.evaluated_value]
+    if isinstance(node, (cst.Tuple, cst.List)):
+        return [e.value.evaluated_value for e in node.elements if isinstance(e.value, cst.SimpleString)]
+    return []
+
+
+def int_values(node) -> list[int]:
+    if int_value(node) is not None:
+        return [int_value(node)]
+    if isinstance(node, (cst.Tuple, cst.List)):
+        return [v for v in (int_value(e.value) for e in node.elements) if v is not None]
+    return []

@@ -1,0 +1,189 @@
+"""AT202: buffers in ``while_loop``s, and the rewrite of a counted ``while_loop`` into a ``fori_loop``."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from autota.catalogue import Fix
+from autota.source import scopes
+from autota.source.rules.loop_buffers.syntax import int_value
+from autota.source.rules.loop_buffers.body import Write, Body
+
+
+class WhileLoops:
+    """AT202."""
+
+    def _report_while(self, call, args, body: Body, write: Write, group: list[Write]) -> None:
+        base = (
+            f"`{write.label}` is written in a `while_loop`, which cannot be reverse-differentiated (`jax.grad` fails)"
+        )
+        cond = self._function(args["cond_fun"].value)
+        test = self._counter_bound(cond, body, write)
+        if isinstance(test, str):
+            self.report(
+                "AT202",
+                write.call,
+                f"{base}; no safe fix: {test}, so the loop is not proven to run a fixed number of steps (it may "
+                "exit early, or its bound may not be static); options: a `scan` over the maximum length that masks "
+                "the steps after "
+                "the exit (`jnp.where(done, old, new)`) makes it differentiable; or, without `grad`, keep the "
+                "buffer and donate it at the `jit` boundary (`donate_argnums`)",
+            )
+            return
+        counter, position, bound = test
+        message = (
+            f"{base}; its condition `{counter} < {self.code_of(bound)}` counts a step-by-one counter to a static "
+            "bound, so it runs a fixed number of steps"
+        )
+        plan = self._while_plan(call, args, cond, body, position, bound)
+        if isinstance(plan, str):
+            self.report(
+                "AT202",
+                write.call,
+                f"{message}: rewrite it as a `fori_loop`/`scan` (then AT201 applies) and `grad` becomes possible; "
+                f"no safe fix: {plan}",
+            )
+            return
+        self.report(
+            "AT202",
+            write.call,
+            f"{message}: a `fori_loop` with static bounds over the same body computes the same carry and lowers to "
+            "a `scan`, so `jax.grad` works; AT201 then makes the buffer a stacked output",
+            Fix("safe", f"run the body as a `fori_loop` over `{plan[1]}` steps (was: `while_loop`)", (plan[0],)),
+        )
+
+    def _counter_bound(self, cond, body: Body, write: Write):
+        """``(counter, position, bound)`` when the condition is only ``counter < bound``, the counter a
+        carried value stepped by one once a step and the bound static; else why not."""
+        if not isinstance(cond, (cst.Lambda, cst.FunctionDef)):
+            return "the condition is not a `def` or `lambda` found in scope"
+        params = cond.params
+        if (
+            len(params.params) != 1
+            or params.posonly_params
+            or params.kwonly_params
+            or params.star_arg not in (None, cst.MaybeSentinel.DEFAULT)
+            or params.star_kwarg is not None
+        ):
+            return "the condition does not take the carry as its one parameter"
+        carry = params.params[0].name.value
+        local = {carry}
+        unpacked: list[str] | None = None
+        if isinstance(cond, cst.FunctionDef):
+            smalls = []
+            for line in cond.body.body:
+                if not isinstance(line, cst.SimpleStatementLine) or len(line.body) != 1:
+                    return "the condition is more than `return counter < bound`"
+                smalls.append(line.body[0])
+            ret = smalls[-1] if smalls else None
+            if not isinstance(ret, cst.Return) or ret.value is None or len(smalls) > 2:
+                return "the condition is more than `return counter < bound`"
+            if len(smalls) == 2:
+                unpack = smalls[0]
+                if not (
+                    isinstance(unpack, cst.Assign)
+                    and len(unpack.targets) == 1
+                    and isinstance(unpack.targets[0].target, (cst.Tuple, cst.List))
+                    and isinstance(unpack.value, cst.Name)
+                    and unpack.value.value == carry
+                    and all(
+                        isinstance(e, cst.Element) and isinstance(e.value, cst.Name)
+                        for e in unpack.targets[0].target.elements
+                    )
+                ):
+                    return "the condition does more than unpack the carry and return `counter < bound`"
+                unpacked = [e.value.value for e in unpack.targets[0].target.elements]
+                local.update(unpacked)
+            test = ret.value
+        else:
+            test = cond.body
+        if not (
+            isinstance(test, cst.Comparison)
+            and len(test.comparisons) == 1
+            and isinstance(test.comparisons[0].operator, cst.LessThan)
+        ):
+            return "the condition is not a single `counter < bound`"
+        if body.problem:
+            return body.problem
+        if body.unpack is None or isinstance(body.function, cst.Lambda):
+            return "the body does not unpack the carry as a tuple"
+        size = len(body.elements)
+        left, bound = test.left, test.comparisons[0].comparator
+        position = None
+        if (
+            isinstance(left, cst.Subscript)
+            and isinstance(left.value, cst.Name)
+            and left.value.value == carry
+            and len(left.slice) == 1
+            and isinstance(left.slice[0].slice, cst.Index)
+        ):
+            position = int_value(left.slice[0].slice.value)
+            if position is not None and -size <= position < 0:
+                position += size
+        elif isinstance(left, cst.Name) and unpacked is not None and unpacked.count(left.value) == 1:
+            if len(unpacked) != size:
+                return "the condition unpacks the carry into a different number of values than the body"
+            position = unpacked.index(left.value)
+        if position is None or not 0 <= position < size:
+            return f"`{self.code_of(left)}` is not an element of the carry"
+        counter = body.elements[position]
+        if body.elements.count(counter) != 1:
+            return f"the body unpacks the carry into `{counter}` more than once"
+        if any(scopes.names(bound, name) for name in local):
+            return f"the bound `{self.code_of(bound)}` reads the carry"
+        if not self._is_static(bound, cond) or scopes.find(
+            bound, lambda n: isinstance(n, (cst.Divide, cst.Power))
+        ):
+            return f"the bound `{self.code_of(bound)}` is not provably a static integer"
+        if self._counter_step(body, counter) is None:
+            return f"the counter `{counter}` is not stepped by one exactly once a step, unconditionally"
+        return self.code_of(left), position, bound
+
+    def _while_plan(self, call, args, cond, body: Body, position: int, bound):
+        """The edit turning the ``while_loop`` into a ``fori_loop`` and the trip count, or why not."""
+        for role, function in (("condition", cond), ("body", body.function)):
+            if isinstance(function, cst.FunctionDef):
+                if function.decorators:
+                    return f"the {role} function `{function.name.value}` is decorated"
+                scope = scopes.enclosing_scope(self, function)
+                if len(scopes.names(scope, function.name.value)) != 2:
+                    return f"the {role} function `{function.name.value}` is used or bound elsewhere too"
+        if isinstance(cond, cst.FunctionDef) and scopes.find(bound, lambda n: isinstance(n, cst.Name)):
+            if scopes.enclosing_scope(self, cond) is not scopes.enclosing_scope(self, call):
+                return (
+                    f"the condition `{cond.name.value}` is defined in another scope than the loop, so its bound "
+                    "may mean something else there"
+                )
+        init = args["init_val"].value
+        elements = init
+        if isinstance(init, cst.Name):
+            elements = self._assigned(init)
+            if not isinstance(elements, cst.Tuple):
+                elements = None
+        if (
+            not isinstance(elements, (cst.Tuple, cst.List))
+            or len(elements.elements) != len(body.elements)
+            or any(isinstance(e, cst.StarredElement) for e in elements.elements)
+        ):
+            return "the initial carry is not written out as a tuple with one value per carried name"
+        start = int_value(elements.elements[position].value)
+        if start is None:
+            return f"the counter `{body.elements[position]}` does not start at an integer literal"
+        lax_name = self._lax_spelling(call)
+        if lax_name is None:
+            return "`jax.lax` is not imported under a module name here"
+        function = args["body_fun"].value
+        if isinstance(function, cst.Lambda):  # `lambda s: advance(s)` takes the index beside `s`
+            carry = function.params.params[0].name.value
+            index = "_" if carry != "_" else "_i"
+            step = self.code_of(function.body)
+        else:
+            name = self.code_of(function)
+            carry = "carry" if name != "carry" else "state"
+            index = "_" if name != "_" else "_i"
+            step = f"{name}({carry})"
+        upper = self.code_of(bound).strip()
+        lower = str(start)
+        trips = upper if start == 0 else f"{upper} - {start}" if start > 0 else f"{upper} + {-start}"
+        new = f"{lax_name}.fori_loop({lower}, {upper}, lambda {index}, {carry}: {step}, {self.code_of(init).strip()})"
+        return self.replace(call, new), trips
