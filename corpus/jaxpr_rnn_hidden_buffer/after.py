@@ -13,8 +13,15 @@ def rnn_states(x, w):
         return h, states_row
 
     states_init = jnp.zeros((T, B, F))
-    _, states_rows = lax.scan(lambda carry, i: step(i, carry), jnp.zeros((B, F)), jnp.arange(0, T))
+    _, states_rows = lax.scan(
+        lambda carry, i: step(i, carry),
+        jnp.zeros((B, F)),
+        jnp.arange(0, T),
+    )
     states = states_init.at[jnp.arange(0, T)].set(
-        jnp.expand_dims(states_rows, tuple(range(1, 1 + states_init.ndim - states_rows.ndim)))
+        jnp.expand_dims(
+            states_rows,
+            tuple(range(1, 1 + states_init.ndim - states_rows.ndim)),
+        )
     )
     return states

@@ -33,11 +33,21 @@ def simulate(pos, vel, k_spring):
         )
         return (pos, vel, log), (log_energy_row, log_temperature_row)
 
-    (pos, vel, log), (log_energy_rows, log_temperature_rows) = lax.scan(lambda carry, i: step(i, carry), (pos, vel, log), jnp.arange(0, n_steps))
+    (pos, vel, log), (log_energy_rows, log_temperature_rows) = lax.scan(
+        lambda carry, i: step(i, carry),
+        (pos, vel, log),
+        jnp.arange(0, n_steps),
+    )
     log["temperature"] = log["temperature"].at[jnp.arange(0, n_steps)].set(
-        jnp.expand_dims(log_temperature_rows, tuple(range(1, 1 + log["temperature"].ndim - log_temperature_rows.ndim)))
+        jnp.expand_dims(
+            log_temperature_rows,
+            tuple(range(1, 1 + log["temperature"].ndim - log_temperature_rows.ndim)),
+        )
     )
     log["energy"] = log["energy"].at[jnp.arange(0, n_steps)].set(
-        jnp.expand_dims(log_energy_rows, tuple(range(1, 1 + log["energy"].ndim - log_energy_rows.ndim)))
+        jnp.expand_dims(
+            log_energy_rows,
+            tuple(range(1, 1 + log["energy"].ndim - log_energy_rows.ndim)),
+        )
     )
     return pos, vel, log

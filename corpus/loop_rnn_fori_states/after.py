@@ -17,6 +17,9 @@ def rnn_states(W, U, xs, h0):
     states = jnp.zeros((T, h0.shape[0]), dtype=h0.dtype)
     h, states_rows = lax.scan(lambda carry, i: step(i, carry), h0, jnp.arange(0, T))
     states = states.at[jnp.arange(0, T)].set(
-        jnp.expand_dims(states_rows, tuple(range(1, 1 + states.ndim - states_rows.ndim)))
+        jnp.expand_dims(
+            states_rows,
+            tuple(range(1, 1 + states.ndim - states_rows.ndim)),
+        )
     )
     return h, states

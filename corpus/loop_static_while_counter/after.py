@@ -25,8 +25,15 @@ def simulate(x0, v0, k, num_steps):
         positions_row = x
         return (step + 1, x, v), positions_row
 
-    (_, x, v), positions_rows = lax.scan(lambda carry, _: advance(carry), (0, x0, v0), jnp.arange(0, num_steps))
+    (_, x, v), positions_rows = lax.scan(
+        lambda carry, _: advance(carry),
+        (0, x0, v0),
+        jnp.arange(0, num_steps),
+    )
     positions = positions.at[jnp.arange(positions_rows.shape[0]) + 1].set(
-        jnp.expand_dims(positions_rows, tuple(range(1, 1 + positions.ndim - positions_rows.ndim)))
+        jnp.expand_dims(
+            positions_rows,
+            tuple(range(1, 1 + positions.ndim - positions_rows.ndim)),
+        )
     )
     return x, v, positions

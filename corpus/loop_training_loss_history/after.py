@@ -20,8 +20,15 @@ def train(w0, X, y, lrs):
         history_row = loss
         return w, history_row
 
-    w, history_rows = lax.scan(lambda carry, i: update(i, carry), w0, jnp.arange(0, n_steps))
+    w, history_rows = lax.scan(
+        lambda carry, i: update(i, carry),
+        w0,
+        jnp.arange(0, n_steps),
+    )
     history = history.at[jnp.arange(0, n_steps)].set(
-        jnp.expand_dims(history_rows, tuple(range(1, 1 + history.ndim - history_rows.ndim)))
+        jnp.expand_dims(
+            history_rows,
+            tuple(range(1, 1 + history.ndim - history_rows.ndim)),
+        )
     )
     return w, history

@@ -21,6 +21,10 @@ from autota.source.rules.loop_buffers.syntax import (
 from autota.source.rules.loop_buffers.body import Write, Body
 
 
+LINE_LENGTH = 88
+"""A rewritten loop call longer than this (or than the line it replaces) gets one argument a line."""
+
+
 class CarriedBuffers:
     """AT201 (and AT203 for bodies that read their buffer back)."""
 
@@ -413,20 +417,18 @@ class CarriedBuffers:
                 carry_var = "carry" if function.name.value != "carry" else "state"
                 index_var = "i" if function.name.value != "i" else "step"
                 step = f"{function.name.value}({index_var}, {carry_var})"
-            extra = f", unroll={self.code_of(args['unroll'].value)}" if "unroll" in args else ""
-            new_call = (
-                f"{lax_name}.scan(lambda {carry_var}, {index_var}: {step}, "
-                f"{new_init}, {jnp_name}.arange({lower}, {upper}){extra})"
-            )
+            callee = f"{lax_name}.scan"
+            new_args = [f"lambda {carry_var}, {index_var}: {step}", new_init, f"{jnp_name}.arange({lower}, {upper})"]
+            if "unroll" in args:
+                new_args.append(f"unroll={self.code_of(args['unroll'].value)}")
         else:
+            callee = self.code_of(call.func)
             new_args = []
             for number, arg in enumerate(call.args):
                 if arg.keyword is None and number == 1 or arg.keyword is not None and arg.keyword.value == "init":
                     new_args.append(f"{arg.keyword.value}={new_init}" if arg.keyword else new_init)
                 else:
                     new_args.append(self.code_of(arg).strip().rstrip(",").strip())
-            new_call = f"{self.code_of(call.func)}({', '.join(new_args)})"
-        edits.append(self.replace(call, new_call))
         first = int_value_text(start_code)
         if bounds is not None and int_value(bounds[0]) is not None and first == int_value(bounds[0]):
             index_code = f"{jnp_name}.arange({self.code_of(bounds[0])}, {self.code_of(bounds[1])})"
@@ -444,8 +446,14 @@ class CarriedBuffers:
         else:
             new_target = f"{carry_names}, ({self.code_of(ys_target)}, {rows})"
         edits.append(self.replace(statement.targets[0].target, new_target))
-        # 5. after the loop: write every row into the initial buffer at once
         indent = source.indentation(self.start_line(statement))
+        new_call = f"{callee}({', '.join(new_args)})"
+        original = self.code_of(statement).splitlines()[0]
+        if len(f"{indent}{new_target} = {new_call}") > max(LINE_LENGTH, len(indent) + len(original)):
+            inner = indent + module.default_indent
+            new_call = f"{callee}(\n" + "".join(f"{inner}{arg},\n" for arg in new_args) + f"{indent})"
+        edits.append(self.replace(call, new_call))
+        # 5. after the loop: write every row into the initial buffer at once
         destination = result if key is None else base
         axis = write.axis
         if write.form == "at":
@@ -458,11 +466,17 @@ class CarriedBuffers:
             else:
                 value = f"{jnp_name}.moveaxis({expanded}, 0, {axis})"
                 where = ", ".join([":"] * axis + [index_code])
-            rebuild = [
-                f"{indent}{destination} = {base}.at[{where}].set(",
-                f"{indent}{module.default_indent}{value}",
-                f"{indent})",
-            ]
+            inner = indent + module.default_indent
+            values = [f"{inner}{value}"]
+            if axis == 0 and len(values[0]) > LINE_LENGTH:
+                deeper = inner + module.default_indent
+                values = [
+                    f"{inner}{jnp_name}.expand_dims(",
+                    f"{deeper}{rows},",
+                    f"{deeper}tuple(range(1, 1 + {base}.ndim - {rows}.ndim)),",
+                    f"{inner})",
+                ]
+            rebuild = [f"{indent}{destination} = {base}.at[{where}].set(", *values, f"{indent})"]
         else:
             # The writes are proven in range (or the fix is marked unsafe): one block write at the
             # first index equals the T one-slot writes.
