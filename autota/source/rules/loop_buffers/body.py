@@ -58,6 +58,8 @@ class Body:
     ys: cst.BaseExpression | None = None
     """For scan: the stacked output returned beside the carry."""
     ret: cst.Return | None = None
+    alias: cst.Assign | None = None
+    """``name = carry``: the single carried value bound to another name."""
     forward: cst.Lambda | None = None
     """The loop's own body when it is a lambda passing the arguments on to ``function``."""
     problem: str | None = None
@@ -223,6 +225,18 @@ class LoopBodies:
             if all(isinstance(e, cst.Element) and isinstance(e.value, cst.Name) for e in target.elements):
                 body.unpack = unpacks[0]
                 body.elements = [e.value.value for e in target.elements]
+        aliases = [
+            small
+            for line in statements
+            if isinstance(line, cst.SimpleStatementLine)
+            for small in line.body
+            if scopes.assign_to(small) and isinstance(small.value, cst.Name) and small.value.value == carry
+        ]
+        if body.unpack is None and len(aliases) == 1 and len(uses) == 1:
+            # `totals = carry`: a single carried array under another name (what AT201's fix
+            # leaves when one of two carried values is taken out)
+            body.alias = aliases[0]
+            body.elements = [scopes.assign_to(aliases[0])]
         if not body.elements:
             body.elements = [carry]
         node = body.returned_node
@@ -429,8 +443,9 @@ class LoopBodies:
                 allowed.update(id(n) for n in scopes.names(receiver, buf))
             if write.statement is not None:
                 allowed.update(id(n) for n in scopes.names(write.statement.targets[0].target, buf))
-        if body.unpack is not None:
-            allowed.update(id(n) for n in scopes.names(body.unpack.targets[0].target, buf))
+        for unpack in (body.unpack, body.alias):
+            if unpack is not None:
+                allowed.update(id(n) for n in scopes.names(unpack.targets[0].target, buf))
         position = body.elements.index(buf) if buf in body.elements else None
         if body.returned is not None and position is not None and position < len(body.returned):
             element = body.returned[position]

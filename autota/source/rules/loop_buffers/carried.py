@@ -120,7 +120,8 @@ class CarriedBuffers:
             return "the write is not an unconditional statement of the body (it sits under `if`/`with`/a loop)"
         stores = [s for s in scopes.stores(function.body, write.buf)]
         plain = scopes.own_nodes(function, lambda n: scopes.assign_to(n, write.buf) is not None)
-        if stores or len(plain) != (0 if write.dict_entry else 1):
+        aliased = body.alias is not None and body.elements == [write.buf]
+        if stores or len(plain) != (0 if write.dict_entry else 1) + aliased:
             return f"`{write.buf}` is bound more than once in the body"
         key = None
         if write.dict_entry:
@@ -347,6 +348,8 @@ class CarriedBuffers:
                 edits.append(self.replace(body.unpack, f"{unpack} = {body.carry_param}"))
             else:
                 edits.append(self.replace(body.unpack, f"del {body.carry_param}"))
+        elif body.alias is not None and key is None:
+            edits.append(self.replace(body.alias, f"{prev} = {body.carry_param}" if previous else f"del {body.carry_param}"))
         elif previous:
             param = next(p for p in function.params.params if p.name.value == body.carry_param)
             edits.append(self.replace(param.name, prev))

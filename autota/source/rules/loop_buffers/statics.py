@@ -121,8 +121,13 @@ class StaticFacts:
             value = self._assigned(expr)
             if value is not None:
                 return self._is_static(value, where, depth + 1)
-            if scopes.unpacked_shape(scopes.enclosing_scope(self, expr), expr.value):
-                return True
+            scope = scopes.enclosing_scope(self, expr)
+            while True:  # `n, d = x.shape` in this function or one around it
+                if scopes.unpacked_shape(scope, expr.value):
+                    return True
+                if isinstance(scope, cst.Module) or _binds(scope, expr.value):
+                    break
+                scope = scopes.enclosing_scope(self, scope)
             return self._static_parameter(expr)
         return False
 
@@ -227,3 +232,15 @@ class StaticFacts:
             if isinstance(line, cst.SimpleStatementLine) and len(line.body) == 1:
                 return parent
         return None
+
+
+def _binds(scope: cst.CSTNode, name: str) -> bool:
+    """Whether ``scope`` binds ``name`` itself (so outer scopes' bindings do not reach in)."""
+    if isinstance(scope, (cst.FunctionDef, cst.Lambda)) and name in [p.name.value for p in all_params(scope)]:
+        return True
+    return bool(
+        scopes.stores(scope, name)
+        or scopes.own_nodes(
+            scope, lambda n: isinstance(n, cst.Assign) and any(scopes.names(t.target, name) for t in n.targets)
+        )
+    )

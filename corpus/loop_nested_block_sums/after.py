@@ -1,0 +1,43 @@
+import jax.numpy as jnp
+from jax import lax
+
+
+def blocks(xs):
+    """Per block of rows, the running sums within the block, and the block's total."""
+    n_blocks, block, width = xs.shape
+
+    def outer(b, carry):
+        totals = carry
+
+        def inner(r, acc):
+            running = acc
+            running = running + xs[b, r]
+            rows_row = running
+            return running, rows_row
+
+        rows_init = jnp.zeros((block, width))
+        total, rows_rows = lax.scan(
+            lambda carry, i: inner(i, carry),
+            jnp.zeros(width),
+            jnp.arange(0, block),
+        )
+        rows = rows_init.at[jnp.arange(0, block)].set(
+            jnp.expand_dims(
+                rows_rows,
+                tuple(range(1, 1 + rows_init.ndim - rows_rows.ndim)),
+            )
+        )
+        sums_row = rows
+        totals = totals.at[b].set(total)
+        return totals, sums_row
+
+    sums_init = jnp.zeros(xs.shape)
+    totals, sums_rows = lax.scan(
+        lambda carry, i: outer(i, carry),
+        jnp.zeros((n_blocks, width)),
+        jnp.arange(0, n_blocks),
+    )
+    sums = sums_init.at[jnp.arange(0, n_blocks)].set(
+        jnp.expand_dims(sums_rows, tuple(range(1, 1 + sums_init.ndim - sums_rows.ndim)))
+    )
+    return totals, sums
