@@ -12,8 +12,6 @@
 from __future__ import annotations
 
 import jax
-import jax.numpy as jnp
-import numpy as np
 import pytest
 
 from autota.catalogue import RULES
@@ -22,6 +20,7 @@ from autota.source import check, fix
 from autota.source.rules import IMPLEMENTED_CODES
 
 from tests.conftest import CORPUS
+from tests.equivalence import assert_same_tree, scalar_loss
 
 CASES = discover(CORPUS)
 ALL = frozenset(RULES)
@@ -31,35 +30,10 @@ def _ids(cases):
     return [c.name for c in cases]
 
 
-def assert_same_tree(a, b, where: str) -> None:
-    la, ta = jax.tree_util.tree_flatten(a)
-    lb, tb = jax.tree_util.tree_flatten(b)
-    assert ta == tb, f"{where}: pytree structure differs: {ta} vs {tb}"
-    for i, (x, y) in enumerate(zip(la, lb)):
-        x, y = np.asarray(x), np.asarray(y)
-        assert x.shape == y.shape, f"{where}[{i}]: shape {x.shape} vs {y.shape}"
-        assert x.dtype == y.dtype, f"{where}[{i}]: dtype {x.dtype} vs {y.dtype}"
-        if np.issubdtype(x.dtype, np.inexact):
-            np.testing.assert_allclose(x, y, rtol=1e-6, atol=1e-6, err_msg=f"{where}[{i}]")
-        else:
-            np.testing.assert_array_equal(x, y, err_msg=f"{where}[{i}]")
-
-
-def _scalar_loss(fn, argnums, args):
-    def loss(*diff):
-        full = list(args)
-        for n, value in zip(argnums, diff):
-            full[n] = value
-        leaves = jax.tree_util.tree_leaves(fn(*full))
-        return sum(jnp.sum(leaf) for leaf in leaves if jnp.issubdtype(jnp.result_type(leaf), jnp.inexact))
-
-    return loss
-
-
 def _grad(fn, case, T):
     args = case.make_args(T)
     diff = [args[n] for n in case.grad_argnums]
-    return jax.grad(_scalar_loss(fn, case.grad_argnums, args), tuple(range(len(diff))))(*diff)
+    return jax.grad(scalar_loss(fn, case.grad_argnums, args), tuple(range(len(diff))))(*diff)
 
 
 def assert_entries_agree(case, module, label: str) -> None:

@@ -68,6 +68,13 @@ class SourceRule(cst.CSTVisitor):
     def code_of(self, node: cst.CSTNode) -> str:
         return self.context.module.code_for_node(node)
 
+    def original_text(self, node: cst.CSTNode) -> str:
+        """The file's own text of ``node``: unlike :meth:`code_of`, continuation lines keep the
+        indentation of the block around them."""
+        loc = self.location(node)
+        source = self.context.source
+        return source.text[source.offset(loc.line, loc.column) : source.offset(loc.end_line, loc.end_column)]
+
     def parent(self, node: cst.CSTNode) -> cst.CSTNode | None:
         return self.get_metadata(ParentNodeProvider, node, None)
 

@@ -73,7 +73,15 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
 
     def __init__(self, context) -> None:
         super().__init__(context)
-        self._slot_reads: set[str] = set()
+        self._reported: set[tuple[str, int, int]] = set()
+
+    def report(self, code, node, message, fix=None, **details) -> None:
+        """Once per code and place: a body shared by two loops is judged by each of them."""
+        location = self.location(node)
+        key = (code, location.line, location.column)
+        if key not in self._reported:
+            self._reported.add(key)
+            super().report(code, node, message, fix, **details)
 
     def visit_Call(self, node: cst.Call) -> None:
         name = self.matches(node.func, LOOPS)

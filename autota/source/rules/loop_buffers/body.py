@@ -40,6 +40,10 @@ class Write:
     problem: str | None = None
     """Why the write cannot be turned into a stacked output, if it cannot."""
     dict_entry: bool = False
+    slot_read: cst.Subscript | None = None
+    """``buf[i]`` at the written index elsewhere in the body (see ``slot_read_when``)."""
+    slot_read_when: str | None = None
+    """``"before"``: it reads the slot's old contents; ``"after"``: the value just written."""
 
 
 @dataclass
@@ -466,24 +470,36 @@ class LoopBodies:
             ]:
                 continue
             if writes[0].dict_entry:
-                # another entry of the dict, or the dict carried whole, is not a read of this buffer
-                if isinstance(parent, cst.Subscript) and self.code_of(parent) != writes[0].label:
+                # another entry of the dict (a different string key) is not a read of this buffer
+                key = entry_key(writes[0])
+                other = _subscript_index(parent) if isinstance(parent, cst.Subscript) and parent.value is name else None
+                if isinstance(other, cst.SimpleString) and key is not None and other.evaluated_value != key:
                     continue
-                if isinstance(parent, (cst.Element, cst.Return)):
+                if key is None and isinstance(parent, cst.Subscript) and self.code_of(parent) != writes[0].label:
                     continue
-            if (
-                isinstance(parent, cst.Subscript)
-                and len(parent.slice) == 1
-                and isinstance(parent.slice[0].slice, cst.Index)
-                and any(
-                    scopes.contains(w.call, name) and self.code_of(parent.slice[0].slice.value) == self.code_of(w.index)
-                    for w in writes
-                )
-            ):
-                self._slot_reads.add(buf)  # the slot about to be overwritten: its initial value
+            index = _subscript_index(parent) if isinstance(parent, cst.Subscript) and parent.value is name else None
+            slot = next((w for w in writes if index is not None and self.code_of(index) == self.code_of(w.index)), None)
+            when = self._slot_read_order(function, parent, slot) if slot is not None else None
+            if when is not None:
+                slot.slot_read, slot.slot_read_when = parent, when
                 continue
             reads.append(name)
         return reads
+
+    def _slot_read_order(self, function, read: cst.Subscript, write: Write) -> str | None:
+        """``"before"`` when ``buf[i]`` reads the slot the step is about to overwrite (inside the write,
+        or in an earlier statement), ``"after"`` when it reads back the slot just written; ``None``
+        when the order is not plain from the body's top-level statements."""
+        if write.statement is None or not isinstance(function, cst.FunctionDef):
+            return None
+        if scopes.contains(write.call, read):
+            return "before"
+        order = [s for line in function.body.body for s in (line.body if isinstance(line, cst.SimpleStatementLine) else [line])]
+        holder = lambda node: next((k for k, s in enumerate(order) if scopes.contains(s, node)), None)
+        read_at, write_at = holder(read), holder(write.statement)
+        if read_at is None or write_at is None or read_at == write_at:
+            return None
+        return "before" if read_at < write_at else "after"
 
     def _previous_rows(self, call, kind, args, body: Body, writes: list[Write], reads) -> list[cst.Subscript] | None:
         """The reads, when every one is ``buf[i - 1]`` for a write at ``buf[i]``: the row the previous
@@ -509,3 +525,16 @@ class LoopBodies:
                 return None
             found.append(read)
         return found
+
+
+def entry_key(write: Write) -> str | None:
+    """The string key of the dict entry ``write`` writes (``"energy"``), if a string literal."""
+    key = _subscript_index(write.statement.targets[0].target) if write.statement is not None else None
+    return key.evaluated_value if isinstance(key, cst.SimpleString) else None
+
+
+def _subscript_index(node: cst.Subscript) -> cst.BaseExpression | None:
+    """``k`` for ``x[k]`` (one plain index), else ``None``."""
+    if len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index) and node.slice[0].slice.star is None:
+        return node.slice[0].slice.value
+    return None

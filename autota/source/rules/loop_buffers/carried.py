@@ -79,12 +79,7 @@ class CarriedBuffers:
     def _report_carried(self, call, kind: str, args, body: Body, write: Write, group: list[Write],
                         previous: list[cst.Subscript]) -> None:
         loop = "fori_loop" if kind == "fori" else "scan"
-        how = "one slot at a time under `lax.cond`" if write.form == "cond" else "one slot a step"
-        message = (
-            f"`{write.label}` is carried through `{loop}` and written {how}: under `jax.grad` the "
-            f"carried buffer costs ~T^1.85 time (10-12x slower than stacked outputs at T=1024); return the "
-            "written value as a `scan` output instead"
-        )
+        message = self._carried_message(f"carried through `{loop}`", body, write, "a `scan` output")
         if previous:
             message += (
                 f", and carry the previous step's row that the body reads back (`{self.code_of(previous[0])}`, "
@@ -101,6 +96,29 @@ class CarriedBuffers:
             return
         self.report("AT201", write.call, message, fix)
 
+    def _carried_message(self, where: str, body: Body, write: Write, output: str) -> str:
+        """What the finding says, by where the step writes: stepping through the buffer (a history:
+        stacked outputs), one fixed slot (a running value), or a data-dependent slot."""
+        cost = "under `jax.grad` the carried buffer costs ~T^1.85 time (10-12x slower than stacked outputs at T=1024)"
+        index = write.index
+        names = {n.value for n in scopes.find(index, lambda x: isinstance(x, cst.Name))} if index is not None else set()
+        if write.form == "cond":
+            return f"`{write.label}` is {where} and written one slot at a time under `lax.cond`: {cost}"
+        if int_value(index) is not None:
+            return (
+                f"`{write.label}` is {where} and written at the fixed slot `{self.code_of(index)}` every step: {cost}; "
+                "carry that slot's value instead of the whole buffer"
+            )
+        if index_offset(index, body.index_param) is None and not any(
+            index_offset(index, n) is not None for n in names & set(body.elements)
+        ):
+            return (
+                f"`{write.label}` is {where} and written at `{self.code_of(index)}`, an index that does not step "
+                f"with the loop: {cost}; if the indices are distinct, return `(index, value)` as {output} and "
+                "write them all with one `.at[indices].set(values)` after the loop"
+            )
+        return f"`{write.label}` is {where} and written one slot a step: {cost}; return the written value as {output} instead"
+
     def _plan(self, call, kind, args, body: Body, write: Write, group: list[Write], previous):
         """The fix and why it is unsafe (``None`` when safe), or the precondition that failed."""
         if body.problem:
@@ -109,8 +127,6 @@ class CarriedBuffers:
             return f"`{write.label}` is written more than once a step"
         if write.problem:
             return write.problem
-        if write.buf in self._slot_reads:
-            return f"the step reads the slot it overwrites (`{write.label}[{self.code_of(write.index)}]`)"
         if isinstance(body.function, cst.Lambda):
             return "the body is a `lambda`; write it as a `def` to get a fix"
         function = body.function
@@ -135,6 +151,8 @@ class CarriedBuffers:
             return f"the body does not return `{write.buf}` in its place in the carry"
         if len(scopes.names(scopes.enclosing_scope(self, function), function.name.value)) != 2:
             return f"the body function `{function.name.value}` is used elsewhere too"
+        if function.decorators:
+            return f"the body function `{function.name.value}` is decorated"
         if kind == "scan" and "reverse" in args and literal_bool(args["reverse"].value) is not False:
             return "the scan runs in reverse"
         if kind == "scan" and "_split_transpose" in args:
@@ -191,6 +209,13 @@ class CarriedBuffers:
         result = results[position]
         if not isinstance(result, cst.Name):
             return f"the buffer's result is not bound to a name"
+        bound_here = {n.value for n in scopes.find(target, lambda x: isinstance(x, cst.Name))}
+        read_after = [args[k].value for k in ("lower", "upper") if k in args]
+        if kind == "scan" and "xs" in args and isinstance(args["xs"].value, cst.Call):
+            read_after.append(args["xs"].value)  # `jnp.arange(lo, hi)`: the rebuild may name its bounds
+        rebound = sorted(bound_here & {n.value for e in read_after for n in scopes.find(e, lambda x: isinstance(x, cst.Name))})
+        if rebound:
+            return f"the loop's own assignment rebinds `{rebound[0]}`, which its bounds read"
         if write.dict_entry and len(scopes.names(target, result.value)) != 1:
             return f"the dict's result name `{result.value}` is bound more than once by the loop's assignment"
         # -- where the step writes: loop step k (from 0) writes at start + k ------------------
@@ -254,11 +279,21 @@ class CarriedBuffers:
                 trips = self._canonical(upper) if int_value(lower) == 0 else None
             else:
                 trips = self._scan_trips(args)
+        if write.slot_read is not None:
+            read = f"`{self.code_of(write.slot_read)}`, line {self.start_line(write.slot_read)}"
+            if write.slot_read_when == "after":
+                return f"the step reads back the slot it has just written ({read}): use the written value instead"
+            return f"the step reads the slot it overwrites ({read}), which still holds the initial buffer's value"
         if write.form != "at":
             length_of = self._entry_initial(write, inits, position) if write.dict_entry else inits[position]
             problem = self._dus_range(write, length_of, start_code, bounds, trips)
             if problem:
                 unsafe.append(problem)
+        if isinstance(scopes.enclosing_scope(self, function), cst.Module) and not function.name.value.startswith("_"):
+            unsafe.append(
+                f"the body `{function.name.value}` is a public module-level function whose return value changes; "
+                "other modules may import it"
+            )
         if previous:
             unsafe.append(
                 "the carried row equals the buffer's row only while every write lands inside the buffer, "
@@ -290,7 +325,7 @@ class CarriedBuffers:
             f"`{write.form.replace('dus', 'dynamic_update_slice').replace('dui', 'dynamic_update_index')}` clamps "
             "out-of-range writes and the buffer's length is not visibly at least the number of steps"
         )
-        if length is None or start_code is None:
+        if length is None or start_code is None or not self._stable(length):
             return clamp
         if bounds is not None:
             lower, upper = bounds
@@ -302,7 +337,7 @@ class CarriedBuffers:
             offset = start - lower
             if last is not None and int_value(length) is not None:
                 return None if last + offset <= int_value(length) else clamp
-            if offset <= 0 and self._canonical(upper) == self._canonical(length):
+            if offset <= 0 and self._stable(upper) and self._canonical(upper) == self._canonical(length):
                 return None
             return clamp
         start = int_value_text(start_code)
@@ -361,14 +396,23 @@ class CarriedBuffers:
                 value = value.deep_replace(read, cst.Name(prev))
             else:
                 edits.append(self.replace(read, prev))
-        edits.append(self.replace(write.statement, f"{row} = {self.code_of(value)}"))
+        code = self.original_text(value) if value is write.row else self.code_of(value)
+        if "\n" in code:  # it spanned lines inside the write's parentheses
+            code = f"({code})"
+        comments = [  # the write's own comments, outside the row, would go with it
+            c.value for c in scopes.find(write.statement, lambda n: isinstance(n, cst.Comment))
+            if not scopes.contains(write.row, c)
+        ]
+        edits.append(self.replace(write.statement, f"{row} = {code}" + "".join(f"  {c}" for c in comments)))
         carried = [self.code_of(body.returned[k]) for k in keep]
         if previous:
             carried[keep.index(position)] = (
                 f"{jnp_name}.broadcast_to({jnp_name}.asarray({row}, {prev}.dtype), {prev}.shape)"
             )
         new_carry = pack(carried)
-        if kind == "fori" or is_none(body.ys):
+        # a scan's `None` output can go only where nothing is bound to it (`_`)
+        only_rows = kind == "fori" or is_none(body.ys) and isinstance(ys_target, cst.Name) and ys_target.value == "_"
+        if only_rows:
             ret = f"{new_carry}, {row}"
         else:
             ret = f"{new_carry}, ({self.code_of(body.ys)}, {row})"
@@ -444,7 +488,7 @@ class CarriedBuffers:
         if previous:
             names[keep.index(position)] = "_"
         carry_names = pack(names) if keep else "_"
-        if kind == "fori" or is_none(body.ys):
+        if only_rows:
             new_target = f"{carry_names}, {rows}"
         else:
             new_target = f"{carry_names}, ({self.code_of(ys_target)}, {rows})"

@@ -6,7 +6,7 @@ import libcst as cst
 
 from autota.catalogue import Fix
 from autota.source import scopes
-from autota.source.rules.loop_buffers.syntax import JNP, FORI, is_bool_literal
+from autota.source.rules.loop_buffers.syntax import FORI, JNP, is_bool_literal, rebinds
 
 
 class SelectUpdates:
@@ -45,7 +45,9 @@ class SelectUpdates:
                 return
             index = self.code_of(write.index)
             slot = f"{other.value}[{index}]"
-            value = self.code_of(write.row)
+            # `.at[].set` converts the row to the buffer's dtype; `where` would first promote the slot
+            # to the row's dtype (an int32 slot through float32 loses bits), so convert first.
+            value = f"{jnp_name}.asarray({self.code_of(write.row)}).astype({other.value}.dtype)"
             chosen = f"{where}({self.code_of(pred)}, {slot}, {value})" if flipped else f"{where}({self.code_of(pred)}, {value}, {slot})"
             new = f"{other.value}.at[{index}].set({chosen})"
             fix = Fix("safe", "select the slot's value, not the whole buffer", (self.replace(call, new),))
@@ -84,13 +86,20 @@ class SelectUpdates:
         if isinstance(expr, cst.BinaryOperation):
             return self._scalar_operand(expr.left) and self._scalar_operand(expr.right)
         if isinstance(expr, cst.Name):
-            # the index of an enclosing fori_loop body
+            # the index of the enclosing fori_loop body, the nearest scope binding the name, never rebound
             for ancestor in self.ancestors(expr):
+                if not isinstance(ancestor, (cst.FunctionDef, cst.Lambda)):
+                    continue
+                params = [p.name.value for p in ancestor.params.params]
+                bound = expr.value in params or (isinstance(ancestor, cst.FunctionDef) and rebinds(ancestor, expr.value))
+                if not bound:
+                    continue
                 traced = self.traced.by_function.get(ancestor)
-                if traced is not None and isinstance(ancestor, cst.FunctionDef):
-                    loop = traced.node
-                    if isinstance(loop, cst.Call) and self.matches(loop.func, {FORI}):
-                        params = ancestor.params.params
-                        return bool(params) and params[0].name.value == expr.value
-                    return False
+                return (
+                    traced is not None
+                    and isinstance(traced.node, cst.Call)
+                    and bool(self.matches(traced.node.func, {FORI}))
+                    and params[:1] == [expr.value]
+                    and not (isinstance(ancestor, cst.FunctionDef) and rebinds(ancestor, expr.value))
+                )
         return False

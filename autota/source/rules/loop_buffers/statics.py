@@ -46,15 +46,17 @@ class StaticFacts:
         return xs.args[0].value, xs.args[1].value
 
     def _scan_trips(self, args) -> str | None:
+        """The scan's number of steps as comparable text, when its names are stable."""
         if "length" in args:
-            return self._canonical(args["length"].value)
+            value = args["length"].value
+            return self._canonical(value) if self._stable(value) else None
         xs = args.get("xs")
         if xs is None:
             return None
         value = xs.value
         if isinstance(value, (cst.Tuple, cst.List)) and value.elements:
             value = value.elements[0].value
-        return f"{self._canonical(value)}.shape[0]"
+        return f"{self._canonical(value)}.shape[0]" if self._stable(value) else None
 
     def _buffer_length(self, init: cst.BaseExpression, axis: int) -> cst.BaseExpression | None:
         init = self._resolve(init)
@@ -91,6 +93,28 @@ class StaticFacts:
             ):
                 return None
             scope = scopes.enclosing_scope(self, scope)
+
+    def _stable(self, expr: cst.BaseExpression, depth: int = 0) -> bool:
+        """Whether every name in ``expr`` is bound once (an unrebound parameter, or one assignment
+        of a stable value), so that its text means the same wherever it is read."""
+        if depth > 5:
+            return False
+        for name in scopes.find(expr, lambda n: isinstance(n, cst.Name)):
+            parent = self.parent(name)
+            if isinstance(parent, cst.Attribute) and parent.attr is name:
+                continue
+            value = self._assigned(name)
+            if value is not None:
+                if not self._stable(value, depth + 1):
+                    return False
+                continue
+            scope = scopes.enclosing_scope(self, name)
+            while not (isinstance(scope, cst.Module) or _binds(scope, name.value)):
+                scope = scopes.enclosing_scope(self, scope)
+            params = [p.name.value for p in all_params(scope)] if isinstance(scope, cst.FunctionDef) else []
+            if name.value not in params or rebinds(scope, name.value):
+                return False
+        return True
 
     def _canonical(self, expr: cst.BaseExpression) -> str:
         """The code of ``expr`` with names bound once replaced by their values, for comparisons."""
@@ -135,8 +159,13 @@ class StaticFacts:
         """``name`` is a parameter listed in ``static_argnums``/``static_argnames`` of a ``jit``."""
         scope = scopes.enclosing_scope(self, name)
         while isinstance(scope, (cst.FunctionDef, cst.Lambda)):
-            params = [p.name.value for p in all_params(scope)] if isinstance(scope, cst.FunctionDef) else []
-            if name.value in params and isinstance(scope, cst.FunctionDef):
+            params = [p.name.value for p in all_params(scope)]
+            rebound = isinstance(scope, cst.FunctionDef) and rebinds(scope, name.value)
+            if name.value in params and (isinstance(scope, cst.Lambda) or rebound):
+                return False  # a lambda's own parameter, or a static argument replaced in the body
+            if rebound:
+                return False  # a local name shadowing any outer one
+            if name.value in params:
                 index = params.index(name.value)
                 for decorator in scope.decorators:
                     expr = decorator.decorator
@@ -187,25 +216,38 @@ class StaticFacts:
         return None
 
     def _index_use_problem(self, function: cst.FunctionDef, index: str, write: Write) -> str | None:
-        """Uses of the ``fori_loop`` index that could see its type change (weak to strong int32)."""
+        """A use of the ``fori_loop`` index whose result could change when it becomes strongly typed.
+
+        ``scan`` over ``jnp.arange`` gives a strong int32 where ``fori_loop`` gives a weak one.
+        Arithmetic with static ints gives the same value either way; used as an index, or compared
+        with a static int, so does the result. Anything else (``t < lens`` with an int8 ``lens``:
+        the weak index would be cast to int8) may differ.
+        """
         for name in scopes.names(function.body, index):
-            node, ok = name, False
-            for ancestor in self.ancestors(name):
-                if isinstance(ancestor, (cst.SubscriptElement, cst.Comparison)):
-                    ok = True
-                    break
-                if isinstance(ancestor, cst.Arg) and self._is_dynamic_index_arg(ancestor):
-                    ok = True
-                    break
-                if isinstance(ancestor, (cst.BaseSmallStatement, cst.BaseCompoundStatement)):
-                    break
-                node = ancestor
-            if not ok:
-                return (
-                    f"the loop index `{index}` is used in arithmetic (line {self.start_line(name)}); `scan` over "
-                    "`jnp.arange` gives a strongly typed int32 where `fori_loop` gives a weakly typed one, which "
-                    "can change dtype promotion"
-                )
+            node = name
+            parent = self.parent(node)
+            while isinstance(parent, (cst.BinaryOperation, cst.UnaryOperation)) and all(
+                self._is_static(other, name)
+                for other in ((parent.left, parent.right) if isinstance(parent, cst.BinaryOperation) else ())
+                if other is not node
+            ):
+                node, parent = parent, self.parent(parent)
+            if isinstance(parent, cst.Index) and isinstance(self.parent(parent), cst.SubscriptElement):
+                continue
+            if isinstance(parent, (cst.Comparison, cst.ComparisonTarget)):
+                comparison = parent if isinstance(parent, cst.Comparison) else self.parent(parent)
+                operands = [comparison.left, *(c.comparator for c in comparison.comparisons)]
+                if all(o is node or self._is_static(o, name) for o in operands):
+                    continue
+            while isinstance(parent, (cst.Element, cst.Tuple, cst.List)):
+                parent = self.parent(parent)
+            if isinstance(parent, cst.Arg) and self._is_dynamic_index_arg(parent):
+                continue
+            return (
+                f"the loop index `{index}` is used other than as an index or in arithmetic and comparisons with "
+                f"static ints (line {self.start_line(name)}); `scan` over `jnp.arange` gives a strongly typed "
+                "int32 where `fori_loop` gives a weakly typed one, which can change dtype promotion"
+            )
         return None
 
     def _is_dynamic_index_arg(self, arg: cst.Arg) -> bool:

@@ -148,11 +148,11 @@ class WhileLoops:
                 scope = scopes.enclosing_scope(self, function)
                 if len(scopes.names(scope, function.name.value)) != 2:
                     return f"the {role} function `{function.name.value}` is used or bound elsewhere too"
-        if isinstance(cond, cst.FunctionDef) and scopes.find(bound, lambda n: isinstance(n, cst.Name)):
+        if cond is not args["cond_fun"].value and scopes.find(bound, lambda n: isinstance(n, cst.Name)):
             if scopes.enclosing_scope(self, cond) is not scopes.enclosing_scope(self, call):
                 return (
-                    f"the condition `{cond.name.value}` is defined in another scope than the loop, so its bound "
-                    "may mean something else there"
+                    f"the condition `{self.code_of(args['cond_fun'].value)}` is defined in another scope than "
+                    "the loop, so its bound may mean something else there"
                 )
         init = args["init_val"].value
         elements = init

@@ -1,0 +1,53 @@
+"""Safe fixes of the fixture pairs, run under real JAX.
+
+A fixture ``<name>.in.py`` that defines ``examples()`` (function name -> argument tuples) is run
+before and after its safe fix (``<name>.out.py``): every function gives the same outputs
+(structure, shapes, dtypes, values) and the same gradients with respect to its inexact array
+arguments (unless the fixture lists the function in ``NO_GRAD``: a ``while_loop`` cannot be
+reverse-differentiated). Functions the fix leaves alone are compared too, which costs little and catches a
+fix that reaches into the wrong function.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import jax
+import jax.numpy as jnp
+import pytest
+
+from tests.equivalence import assert_same_tree, scalar_loss
+
+FIXTURES = sorted(
+    p
+    for p in Path(__file__).parent.joinpath("fixtures").glob("*/*.in.py")
+    if "def examples(" in p.read_text() and p.with_name(p.name[: -len(".in.py")] + ".out.py").exists()
+)
+
+
+def _load(path: Path, name: str):
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize("path", FIXTURES, ids=[f"{p.parent.name}/{p.name[:-6]}" for p in FIXTURES])
+def test_safe_fix_computes_the_same(path: Path):
+    stem = f"autota_fixture_{path.parent.name}_{path.name[:-6]}"
+    before = _load(path, f"{stem}_in")
+    after = _load(path.with_name(path.name[: -len(".in.py")] + ".out.py"), f"{stem}_out")
+    no_grad = getattr(before, "NO_GRAD", ())
+    for name, calls in before.examples().items():
+        for args in calls:
+            where = f"{path.parent.name}/{path.name} {name}{tuple(getattr(a, 'shape', a) for a in args)}"
+            f, g = getattr(before, name), getattr(after, name)
+            assert_same_tree(f(*args), g(*args), f"{where} output")
+            argnums = tuple(
+                k for k, a in enumerate(args) if isinstance(a, jax.Array) and jnp.issubdtype(a.dtype, jnp.inexact)
+            )
+            if argnums and name not in no_grad:
+                diff = [args[k] for k in argnums]
+                grads = [jax.grad(scalar_loss(h, argnums, args), tuple(range(len(diff))))(*diff) for h in (f, g)]
+                assert_same_tree(*grads, f"{where} grad")
