@@ -55,14 +55,13 @@ class CarriedBuffers:
             if reads:
                 self._report_read_back("scan", write, reads[0])
                 continue
+            where = f"carried through the Flax `nn.scan` of `{cls.name.value}` (line {self.start_line(call)})"
+            output = "the method's `y` (stacked by `nn.scan` along `out_axes`)"
             self.report(
                 "AT201",
                 write.call,
-                f"`{write.label}` is carried through the Flax `nn.scan` of `{cls.name.value}` (line "
-                f"{self.start_line(call)}) and written one slot a step: under `jax.grad` the carried buffer costs "
-                "~T^1.85 time (10-12x slower than stacked outputs at T=1024); return the written value as the "
-                "method's `y` (stacked by `nn.scan` along `out_axes`) and drop the buffer from the carry; no safe "
-                "fix: autota does not rewrite a module and the calls of its scanned form",
+                f"{self._carried_message(where, body, write, output)}; no safe fix: autota does not rewrite a "
+                "module and the calls of its scanned form",
             )
 
     def _report_read_back(self, kind: str, write: Write, read: cst.Name) -> None:
@@ -260,6 +259,11 @@ class CarriedBuffers:
                     offset = index_offset(counter, candidate)
                     break
             if counter_name is None or offset is None or inits is None:
+                if kind == "scan" and index_offset(write.index, body.index_param) is not None:
+                    return (
+                        f"the index `{self.code_of(write.index)}` is the scanned element of `xs`, which is not "
+                        "visibly `jnp.arange(lo, hi)` stepping by one"
+                    )
                 what = "the loop index" if kind == "fori" else "a carried counter"
                 return f"the index `{self.code_of(write.index)}` is not {what} plus a constant"
             step = self._counter_step(body, counter_name, before=write.statement)
