@@ -13,6 +13,7 @@ import libcst as cst
 from libcst.metadata import ParentNodeProvider, PositionProvider, QualifiedNameProvider
 
 from autota.catalogue import Edit, Finding, Fix, Location
+from autota.source import scopes
 from autota.source.prefilter import Facts
 from autota.source.text import SourceText
 from autota.source.tracing import TracedFunctions
@@ -27,6 +28,9 @@ class RuleContext:
     module: cst.Module
     enabled: frozenset[str]
     findings: list[Finding] = field(default_factory=list)
+    given_names: dict[int, set[str]] = field(default_factory=dict)
+    """Names fixes of this pass introduce, by top-level statement: fixes applied in one round
+    must not pick the same name where they could meet."""
     line_map: list[int] | None = None
     """Where each line of the parsed text sits in the file, when libcst parsed only a slice
     of it (see :func:`autota.source.prefilter.slice_module`); ``None``: the whole file."""
@@ -67,6 +71,15 @@ class SourceRule(cst.CSTVisitor):
     # -- helpers shared by every rule -------------------------------------------------------
     def code_of(self, node: cst.CSTNode) -> str:
         return self.context.module.code_for_node(node)
+
+    def fresh_name(self, base: str, near: cst.CSTNode) -> str:
+        """A name for a fix at ``near`` to introduce: unused in the module, and not given to another
+        fix of this pass in the same top-level statement."""
+        top = next((a for a in [near, *self.ancestors(near)] if isinstance(self.parent(a), cst.Module)), near)
+        given = self.context.given_names.setdefault(id(top), set())
+        name = scopes.fresh_name(self.context.module, base, given)
+        given.add(name)
+        return name
 
     def original_text(self, node: cst.CSTNode) -> str:
         """The file's own text of ``node``: unlike :meth:`code_of`, continuation lines keep the

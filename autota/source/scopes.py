@@ -123,9 +123,10 @@ def assign_to(node: cst.CSTNode, name: str | None = None) -> str | None:
     return None
 
 
-def fresh_name(module: cst.Module, base: str) -> str:
-    """``base``, or ``base_2``, ``base_3``... whichever no name in the module uses yet."""
-    taken = {n.value for n in find(module, lambda n: isinstance(n, cst.Name))}
+def fresh_name(module: cst.Module, base: str, given: set[str] | frozenset[str] = frozenset()) -> str:
+    """``base``, or ``base_2``, ``base_3``... whichever no name in the module uses yet, nor ``given``
+    (names other fixes of the same round introduce)."""
+    taken = {n.value for n in find(module, lambda n: isinstance(n, cst.Name))} | set(given)
     candidate, k = base, 2
     while candidate in taken:
         candidate, k = f"{base}_{k}", k + 1

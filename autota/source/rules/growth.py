@@ -264,7 +264,7 @@ class GrowthRule(SourceRule):
 
     def _growth_fix(self, growth: Growth, loop: cst.CSTNode) -> Fix | None:
         source, acc = self.context.source, growth.acc
-        parts = scopes.fresh_name(self.context.module, f"{acc}_parts")
+        parts = self.fresh_name(f"{acc}_parts", loop)
         func = self.code_of(growth.call.func)
         edits = []
         for g in self._growths_in(loop, acc):
@@ -407,7 +407,7 @@ class GrowthRule(SourceRule):
         if namespace is None:
             return None
         source = self.context.source
-        rows = scopes.fresh_name(self.context.module, f"{buf}_rows")
+        rows = self.fresh_name(f"{buf}_rows", loop)
         index = self.code_of(call.func.value.slice[0].slice.value)
         value_arg = call.args[0] if call.args else None
         if value_arg is None or value_arg.keyword is not None or len(call.args) != 1:

@@ -123,8 +123,8 @@ class UnrolledLoopRule(SourceRule):
             return "`jax.lax` or `jax.numpy` is not imported under a module name here"
         source, unit = self.context.source, module.default_indent
         indent = source.indentation(self.start_line(loop))
-        body_name = scopes.fresh_name(module, "scan_body")
-        carry_name = "carry" if "carry" not in carried and loop.target.value != "carry" else scopes.fresh_name(module, "carry")
+        body_name = self.fresh_name("scan_body", loop)
+        carry_name = "carry" if "carry" not in carried and loop.target.value != "carry" else self.fresh_name("carry", loop)
         packed = carried[0] if len(carried) == 1 else f"({', '.join(carried)})"
         unpacked = carried[0] if len(carried) == 1 else ", ".join(carried)
         steps = ", ".join(self.code_of(a.value) for a in loop.iter.args)

@@ -17,6 +17,7 @@ from autota.source.rules.loop_buffers.syntax import (
     index_offset,
     rebinds,
     identifier,
+    all_params,
 )
 from autota.source.rules.loop_buffers.body import Write, Body
 
@@ -165,6 +166,13 @@ class CarriedBuffers:
         statement = self._statement_of(call)
         if statement is None:
             return "the loop's result is not assigned to names (`a, b = lax....`)"
+        if isinstance(scopes.enclosing_scope(self, call), cst.ClassDef):
+            return "the loop runs in a class body, whose names a `lambda` cannot see"
+        if scopes.find(statement.targets[0].target, lambda n: isinstance(n, cst.StarredElement)):
+            return "the loop's result is unpacked with `*`"
+        shadowed = self._shadowed(jnp_name, lax_name)
+        if shadowed:
+            return f"`{shadowed}` is bound in a function here, so the generated code could mean another module"
         init = args[INIT_ARG[kind]].value
         n = len(body.elements)
         self._remote_init = None
@@ -281,6 +289,10 @@ class CarriedBuffers:
                 if not (self._is_static(lower, call) and self._is_static(upper, call)):
                     unsafe.append("the trip count is not provably static")
                 trips = self._canonical(upper) if int_value(lower) == 0 else None
+                if body.index_param is not None:  # the index still turns from weak to strong int32
+                    index_use = self._index_use_problem(function, body.index_param, write)
+                    if index_use:
+                        unsafe.append(index_use)
             else:
                 trips = self._scan_trips(args)
         if write.slot_read is not None:
@@ -293,6 +305,20 @@ class CarriedBuffers:
             problem = self._dus_range(write, length_of, start_code, bounds, trips)
             if problem:
                 unsafe.append(problem)
+        if _python_number(write.row):
+            unsafe.append(
+                f"the written value `{self.code_of(write.row)}` is a Python number: as a stacked output it becomes a "
+                "32-bit JAX value first (overflow, double rounding) where the write converted it to the buffer's dtype"
+            )
+        if write.form == "dui_in_dim":
+            unsafe.append(
+                "`dynamic_update_index_in_dim` adds the written axis itself when the update lacks it, so "
+                f"`{self.code_of(write.call.args[1].value)}` may be a whole row rather than a row with a unit axis"
+            )
+        if key is None and inits is not None:
+            moved = self._reordering(inits, position)
+            if moved:
+                unsafe.append(moved)
         if isinstance(scopes.enclosing_scope(self, function), cst.Module) and not function.name.value.startswith("_"):
             unsafe.append(
                 f"the body `{function.name.value}` is a public module-level function whose return value changes; "
@@ -310,6 +336,55 @@ class CarriedBuffers:
         if isinstance(fix, str):
             return fix
         return fix, "; ".join(unsafe) if unsafe else None
+
+    def _is_jax_array(self, expr: cst.BaseExpression) -> bool:
+        """Whether ``expr`` visibly makes a JAX array: a ``jax.numpy``/``lax``/``random`` call or an
+        ``.at[]`` update (a name is followed to its one assignment)."""
+        value = self._value_before(expr) if isinstance(expr, cst.Name) else expr
+        value = self._resolve(value) if value is not None else None
+        if not isinstance(value, cst.Call):
+            return False
+        if scopes.at_update(value) is not None:
+            return True
+        return any(q.startswith(("jax.numpy.", "jax.lax.", "jax.random.")) for q in self.qualified_names(value.func))
+
+    def _reordering(self, inits, position: int) -> str | None:
+        """Why evaluating the initial buffer on its own line, before the loop, may change a result:
+        the values before it in the initial carry run calls or bind names it may depend on."""
+        earlier = [e for k, e in enumerate(inits) if k < position]
+        for expr in [*earlier, inits[position]]:
+            if scopes.find(expr, lambda n: isinstance(n, cst.NamedExpr)):
+                return "the initial carry binds a name with `:=`, and the fix evaluates the buffer on its own line first"
+        for expr in earlier:
+            for call in scopes.find(expr, lambda n: isinstance(n, cst.Call)):
+                if not any(q.startswith(("jax.numpy.", "jax.lax.", "jax.random.")) for q in self.qualified_names(call.func)):
+                    return (
+                        f"the initial carry calls `{self.code_of(call.func)}` before the buffer, and the fix evaluates "
+                        "the buffer first"
+                    )
+        return None
+
+    def _shadowed(self, *modules: str | None) -> str | None:
+        """A name the fix writes that the file binds to something else: a module (`jnp`, `lax`)
+        bound in a function or class, or a builtin it calls (`tuple`, `range`) bound anywhere."""
+        roots = {m.split(".")[0] for m in modules if m}
+        module = self.context.module
+        for builtin in ("tuple", "range"):
+            if scopes.stores(module, builtin) or scopes.find(
+                module,
+                lambda n: isinstance(n, cst.Param) and n.name.value == builtin
+                or isinstance(n, cst.Assign) and any(scopes.names(t.target, builtin) for t in n.targets)
+                or isinstance(n, (cst.FunctionDef, cst.ClassDef)) and n.name.value == builtin,
+            ):
+                return builtin
+        for node in scopes.find(module, lambda n: isinstance(n, (cst.FunctionDef, cst.Lambda, cst.ClassDef))):
+            for root in roots:
+                params = [p.name.value for p in all_params(node)] if not isinstance(node, cst.ClassDef) else []
+                if root in params or scopes.stores(node, root) or scopes.own_nodes(
+                    node, lambda n: isinstance(n, cst.Assign) and any(scopes.names(t.target, root) for t in n.targets)
+                ):
+                    return root
+        return None
 
     def _entry_initial(self, write: Write, inits, position: int) -> cst.BaseExpression | None:
         """The initial value of the dict entry ``write`` writes, from a ``{"key": value}`` literal."""
@@ -365,9 +440,9 @@ class CarriedBuffers:
         buf = write.buf
         result = results[position].value
         stem = result if key is None else f"{result}_{identifier(key.evaluated_value)}"
-        rows = scopes.fresh_name(module, f"{stem}_rows")
-        row = scopes.fresh_name(module, f"{buf if key is None else stem}_row")
-        prev = scopes.fresh_name(module, f"{buf}_prev") if previous else None
+        rows = self.fresh_name(f"{stem}_rows", call)
+        row = self.fresh_name(f"{buf if key is None else stem}_row", call)
+        prev = self.fresh_name(f"{buf}_prev", call) if previous else None
         removed = key is None and not previous
         keep = [k for k in range(len(body.elements)) if k != position or not removed]
 
@@ -437,7 +512,7 @@ class CarriedBuffers:
             ):
                 base = init.value
             elif isinstance(init, cst.Call) and self.matches(init.func, CONSTRUCTORS) or isinstance(init, cst.Name):
-                base = scopes.fresh_name(module, f"{result}_init")
+                base = self.fresh_name(f"{result}_init", call)
                 indent = source.indentation(self.start_line(anchor))
                 prelude.append(
                     source.insert_lines_before(self.start_line(anchor), [f"{indent}{base} = {self.code_of(init)}"])
@@ -458,6 +533,8 @@ class CarriedBuffers:
                 bare = new_init[1:-1] if remote.lpar and len(keep) > 1 else new_init
                 edits.append(self.replace(remote, bare))
                 new_init = self.code_of(args[INIT_ARG[kind]].value)
+        # the loop turned its initial buffer into a JAX array; a NumPy one must be converted too
+        array = base if key is not None or self._is_jax_array(inits[position]) else f"{jnp_name}.asarray({base})"
         # 3. the call: a scan over the steps, without the buffer
         if kind == "fori":
             lower, upper = self.code_of(args["lower"].value), self.code_of(args["upper"].value)
@@ -502,7 +579,8 @@ class CarriedBuffers:
         original = self.code_of(statement).splitlines()[0]
         if len(f"{indent}{new_target} = {new_call}") > max(LINE_LENGTH, len(indent) + len(original)):
             inner = indent + module.default_indent
-            new_call = f"{callee}(\n" + "".join(f"{inner}{arg},\n" for arg in new_args) + f"{indent})"
+            newline = source.newline
+            new_call = f"{callee}({newline}" + "".join(f"{inner}{arg},{newline}" for arg in new_args) + f"{indent})"
         edits.append(self.replace(call, new_call))
         # 5. after the loop: write every row into the initial buffer at once
         destination = result if key is None else base
@@ -527,13 +605,13 @@ class CarriedBuffers:
                     f"{deeper}tuple(range(1, 1 + {base}.ndim - {rows}.ndim)),",
                     f"{inner})",
                 ]
-            rebuild = [f"{indent}{destination} = {base}.at[{where}].set(", *values, f"{indent})"]
+            rebuild = [f"{indent}{destination} = {array}.at[{where}].set(", *values, f"{indent})"]
         else:
             # The writes are proven in range (or the fix is marked unsafe): one block write at the
             # first index equals the T one-slot writes.
             block = rows if axis == 0 else f"{jnp_name}.moveaxis({rows}, 0, {axis})"
             rebuild = [
-                f"{indent}{destination} = {lax_name}.dynamic_update_slice_in_dim({base}, {block}, {start_code}, {axis})"
+                f"{indent}{destination} = {lax_name}.dynamic_update_slice_in_dim({array}, {block}, {start_code}, {axis})"
             ]
         edits.append(source.insert_lines_before(self.end_line(statement) + 1, rebuild))
         edits.extend(prelude)
@@ -544,3 +622,14 @@ class CarriedBuffers:
             f"buffer after the loop (was: `{write.label}` carried through `{loop}`)",
             tuple(edits),
         )
+
+
+def _python_number(expr) -> bool:
+    """A literal number, or arithmetic on literal numbers only."""
+    if isinstance(expr, (cst.Integer, cst.Float, cst.Imaginary)):
+        return True
+    if isinstance(expr, cst.UnaryOperation):
+        return _python_number(expr.expression)
+    if isinstance(expr, cst.BinaryOperation):
+        return _python_number(expr.left) and _python_number(expr.right)
+    return False

@@ -95,8 +95,12 @@ class SelectUpdates:
                 if not bound:
                     continue
                 traced = self.traced.by_function.get(ancestor)
+                only_the_loop = isinstance(ancestor, cst.Lambda) or len(
+                    scopes.names(scopes.enclosing_scope(self, ancestor), ancestor.name.value)
+                ) == 2  # a body also called directly may get a vector there
                 return (
-                    traced is not None
+                    only_the_loop
+                    and traced is not None
                     and isinstance(traced.node, cst.Call)
                     and bool(self.matches(traced.node.func, {FORI}))
                     and params[:1] == [expr.value]

@@ -64,9 +64,10 @@ class StaticFacts:
             return None
         if not self.matches(init.func, {f"{JNP}.zeros", f"{JNP}.ones", f"{JNP}.empty", f"{JNP}.full"}):
             return None
-        if not init.args:
+        shapes = [a.value for a in init.args if a.keyword is None and a is init.args[0] or a.keyword and a.keyword.value == "shape"]
+        if len(shapes) != 1:
             return None
-        shape = init.args[0].value
+        shape = shapes[0]
         if isinstance(shape, (cst.Tuple, cst.List)):
             if axis < len(shape.elements):
                 return shape.elements[axis].value
@@ -93,6 +94,29 @@ class StaticFacts:
             ):
                 return None
             scope = scopes.enclosing_scope(self, scope)
+
+    def _value_before(self, name: cst.Name) -> cst.BaseExpression | None:
+        """What ``name`` holds where it is read: the value of the last plain ``name = value`` among
+        the earlier statements of the same function body, if nothing else binds it in between."""
+        scope = scopes.enclosing_scope(self, name)
+        if not isinstance(scope, cst.FunctionDef):
+            return self._assigned(name)
+        statements = list(scope.body.body)
+        here = next((k for k, s in enumerate(statements) if scopes.contains(s, name)), None)
+        for statement in reversed(statements[:here] if here is not None else []):
+            if isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
+                if statement.name.value == name.value:
+                    return None
+                continue  # what a nested function binds is its own
+            small = statement.body[0] if isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1 else None
+            if scopes.assign_to(small, name.value) is not None:
+                return small.value
+            if scopes.stores(statement, name.value) or scopes.own_nodes(
+                statement,
+                lambda n: isinstance(n, cst.Assign) and any(scopes.names(t.target, name.value) for t in n.targets),
+            ):
+                return None  # bound some other way
+        return None
 
     def _stable(self, expr: cst.BaseExpression, depth: int = 0) -> bool:
         """Whether every name in ``expr`` is bound once (an unrebound parameter, or one assignment

@@ -95,7 +95,7 @@ def rebinds(function: cst.FunctionDef, name: str) -> bool:
 
 def identifier(text: str) -> str:
     """``text`` as a piece of a Python name: ``energy`` for ``"energy"``, ``x_1`` for ``"x-1"``."""
-    cleaned = "".join(c if c.isalnum() or c == "_" else "_" for c in text).strip("_")
+    cleaned = "".join(c if c.isascii() and (c.isalnum() or c == "_") else "_" for c in text).strip("_")
     return cleaned or "entry"
 
 

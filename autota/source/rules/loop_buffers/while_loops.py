@@ -6,7 +6,7 @@ import libcst as cst
 
 from autota.catalogue import Fix
 from autota.source import scopes
-from autota.source.rules.loop_buffers.syntax import int_value
+from autota.source.rules.loop_buffers.syntax import JNP, all_params, int_value
 from autota.source.rules.loop_buffers.body import Write, Body
 
 
@@ -139,6 +139,28 @@ class WhileLoops:
             return f"the counter `{counter}` is not stepped by one exactly once a step, unconditionally"
         return self.code_of(left), position, bound
 
+    def _int_parameter(self, name: cst.Name) -> bool:
+        """Whether the parameter ``name`` is visibly an int: annotated ``int``, defaulting to an int
+        literal, or used in its function as a ``range`` bound or an array dimension."""
+        scope = scopes.enclosing_scope(self, name)
+        while isinstance(scope, (cst.FunctionDef, cst.Lambda)):
+            params = [p for p in all_params(scope) if p.name.value == name.value]
+            if params:
+                param = params[0]
+                annotation = param.annotation.annotation if param.annotation is not None else None
+                if isinstance(annotation, cst.Name) and annotation.value == "int" or isinstance(param.default, cst.Integer):
+                    return True
+                dimensions = [
+                    call.args[0].value
+                    for call in scopes.find(scope, lambda n: isinstance(n, cst.Call))
+                    if call.args and (
+                        self.matches(call.func, {"builtins.range"} | {f"{JNP}.{c}" for c in ("zeros", "ones", "empty", "full")})
+                    )
+                ]
+                return any(scopes.names(d, name.value) for d in dimensions)
+            scope = scopes.enclosing_scope(self, scope)
+        return False
+
     def _while_plan(self, call, args, cond, body: Body, position: int, bound):
         """The edit turning the ``while_loop`` into a ``fori_loop`` and the trip count, or why not."""
         for role, function in (("condition", cond), ("body", body.function)):
@@ -154,6 +176,16 @@ class WhileLoops:
                     f"the condition `{self.code_of(args['cond_fun'].value)}` is defined in another scope than "
                     "the loop, so its bound may mean something else there"
                 )
+        if isinstance(scopes.enclosing_scope(self, call), cst.ClassDef):
+            return "the loop runs in a class body, whose names a `lambda` cannot see"
+        if any(
+            self._static_parameter(n) and not self._int_parameter(n)
+            for n in scopes.find(bound, lambda n: isinstance(n, cst.Name))
+        ):
+            return (
+                f"the bound `{self.code_of(bound).strip()}` is static through a `static_argnums` parameter, which "
+                "may be a float (a `while_loop` compares with it; a `fori_loop` needs an int)"
+            )
         init = args["init_val"].value
         elements = init
         if isinstance(init, cst.Name):
