@@ -18,6 +18,7 @@ from autota.source.rules.loop_buffers.syntax import (
     rebinds,
     identifier,
     all_params,
+    assigns,
 )
 from autota.source.rules.loop_buffers.body import Write, Body
 
@@ -380,9 +381,7 @@ class CarriedBuffers:
         for node in scopes.find(module, lambda n: isinstance(n, (cst.FunctionDef, cst.Lambda, cst.ClassDef))):
             for root in roots:
                 params = [p.name.value for p in all_params(node)] if not isinstance(node, cst.ClassDef) else []
-                if root in params or scopes.stores(node, root) or scopes.own_nodes(
-                    node, lambda n: isinstance(n, cst.Assign) and any(scopes.names(t.target, root) for t in n.targets)
-                ):
+                if root in params or scopes.stores(node, root) or assigns(node, root):
                     return root
         return None
 

@@ -6,6 +6,7 @@ import libcst as cst
 
 from autota.source import scopes
 from autota.source.rules.loop_buffers.syntax import (
+    assigns,
     LAX,
     JNP,
     DYNAMIC_WRITES,
@@ -111,10 +112,7 @@ class StaticFacts:
             small = statement.body[0] if isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1 else None
             if scopes.assign_to(small, name.value) is not None:
                 return small.value
-            if scopes.stores(statement, name.value) or scopes.own_nodes(
-                statement,
-                lambda n: isinstance(n, cst.Assign) and any(scopes.names(t.target, name.value) for t in n.targets),
-            ):
+            if scopes.stores(statement, name.value) or assigns(statement, name.value):
                 return None  # bound some other way
         return None
 
@@ -304,9 +302,4 @@ def _binds(scope: cst.CSTNode, name: str) -> bool:
     """Whether ``scope`` binds ``name`` itself (so outer scopes' bindings do not reach in)."""
     if isinstance(scope, (cst.FunctionDef, cst.Lambda)) and name in [p.name.value for p in all_params(scope)]:
         return True
-    return bool(
-        scopes.stores(scope, name)
-        or scopes.own_nodes(
-            scope, lambda n: isinstance(n, cst.Assign) and any(scopes.names(t.target, name) for t in n.targets)
-        )
-    )
+    return bool(scopes.stores(scope, name) or assigns(scope, name))
