@@ -224,7 +224,7 @@ def rebuild_scan(ctx: Context, form: LoopForm, plans: list[BufferPlan], invals: 
 
     def step(carry, x):
         args = [*consts, *([None] * ncarry), *x]
-        for j, value in zip(kept, carry):
+        for j, value in zip(kept, carry, strict=True):
             args[nc + j] = value
         env = run(ctx, body, args, skip)
         new_carry = [read(env, body.outvars[j]) for j in kept]
@@ -236,9 +236,9 @@ def rebuild_scan(ctx: Context, form: LoopForm, plans: list[BufferPlan], invals: 
         step, [init[j] for j in kept], list(xs), length=form.length, reverse=form.reverse, unroll=unroll
     )
     finals = list(init)
-    for j, value in zip(kept, carry):
+    for j, value in zip(kept, carry, strict=True):
         finals[j] = value
-    for plan, values in zip(plans, stacked):
+    for plan, values in zip(plans, stacked, strict=True):
         finals[plan.carry] = _place(init[plan.carry], values, plan, form.length, form.reverse)
     return [*finals, *ys]
 
