@@ -175,9 +175,9 @@ def explain(fn: Callable, *args, **kwargs) -> str:
     for f in findings:
         lines.append(str(f))
         lines.append(f"    {_rule(f.code).summary}")
-    if any(f.reason and "unconditionally" in f.reason for f in findings):
+    if any(f.code == "AT201" and f.reason and "a cond whose branches" in f.reason for f in findings):
         lines.append(
-            "Note: a conditional write under a vmap applied outside transform becomes a batched "
-            "select (AT204) after transform ran; write transform(jax.vmap(f)) to have it rewritten."
+            "Note: under a vmap with a per-example condition a cond becomes a batched select, which "
+            "AT204 narrows when the vmap is inside transform: write transform(jax.vmap(f))."
         )
     return "\n".join(lines)

@@ -41,7 +41,7 @@ def fuse_select_writes(ctx: Context, body: Body, eqns: list) -> list:
                 (id(eqn), "AT204"),
                 LoopFinding(
                     "AT204", "select around a buffer update copies the whole buffer", True, None,
-                    eqn.source or write.source, written.shape, "O(T^2)", "O(T)",
+                    eqn.source or write.source, written.shape, "O(T^2)", "O(T)", write.source,
                 ),
             )
             break

@@ -54,6 +54,7 @@ def while_rule(ctx: Context, eqn: Eqn, invals: list, outer: Body):
                 LoopFinding(
                     "AT202", f"while_loop with a static trip count of {length} becomes a scan",
                     True, None, eqn.source, _first_buffer_shape(form), "no reverse-mode gradient", "O(T)",
+                    _first_buffer_source(form),
                 ),
             )
         return _rebuild(ctx, eqn, form, "while_loop", invals[ncc:], 1)
@@ -65,6 +66,7 @@ def while_rule(ctx: Context, eqn: Eqn, invals: list, outer: Body):
                 "the trip count is not static (the condition is not `i < n` for a counter from a "
                 "known start and a static n)",
                 eqn.source, _first_buffer_shape(form), "no reverse-mode gradient", "no reverse-mode gradient",
+                _first_buffer_source(form),
             ),
         )
     if cond.outvars[0].shape != ():  # vmap's batched predicate: lax.while_loop cannot rebuild it
@@ -83,6 +85,11 @@ def while_rule(ctx: Context, eqn: Eqn, invals: list, outer: Body):
 def _first_buffer_shape(form: LoopForm):
     verdicts = analyse(form)
     return verdicts[0].shape if verdicts else None
+
+
+def _first_buffer_source(form: LoopForm):
+    verdicts = analyse(form)
+    return verdicts[0].source if verdicts else None
 
 
 def _static_trip_count(cond: Body, body: Body, cond_consts, body_consts, carry_init) -> int | None:
@@ -172,7 +179,10 @@ def _buffer_plans(ctx: Context, eqn: Eqn, form: LoopForm, kind: str):
         after = "O(T)" if applied else "O(T^2) under grad"
         ctx.record(
             (id(eqn), v.carry),
-            LoopFinding(v.code, message, applied, v.reason, eqn.source or v.source, v.shape, "O(T^2) under grad", after),
+            LoopFinding(
+                v.code, message, applied, v.reason, eqn.source or v.source, v.shape, "O(T^2) under grad", after,
+                v.source,
+            ),
         )
         if applied:
             plans.append(v.plan)
@@ -196,7 +206,7 @@ def _record_read_back(ctx: Context, eqn: Eqn, form: LoopForm, kind: str, v, proo
         (id(eqn), v.carry),
         LoopFinding(
             "AT203", f"{kind} body reads the buffer it writes", rewrite, reason,
-            eqn.source or v.source, v.shape, before, after,
+            eqn.source or v.source, v.shape, before, after, v.source,
         ),
     )
 
