@@ -191,7 +191,24 @@ def transform(
         static_argnums = (static_argnums,)
     if isinstance(static_argnames, str):
         static_argnames = (static_argnames,)
-    traced = _Traced(fn, _enabled(rules), static_argnums, static_argnames)
+    return _wrap(_Traced(fn, _enabled(rules), static_argnums, static_argnames))
+
+
+def with_static_argnums(fn: Callable, static_argnums: Sequence[int]) -> Callable:
+    """``fn`` as is, or, when it is a ``transform`` result, with ``static_argnums`` also static.
+
+    A caller that jits ``fn`` with static arguments (``measure``, ``compare``) passes them as
+    Python values, which ``transform`` would otherwise trace like ``jit`` traces Python numbers.
+    """
+    traced = getattr(fn, "__autota_traced__", None)
+    if traced is None or not static_argnums or set(static_argnums) <= set(traced.static_argnums):
+        return fn
+    merged = tuple(dict.fromkeys((*traced.static_argnums, *static_argnums)))
+    return _wrap(_Traced(traced.fn, traced.enabled, merged, traced.static_argnames))
+
+
+def _wrap(traced: _Traced) -> Callable:
+    fn = traced.fn
 
     @functools.wraps(fn)
     def transformed(*args, **kwargs):
