@@ -19,6 +19,9 @@ from autota.jaxpr import jaxcompat as jc
 WRITES = frozenset({"scatter", "scatter-add", "scatter_add", "scatter-mul", "scatter_mul", "dynamic_update_slice"})
 # Primitives whose output is (a view of) their array operands: the buffer passes through.
 _PASS = frozenset({"select_n", "convert_element_type", "copy", "copy_p", "stop_gradient", "optimization_barrier"})
+# Primitives that move a buffer's contents about (a reorder, a shift): the written buffer stays
+# one, so that the finding can say what the body did to it.
+_MOVE = frozenset({"gather", "rev", "transpose", "reshape", "concatenate", "pad", "slice", "dynamic_slice"})
 
 
 def written_carries(body: ir.Body, num_consts: int, num_carry: int) -> set[int]:
@@ -55,6 +58,9 @@ def _eqn_labels(eqn: ir.Eqn, ins: list) -> list:
     if eqn.name in _PASS:
         cases = ins[1:] if eqn.name == "select_n" else ins
         return [frozenset().union(*cases)] * n
+    if eqn.name in _MOVE:
+        moved = ins if eqn.name == "concatenate" else ins[:1]
+        return [frozenset().union(*moved)] * n
     nested = _nested(eqn, ins)
     return nested if nested is not None else [frozenset()] * n
 

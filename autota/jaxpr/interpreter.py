@@ -46,6 +46,7 @@ class Context:
         self._ir: dict[int, tuple[object, ir.Body]] = {}
         self._eqns: dict[int, list] = {}
         self._findings: dict[tuple, LoopFinding] = {}
+        self._memo: dict[tuple, tuple] = {}
 
     def ir(self, jaxpr) -> ir.Body:
         """The IR of ``jaxpr``, read once so that loop bodies traced twice share it."""
@@ -64,6 +65,15 @@ class Context:
                 eqns = fn(self, body, eqns)
             self._eqns[key] = eqns
         return self._eqns[key]
+
+    def memo(self, kind: str, obj, build):
+        """``build()``, computed once per ``(kind, obj)`` (``obj`` kept alive with its entry)."""
+        key = (kind, id(obj))
+        entry = self._memo.get(key)
+        if entry is None or entry[0] is not obj:
+            entry = (obj, build())
+            self._memo[key] = entry
+        return entry[1]
 
     def record(self, key: tuple, finding: LoopFinding) -> None:
         """Record a finding once, however often its body is traced."""

@@ -411,3 +411,7 @@ def user_source(traceback) -> str | None:
         if not _is_library_file(frame.file_name):
             return f"{frame.file_name}:{frame.line_num}"
     return None
+
+
+def is_integer_or_bool(dtype) -> bool:
+    return np.issubdtype(np.dtype(dtype), np.integer) or np.dtype(dtype) == np.bool_

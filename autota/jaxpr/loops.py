@@ -18,6 +18,7 @@ from autota.jaxpr.affine import Affine, literal_abstract
 from autota.jaxpr.buffers import BufferPlan, LoopForm, affine_values, analyse
 from autota.jaxpr.findings import LoopFinding
 from autota.jaxpr.interpreter import Context, evaluate, handles, read, run
+from autota.jaxpr.lift import loop_body
 from autota.jaxpr.ir import Body, Eqn, Lit, Var
 
 
@@ -27,7 +28,7 @@ def scan_rule(ctx: Context, eqn: Eqn, invals: list, outer: Body):
     if sp is None:
         return None
     form = LoopForm(
-        ctx.ir(sp.body), sp.num_consts, sp.num_carry, sp.length, sp.reverse, eqn.ins, outer,
+        loop_body(ctx, sp.body), sp.num_consts, sp.num_carry, sp.length, sp.reverse, eqn.ins, outer,
         jc.has_effects(sp.body),
     )
     unroll = sp.unroll if isinstance(sp.unroll, (int, bool)) else 1
@@ -39,7 +40,7 @@ def while_rule(ctx: Context, eqn: Eqn, invals: list, outer: Body):
     wp = jc.while_params(eqn.params)
     if wp is None:
         return None
-    cond, body = ctx.ir(wp.cond), ctx.ir(wp.body)
+    cond, body = ctx.ir(wp.cond), loop_body(ctx, wp.body)
     ncc, nbc = wp.cond_nconsts, wp.body_nconsts
     carry_init = eqn.ins[ncc + nbc :]
     length = _static_trip_count(cond, body, eqn.ins[:ncc], eqn.ins[ncc : ncc + nbc], carry_init)
