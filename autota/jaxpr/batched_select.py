@@ -69,7 +69,7 @@ def _write_of(body: Body, written, base):
     if not isinstance(written, Var):
         return None
     write = body.producers.get(written)
-    if write is None or write.ins[0] is not base or body.uses[written] != 1:
+    if write is None or not write.ins or write.ins[0] is not base or body.uses[written] != 1:
         return None
     if write.name == "scatter" and jc.scatter_is_unique_set(write.params):
         return write
