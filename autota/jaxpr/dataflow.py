@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from autota.jaxpr import ir
 from autota.jaxpr import jaxcompat as jc
+from autota.jaxpr.lift import CHECKPOINT, SWITCH
 
 WRITES = frozenset({"scatter", "scatter-add", "scatter_add", "scatter-mul", "scatter_mul", "dynamic_update_slice"})
 # Primitives whose output is (a view of) their array operands: the buffer passes through.
@@ -75,6 +76,13 @@ def _nested(eqn: ir.Eqn, ins: list):
             res = _through(sub, ins[1:])
             outs = [a | b for a, b in zip(outs, res)]
         return outs
+    if eqn.name == SWITCH:  # a cond whose writes were lifted out (autota.jaxpr.lift)
+        outs = [frozenset()] * len(eqn.outs)
+        for sub in eqn.params["branches"]:
+            outs = [a | b for a, b in zip(outs, _through(sub, ins[1:]))]
+        return outs
+    if eqn.name == CHECKPOINT:
+        return _through(eqn.params["body"], ins)
     if eqn.name in jc.REMAT_NAMES:
         params = jc.remat_params(eqn.params)
         return _through(ir.from_jaxpr(params[0]), ins) if params is not None else None

@@ -26,8 +26,8 @@ from autota.jaxpr import jaxcompat as jc
 from autota.jaxpr.interpreter import Context, evaluate, handles
 from autota.jaxpr.ir import Body, Eqn, Lit, Var
 
-_SWITCH = "autota_switch"
-_CHECKPOINT = "autota_checkpoint"
+SWITCH = "autota_switch"
+CHECKPOINT = "autota_checkpoint"
 _SET = frozenset({"scatter", "dynamic_update_slice"})
 
 
@@ -59,21 +59,23 @@ def _nested(ctx: Context, eqn: Eqn):
         branches = jc.cond_branches(eqn.params)
         if not branches:
             return None
-        return [ctx.ir(b) for b in branches], 1, lambda new, ins, outs: Eqn(_SWITCH, None, {"branches": new}, ins, outs, eqn.source)
+        return [ctx.ir(b) for b in branches], 1, lambda new, ins, outs: Eqn(
+            SWITCH, None, {"branches": new}, ins, outs, eqn.source
+        )
     if eqn.name in jc.REMAT_NAMES:
         params = jc.remat_params(eqn.params)
         if params is None:
             return None
         jaxpr, kwargs = params
         return [ctx.ir(jaxpr)], 0, lambda new, ins, outs: Eqn(
-            _CHECKPOINT, None, {"body": new[0], "kwargs": kwargs}, ins, outs, eqn.source
+            CHECKPOINT, None, {"body": new[0], "kwargs": kwargs}, ins, outs, eqn.source
         )
-    if eqn.name in (_SWITCH, _CHECKPOINT):
-        bodies = eqn.params["branches"] if eqn.name == _SWITCH else [eqn.params["body"]]
-        offset = 1 if eqn.name == _SWITCH else 0
+    if eqn.name in (SWITCH, CHECKPOINT):
+        bodies = eqn.params["branches"] if eqn.name == SWITCH else [eqn.params["body"]]
+        offset = 1 if eqn.name == SWITCH else 0
         kwargs = eqn.params.get("kwargs")
         return bodies, offset, lambda new, ins, outs: Eqn(
-            eqn.name, None, {"branches": new} if eqn.name == _SWITCH else {"body": new[0], "kwargs": kwargs},
+            eqn.name, None, {"branches": new} if eqn.name == SWITCH else {"body": new[0], "kwargs": kwargs},
             ins, outs, eqn.source,
         )
     return None
@@ -245,14 +247,14 @@ def _same_params(a: dict, b: dict) -> bool:
         return False
 
 
-@handles(_SWITCH)
+@handles(SWITCH)
 def switch_rule(ctx: Context, eqn: Eqn, invals: list, outer: Body):
     index, operands = invals[0], invals[1:]
     fns = [lambda *ops, _b=b: evaluate(ctx, _b, ops) for b in eqn.params["branches"]]
     return list(lax.switch(index, fns, *operands))
 
 
-@handles(_CHECKPOINT)
+@handles(CHECKPOINT)
 def checkpoint_rule(ctx: Context, eqn: Eqn, invals: list, outer: Body):
     body = eqn.params["body"]
     return list(jax.checkpoint(lambda *args: evaluate(ctx, body, args), **eqn.params["kwargs"])(*invals))

@@ -114,6 +114,27 @@ def test_flax_linen_scan_findings_point_at_the_model():
     np.testing.assert_array_equal(model.apply(params, xs), new(params, xs))
 
 
+def test_flax_nnx_scan_findings_point_at_the_user():
+    nnx = pytest.importorskip("flax.nnx")
+
+    def run(xs):
+        @nnx.scan(in_axes=(nnx.Carry, 0), out_axes=nnx.Carry)
+        def step(carry, x):
+            h, buf, t = carry
+            h = jnp.tanh(h + x)
+            return (h, buf.at[t].set(h), t + 1)  # the write
+
+        return step((jnp.zeros(F), jnp.zeros((T, F)), 0), xs)[1]  # the loop call
+
+    xs = data((T, F))
+    (finding,) = [f for f in autota.analyze(run, xs) if f.code == "AT201"]
+    lines = open(__file__).read().splitlines()
+    assert finding.applied and finding.source.split(":")[0].endswith(HERE)
+    assert "# the loop call" in lines[int(finding.source.rsplit(":", 1)[1]) - 1]
+    assert "# the write" in lines[int(finding.write_source.rsplit(":", 1)[1]) - 1]
+    np.testing.assert_array_equal(run(xs), autota.transform(run)(xs))
+
+
 # -- the misses, rewritten -------------------------------------------------------------------------
 
 
