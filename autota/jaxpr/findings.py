@@ -17,7 +17,10 @@ class LoopFinding:
     """A pattern found in the traced program, rewritten (``applied``) or left alone (``reason``).
 
     ``cost_before``/``cost_after`` are cost classes in the loop length T (run time of
-    ``jit(grad(f))`` for buffers, of the forward pass for concatenation chains).
+    ``jit(grad(f))`` for buffers, of the forward pass for concatenation chains). ``source`` is
+    the user's line that calls the loop (or holds the select or concatenation), ``write_source``
+    the user's line that writes the buffer; both skip frames inside JAX and the libraries
+    built on it, so a loop made by Flax's ``nn.scan`` points at the model, not at Flax.
     """
 
     code: str
@@ -28,6 +31,7 @@ class LoopFinding:
     buffer_shape: tuple | None
     cost_before: str
     cost_after: str
+    write_source: str | None = None
 
     @property
     def name(self) -> str:
@@ -37,8 +41,9 @@ class LoopFinding:
         where = self.source or "<unknown location>"
         status = "rewritten" if self.applied else f"left alone: {self.reason}"
         shape = f" buffer {self.buffer_shape}" if self.buffer_shape is not None else ""
+        written = f" (written at {self.write_source})" if self.write_source not in (None, self.source) else ""
         return (
-            f"{where}: {self.code} {self.name}: {self.message}{shape}; "
+            f"{where}: {self.code} {self.name}: {self.message}{shape}{written}; "
             f"{status} ({self.cost_before} -> {self.cost_after})"
         )
 

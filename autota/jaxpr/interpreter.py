@@ -63,49 +63,50 @@ class Context:
 
     def __init__(self, enabled: Iterable[str]):
         self.enabled = frozenset(enabled)
-        self._ir: dict[int, tuple[object, ir.Body]] = {}
-        self._eqns: dict[int, tuple[ir.Body, list]] = {}
-        self._plans: dict[int, tuple[ir.Eqn, Any]] = {}
-        self._nested: dict[int, tuple[ir.Eqn, dict]] = {}
-        self._changes: dict[int, tuple[ir.Body, bool]] = {}
+        self._memo: dict[tuple, tuple] = {}
         self._findings: dict[tuple, LoopFinding] = {}
+
+    def memo(self, kind: str, obj, build):
+        """``build()``, computed once per ``(kind, obj)`` (``obj`` kept alive with its entry)."""
+        key = (kind, id(obj))
+        entry = self._memo.get(key)
+        if entry is None or entry[0] is not obj:
+            entry = (obj, build())
+            self._memo[key] = entry
+        return entry[1]
 
     def ir(self, jaxpr) -> ir.Body:
         """The IR of ``jaxpr``, read once so that loop bodies traced twice share it."""
-        entry = self._ir.get(id(jaxpr))
-        if entry is None or entry[0] is not jaxpr:
-            entry = (jaxpr, ir.from_jaxpr(jaxpr))
-            self._ir[id(jaxpr)] = entry
-        return entry[1]
+        return self.memo("ir", jaxpr, lambda: ir.from_jaxpr(jaxpr))
 
     def eqns(self, body: ir.Body) -> list:
         """The body's equations after the registered structural rewrites (computed once)."""
-        entry = self._eqns.get(id(body))
-        if entry is None or entry[0] is not body:
+
+        def rewrite():
             eqns = body.eqns
             for fn in PREPASSES:
                 try:
                     eqns = fn(self, body, eqns)
                 except jc.UnknownLayout as err:
                     self.passed_through(None, err)
-            entry = (body, eqns)
-            self._eqns[id(body)] = entry
-        return entry[1]
+            return eqns
+
+        return self.memo("eqns", body, rewrite)
 
     def plan(self, eqn: ir.Eqn, body: ir.Body):
         """The registered rule's plan for ``eqn`` (``None``: nothing of its own to change)."""
-        entry = self._plans.get(id(eqn))
-        if entry is None or entry[0] is not eqn:
+
+        def decide():
             rule = RULES.get(eqn.name)
-            plan = None
-            if rule is not None:
-                try:
-                    plan = rule.plan(self, eqn, body)
-                except jc.UnknownLayout as err:
-                    self.passed_through(eqn, err)
-            entry = (eqn, plan)
-            self._plans[id(eqn)] = entry
-        return entry[1]
+            if rule is None:
+                return None
+            try:
+                return rule.plan(self, eqn, body)
+            except jc.UnknownLayout as err:
+                self.passed_through(eqn, err)
+                return None
+
+        return self.memo("plan", eqn, decide)
 
     def nested_params(self, eqn: ir.Eqn) -> dict:
         """``eqn.params`` with every nested jaxpr that changes replaced by its rewrite.
@@ -113,11 +114,7 @@ class Context:
         The same object as ``eqn.params`` when nothing inside changes, which is how callers
         tell; custom differentiation rules keep their programs, and say so where they hide loops.
         """
-        entry = self._nested.get(id(eqn))
-        if entry is None or entry[0] is not eqn:
-            entry = (eqn, self._rewrite_nested(eqn))
-            self._nested[id(eqn)] = entry
-        return entry[1]
+        return self.memo("nested", eqn, lambda: self._rewrite_nested(eqn))
 
     def _rewrite_nested(self, eqn: ir.Eqn) -> dict:
         nested = jc.nested_jaxprs(eqn.params)
@@ -154,17 +151,17 @@ class Context:
         Every equation is planned (not only up to the first change), so that each loop at
         every depth is reported whether or not anything around it changes.
         """
-        entry = self._changes.get(id(body))
-        if entry is None or entry[0] is not body:
+
+        def decide():
             eqns = self.eqns(body)
             changed = len(eqns) != len(body.eqns) or any(a is not b for a, b in zip(eqns, body.eqns))
             for eqn in eqns:
                 own = self.plan(eqn, body) is not None
                 inner = self.nested_params(eqn) is not eqn.params
                 changed = changed or own or inner
-            entry = (body, changed)
-            self._changes[id(body)] = entry
-        return entry[1]
+            return changed
+
+        return self.memo("changes", body, decide)
 
     def passed_through(self, eqn: ir.Eqn | None, err: jc.UnknownLayout) -> None:
         """Report an equation bound untouched because its layout is not understood."""

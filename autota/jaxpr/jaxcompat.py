@@ -91,10 +91,13 @@ def eqn_io(eqn) -> tuple[list, list]:
 
 
 def eqn_source(eqn) -> str | None:
-    """``"file.py:12"`` for the user frame JAX recorded for ``eqn``, else ``None``."""
+    """``"file.py:12"`` for the user's frame of ``eqn`` (see :func:`user_source`), else ``None``."""
     if _siu is None:
         return None
     try:
+        users = user_source(eqn.source_info.traceback)
+        if users is not None:
+            return users
         frame = _siu.user_frame(eqn.source_info.traceback)
     except Exception:  # source info is best effort: never fail a rewrite over it
         return None
@@ -202,6 +205,23 @@ def while_params(params: dict) -> WhileParams:
 def jit_inner(params: dict):
     """The closed jaxpr a ``jit``/``pjit``/``closed_call`` equation calls, or ``None``."""
     return params.get("jaxpr", params.get("call_jaxpr"))
+
+
+def cond_branches(params: dict) -> list:
+    """The branch jaxprs of a ``cond`` equation."""
+    (branches,) = _require(COND, params, "branches")
+    return list(branches)
+
+
+def remat_params(params: dict) -> tuple[Any, dict]:
+    """``(jaxpr, checkpoint kwargs)`` of a ``checkpoint`` equation."""
+    (jaxpr,) = _require("checkpoint", params, "jaxpr")
+    kwargs = {}
+    if "prevent_cse" in params:
+        kwargs["prevent_cse"] = params["prevent_cse"]
+    if params.get("policy") is not None:
+        kwargs["policy"] = params["policy"]
+    return jaxpr, kwargs
 
 
 # -- nested jaxprs -----------------------------------------------------------------------------
@@ -418,3 +438,75 @@ def count_equations(jaxpr) -> int:
     """Equations of an open jaxpr, counting those inside loops, conditionals and nested calls."""
     subs = getattr(_core, "jaxprs_in_params")
     return sum(1 + sum(count_equations(sub) for sub in subs(eqn.params)) for eqn in jaxpr.eqns)
+
+
+# -- added for real programs (issue 14) ---------------------------------------------------------
+
+
+def scatter_index_depth(params: dict, indices_shape) -> int | None:
+    """How many operand axes one index of a ``scatter`` addresses (2 for ``x.at[i, j]``)."""
+    dnums = params.get("dimension_numbers")
+    if dnums is None:
+        return None
+    return len(tuple(dnums.scatter_dims_to_operand_dims))
+
+
+LIBRARIES = ("jax", "jaxlib", "flax", "equinox", "numpyro", "optax", "autota")
+"""Packages whose frames are never the user's: a finding points past them."""
+
+
+def _library_roots() -> tuple[str, ...]:
+    import importlib.util
+    import os
+    import sysconfig
+
+    roots = []
+    for name in LIBRARIES:
+        try:
+            spec = importlib.util.find_spec(name)
+        except (ImportError, ValueError):
+            spec = None
+        for loc in (spec.submodule_search_locations or ()) if spec is not None else ():
+            roots.append(os.path.realpath(loc) + os.sep)
+    for key in ("stdlib", "platstdlib"):
+        path = sysconfig.get_paths().get(key)
+        if path:
+            roots.append(os.path.realpath(path) + os.sep)
+    return tuple(roots)
+
+
+_ROOTS: tuple[str, ...] | None = None
+_IS_LIBRARY: dict[str, bool] = {}
+
+
+def _is_library_file(file_name: str) -> bool:
+    global _ROOTS
+    known = _IS_LIBRARY.get(file_name)
+    if known is None:
+        import os
+
+        if _ROOTS is None:
+            _ROOTS = _library_roots()
+        path = os.path.realpath(file_name) if not file_name.startswith("<") else file_name
+        parts = path.replace("\\", "/").split("/")
+        known = (
+            "site-packages" in parts or "dist-packages" in parts or path.startswith(_ROOTS)
+            or file_name.startswith("<frozen")
+        )
+        _IS_LIBRARY[file_name] = known
+    return known
+
+
+def user_source(traceback) -> str | None:
+    """``"file.py:12"`` of the innermost frame outside :data:`LIBRARIES`, the standard library
+    and site-packages: the user's line that wrote a buffer or called a loop, even when a library
+    (Flax's ``nn.scan``, numpyro's ``fori_collect``) made the loop."""
+    frames = getattr(traceback, "frames", None) if traceback is not None else None
+    for frame in frames or ():
+        if not _is_library_file(frame.file_name):
+            return f"{frame.file_name}:{frame.line_num}"
+    return None
+
+
+def is_integer_or_bool(dtype) -> bool:
+    return np.issubdtype(np.dtype(dtype), np.integer) or np.dtype(dtype) == np.bool_

@@ -22,6 +22,7 @@ from autota.jaxpr.affine import Affine, literal_abstract
 from autota.jaxpr.buffers import BufferPlan, LoopForm, affine_values, analyse
 from autota.jaxpr.findings import LoopFinding
 from autota.jaxpr.interpreter import Context, handles, read, run
+from autota.jaxpr.lift import loop_body
 from autota.jaxpr.ir import Body, Eqn, Lit, Var
 
 
@@ -40,7 +41,7 @@ class LoopPlan:
 def plan_scan(ctx: Context, eqn: Eqn, outer: Body) -> LoopPlan | None:
     sp = jc.scan_params(eqn.params)
     form = LoopForm(
-        ctx.ir(sp.body), sp.num_consts, sp.num_carry, sp.length, sp.reverse, eqn.ins, outer,
+        loop_body(ctx, sp.body), sp.num_consts, sp.num_carry, sp.length, sp.reverse, eqn.ins, outer,
         jc.has_effects(sp.body),
     )
     plans, write_once_plans = _buffer_plans(ctx, eqn, form, "scan")
@@ -62,7 +63,7 @@ def plan_while(ctx: Context, eqn: Eqn, outer: Body) -> LoopPlan | None:
     """A ``while_loop`` is rebuilt (as a ``scan``) only for AT202; otherwise it is bound as it
     was, with its cond and body rewritten where they change."""
     wp = jc.while_params(eqn.params)
-    cond, body = ctx.ir(wp.cond), ctx.ir(wp.body)
+    cond, body = ctx.ir(wp.cond), loop_body(ctx, wp.body)
     ncc, nbc = wp.cond_nconsts, wp.body_nconsts
     carry_init = eqn.ins[ncc + nbc :]
     length = _static_trip_count(cond, body, eqn.ins[:ncc], eqn.ins[ncc : ncc + nbc], carry_init)
@@ -71,26 +72,26 @@ def plan_while(ctx: Context, eqn: Eqn, outer: Body) -> LoopPlan | None:
     )
     if "AT202" not in ctx.enabled:
         return None
-    has_buffer = bool(analyse(form))
-    if length is None:
-        if has_buffer:
-            ctx.record(
-                (id(eqn), "AT202"),
-                LoopFinding(
-                    "AT202", "buffer written in a while_loop", False,
-                    "the trip count is not static (the condition is not `i < n` for a counter from a "
-                    "known start and a static n)",
-                    eqn.source, _first_buffer_shape(form), "no reverse-mode gradient", "no reverse-mode gradient",
-                ),
-            )
+    verdicts = analyse(form)
+    if not verdicts:
         return None
-    if not has_buffer:
+    first = verdicts[0]
+    if length is None:
+        ctx.record(
+            (id(eqn), "AT202"),
+            LoopFinding(
+                "AT202", "buffer written in a while_loop", False,
+                "the trip count is not static (the condition is not `i < n` for a counter from a "
+                "known start and a static n)",
+                eqn.source, first.shape, "no reverse-mode gradient", "no reverse-mode gradient", first.source,
+            ),
+        )
         return None
     ctx.record(
         (id(eqn), "AT202"),
         LoopFinding(
             "AT202", f"while_loop with a static trip count of {length} becomes a scan",
-            True, None, eqn.source, _first_buffer_shape(form), "no reverse-mode gradient", "O(T)",
+            True, None, eqn.source, first.shape, "no reverse-mode gradient", "O(T)", first.source,
         ),
     )
     plans, write_once_plans = _buffer_plans(ctx, eqn, form, "while_loop")
@@ -98,11 +99,6 @@ def plan_while(ctx: Context, eqn: Eqn, outer: Body) -> LoopPlan | None:
 
 
 handles(jc.WHILE, plan=plan_while)(apply_loop)
-
-
-def _first_buffer_shape(form: LoopForm):
-    verdicts = analyse(form)
-    return verdicts[0].shape if verdicts else None
 
 
 def _static_trip_count(cond: Body, body: Body, cond_consts, body_consts, carry_init) -> int | None:
@@ -185,7 +181,10 @@ def _buffer_plans(ctx: Context, eqn: Eqn, form: LoopForm, kind: str):
         after = "O(T)" if applied else "O(T^2) under grad"
         ctx.record(
             (id(eqn), v.carry),
-            LoopFinding(v.code, message, applied, v.reason, eqn.source or v.source, v.shape, "O(T^2) under grad", after),
+            LoopFinding(
+                v.code, message, applied, v.reason, eqn.source or v.source, v.shape, "O(T^2) under grad", after,
+                v.source,
+            ),
         )
         if applied:
             plans.append(v.plan)
@@ -209,7 +208,7 @@ def _record_read_back(ctx: Context, eqn: Eqn, form: LoopForm, kind: str, v, proo
         (id(eqn), v.carry),
         LoopFinding(
             "AT203", f"{kind} body reads the buffer it writes", rewrite, reason,
-            eqn.source or v.source, v.shape, before, after,
+            eqn.source or v.source, v.shape, before, after, v.source,
         ),
     )
 
