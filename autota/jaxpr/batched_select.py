@@ -35,7 +35,7 @@ def fuse_select_writes(ctx: Context, body: Body, eqns: list) -> list:
                 continue
             fused[write] = Eqn(
                 _SELECT_WRITE, None, {"write": write, "written_case": written_case},
-                (pred, *write.ins), eqn.outs, eqn.source,
+                (pred, *write.ins), eqn.outs, eqn.source, eqn.info,
             )
             ctx.record(
                 (id(eqn), "AT204"),

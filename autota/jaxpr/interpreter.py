@@ -92,9 +92,10 @@ def run(ctx: Context, body: ir.Body, args, skip: frozenset = frozenset()) -> dic
             continue
         invals = [read(env, a) for a in eqn.ins]
         handler = HANDLERS.get(eqn.name)
-        outs = handler(ctx, eqn, invals, body) if handler is not None else None
-        if outs is None:
-            outs = jc.bind(eqn.primitive, eqn.params, invals)
+        with jc.at_source(eqn.info):  # what is bound here keeps the user's source line
+            outs = handler(ctx, eqn, invals, body) if handler is not None else None
+            if outs is None:
+                outs = jc.bind(eqn.primitive, eqn.params, invals)
         for var, value in zip(eqn.outs, outs):
             if var is not None:
                 env[var] = value

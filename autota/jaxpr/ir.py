@@ -64,6 +64,8 @@ class Eqn:
     ins: tuple
     outs: tuple  # Var, or None for a dropped output
     source: str | None
+    info: Any = None
+    """JAX's source information, re-applied when the equation is bound again."""
 
 
 @dataclass(eq=False)
@@ -141,5 +143,5 @@ def _read_into(inner, env: dict, eqns: list) -> list:
                         env[v] = r
                 continue
         new_outs = tuple(None if jc.is_dropvar(v) else _fresh(env, v) for v in outs)
-        eqns.append(Eqn(name, jc.eqn_primitive(eqn), params, tuple(atoms), new_outs, jc.eqn_source(eqn)))
+        eqns.append(Eqn(name, jc.eqn_primitive(eqn), params, tuple(atoms), new_outs, jc.eqn_source(eqn), jc.source_info(eqn)))
     return [_atom(env, a) for a in outvars]

@@ -340,3 +340,87 @@ def count_equations(jaxpr) -> int:
     """Equations of an open jaxpr, counting those inside loops, conditionals and nested calls."""
     subs = getattr(_core, "jaxprs_in_params")
     return sum(1 + sum(count_equations(sub) for sub in subs(eqn.params)) for eqn in jaxpr.eqns)
+
+
+# ==============================================================================================
+# -- residuals: what reverse mode saves (used by autota.proof.residuals) ------------------------
+# ==============================================================================================
+# Kept apart from the helpers above so that the two can change independently.
+
+
+def source_info(eqn):
+    """The raw source information JAX recorded for ``eqn`` (traceback and name stack)."""
+    return getattr(eqn, "source_info", None)
+
+
+def at_source(info):
+    """A context in which equations bound get ``info`` as their source, as
+    ``jax.core.eval_jaxpr`` does when it re-binds a program: a rewritten program then keeps
+    the user's source lines instead of pointing into autota."""
+    import contextlib
+
+    traceback = getattr(info, "traceback", None)
+    if _siu is None or traceback is None:
+        return contextlib.nullcontext()
+    return _siu.user_context(traceback)
+
+
+def vjp_forward(fun, *args):
+    """The forward pass of ``jax.vjp(fun, *args)`` as ``(closed jaxpr, n_outputs, n_residuals)``.
+
+    The jaxpr's outputs are ``fun``'s flat outputs followed by the residuals the pullback
+    closes over (the leaves of the ``Partial`` that ``jax.vjp`` returns), which is how
+    ``jax.ad_checkpoint.saved_residuals`` reads them too.
+    """
+    closed, shapes = jax.make_jaxpr(lambda *a: jax.vjp(fun, *a), return_shape=True)(*args)
+    n_out = len(jax.tree_util.tree_leaves(shapes[0]))
+    n_res = len(jax.tree_util.tree_leaves(shapes[1]))
+    return closed, n_out, n_res
+
+
+@dataclass(frozen=True)
+class ScanLayout:
+    """How a ``scan`` equation's operands and results split: ``consts, carry, xs`` in,
+    ``carry, ys`` out."""
+
+    body: Any  # closed jaxpr
+    num_consts: int
+    num_carry: int
+    length: int
+
+
+def scan_layout(params: dict) -> ScanLayout | None:
+    """A ``scan``'s layout on jax <= 0.10 (``num_consts``/``num_carry``) and on later releases
+    (``ft_in``/``ft_out`` flat trees whose ``unpack()`` gives ``consts, carry, xs`` and
+    ``carry, ys``, each of ``len`` its leaf count); ``None`` when neither is there."""
+    body, length = params.get("jaxpr"), params.get("length")
+    if body is None or length is None:
+        return None
+    if "num_consts" in params and "num_carry" in params:
+        return ScanLayout(body, int(params["num_consts"]), int(params["num_carry"]), int(length))
+    ft_in = params.get("ft_in")
+    if ft_in is not None and hasattr(ft_in, "unpack"):
+        try:
+            consts, carry, _ = ft_in.unpack()
+            return ScanLayout(body, len(consts), len(carry), int(length))
+        except (TypeError, ValueError):
+            return None
+    return None
+
+
+_CALL_PARAMS = ("jaxpr", "call_jaxpr", "fun_jaxpr")
+
+
+def call_body(name: str, params: dict):
+    """The closed jaxpr a call-like equation runs, whose outputs are the equation's outputs
+    (``jit``, ``closed_call``, ``custom_jvp_call``, ``custom_vjp_call``, ``checkpoint``);
+    ``None`` for anything else."""
+    if name in (SCAN, WHILE, COND):
+        return None
+    if not (name in JIT_NAMES or name in REMAT_NAMES or name.startswith("custom_")):
+        return None
+    for key in _CALL_PARAMS:
+        sub = params.get(key)
+        if sub is not None and hasattr(open_jaxpr(sub)[0], "eqns"):
+            return sub
+    return None
