@@ -739,7 +739,7 @@ def verdicts(growth: ResidualGrowth) -> list[str]:
             lines.append(
                 f"{lg.label} saves {b.cls} residuals, but carries {c.cls} bytes through each of its T steps: "
                 "under grad the cotangent of that carry goes back through every step too, and copying it is "
-                f"O(T^2) time{timed}. Its quadratic run time comes from copies, not from residuals{after}"
+                f"O(T^2) time{timed}. Quadratic run time here comes from those copies, not from residuals{after}"
             )
         else:
             lines.append(f"{lg.label} saves {b.cls} residuals and carries {c.cls} bytes: no quadratic cost from it")
