@@ -21,6 +21,7 @@ from __future__ import annotations
 import dataclasses
 import linecache
 import os
+import re
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
@@ -46,7 +47,8 @@ the same arrays (one buffer per output, a repeated residual twice) plus the outp
 table of :data:`POINTER_BYTES` per output."""
 
 POINTER_BYTES = 8
-"""Bytes XLA counts per output for the output tuple's table of buffer pointers."""
+"""Bytes XLA counts per output for the output tuple's table of buffer pointers (where there
+is more than one output)."""
 
 
 # -- the report --------------------------------------------------------------------------------
@@ -128,17 +130,13 @@ class Program:
         return sum(loop.total_bytes for loop in self.loops) + sum(r.total_bytes for r in self.outside)
 
     @property
-    def saved_bytes(self) -> int:
-        """Every residual, arguments included: what the compiled forward pass outputs."""
-        return self.total_bytes + sum(r.total_bytes for r in self.arguments)
-
-    @property
     def xla_mismatch(self) -> float | None:
         """Relative difference between the residuals' :attr:`output_bytes` (with the output
         tuple's pointer table) and XLA's forward output bytes."""
         if self.forward_output_bytes is None:
             return None
-        expected = self.output_bytes + POINTER_BYTES * self.outputs
+        table = POINTER_BYTES * self.outputs if self.outputs > 1 else 0  # one output is no tuple
+        expected = self.output_bytes + table
         return abs(expected - self.forward_output_bytes) / max(self.forward_output_bytes, 1)
 
     def replace(self, **changes) -> "Program":
@@ -181,7 +179,6 @@ def _dtype(aval) -> str:
 class _Reader:
     """Follows a residual back to the equation that computed it, through calls and loops."""
 
-    arg_names: Sequence[str]
     cache: dict = field(default_factory=dict)
 
     def ir(self, jaxpr) -> ir.Body:
@@ -193,13 +190,16 @@ class _Reader:
 
     def origin(self, body: ir.Body, atom, scan_role: dict | None = None) -> tuple[str, str | None]:
         """``(producer, source)`` of ``atom`` in ``body``. ``scan_role`` names the body's inputs
-        when ``body`` is a loop body (``loop carry``, ``loop input``, ``loop constant``)."""
+        when ``body`` is a loop body (``loop carry``, ``loop input``, ``loop constant``); the
+        source of such an input is the first line of the body that reads it, which is why it
+        is saved."""
         for _ in range(1000):  # a chain through calls; never cyclic, bounded for safety
             if isinstance(atom, ir.Lit):
                 return "literal", None
             if atom in body.invars:
                 if scan_role is not None:
-                    return scan_role.get(body.invars.index(atom), "loop input"), None
+                    reader = next((e for e in body.eqns if atom in e.ins and e.source), None)
+                    return scan_role.get(body.invars.index(atom), "loop input"), reader.source if reader else None
                 return "argument", None
             if atom in body.constvars:
                 return "constant", None
@@ -214,7 +214,8 @@ class _Reader:
                 return producer, source or eqn.source
             sub = jc.call_body(eqn.name, eqn.params)
             if sub is None:
-                return eqn.name, eqn.source
+                constant = eqn.ins and all(isinstance(a, ir.Lit) for a in eqn.ins)
+                return (f"{eqn.name} (constant)" if constant else eqn.name), eqn.source
             inner = self.ir(sub)
             target = inner.outvars[k] if k < len(inner.outvars) else None
             if target is None or not (isinstance(target, ir.Var) and target in inner.invars):
@@ -243,8 +244,12 @@ def _roles(layout: jc.ScanLayout, n_ins: int) -> dict:
 
 def read_program(fun: Callable, wrt: Sequence[Any], arg_names: Sequence[str]) -> Program:
     """The residuals of ``jax.vjp(fun, *wrt)``, attributed to loops, without XLA's figures."""
-    closed, n_out, _ = jc.vjp_forward(fun, *wrt)
-    reader = _Reader(arg_names)
+    try:
+        closed, n_out, _ = jc.vjp_forward(fun, *wrt)
+    except Exception as err:  # a while_loop, a callback without a VJP...: grad cannot be taken
+        name = getattr(fun, "__autota_name__", "the function")
+        raise ProofInputError(f"cannot differentiate {name}: {one_line(err)}") from err
+    reader = _Reader()
     body = reader.ir(closed)
     seen: set = set()
     by_loop: dict = {}
@@ -314,16 +319,19 @@ def xla_figures(fun: Callable, wrt: Sequence[Any]) -> tuple[int | None, int | No
 # -- before and after --------------------------------------------------------------------------
 
 
-def _split(fn: Callable) -> tuple[Callable, Callable, tuple[str, ...]]:
+def _split(fn: Callable, args: tuple) -> tuple[Callable, Callable, tuple[str, ...]]:
     """``(original, transformed, rules)``: ``fn`` may be ``autota.transform(f, rules=...)``,
-    whose rules are then the ones compared; otherwise every rule the transform supports is."""
+    whose rules and static arguments are then the ones used; otherwise every rule the
+    transform supports is, and Python ``int``/``bool`` arguments are static (the gradient
+    holds them fixed as Python values too)."""
     from autota.jaxpr import api
 
     traced = getattr(fn, "__autota_traced__", None)
     if traced is not None:
         return traced.fn, fn, tuple(sorted(traced.enabled))
     rules = tuple(sorted(api.SUPPORTED))
-    return fn, api.transform(fn, rules=rules), rules
+    static = tuple(i for i, a in enumerate(args) if isinstance(a, (bool, int)))
+    return fn, api.transform(fn, rules=rules, static_argnums=static), rules
 
 
 def _differentiable(fn: Callable, args: tuple, kwargs: dict):
@@ -342,14 +350,13 @@ def _differentiable(fn: Callable, args: tuple, kwargs: dict):
         a, k = jax.tree_util.tree_unflatten(treedef, full)
         return fn(*a, **k)
 
+    f.__autota_name__ = getattr(fn, "__qualname__", getattr(fn, "__name__", "the function"))
     names = [_arg_name(paths[i]) for i in positions]
     return f, [jax.numpy.asarray(leaves[i]) for i in positions], names
 
 
 def _arg_name(path: str) -> str:
     """``[0][1]['w']`` (of ``(args, kwargs)``) as ``arg1['w']``; ``[1]['k']`` as ``k``."""
-    import re
-
     m = re.match(r"\[0\]\[(\d+)\](.*)", path)
     if m:
         return f"arg{m.group(1)}{m.group(2)}"
@@ -368,7 +375,7 @@ def residuals(fn: Callable, *args, **kwargs) -> ResidualReport:
     """
     from autota.jaxpr import analyze
 
-    original, transformed, rules = _split(fn)
+    original, transformed, rules = _split(fn, args)
     name = getattr(original, "__qualname__", getattr(original, "__name__", "fn"))
     f_before, wrt, names = _differentiable(original, args, kwargs)
     before = _measured(read_program(f_before, wrt, names), f_before, wrt)
@@ -550,7 +557,7 @@ def _twin(program: Program, loop: Loop) -> Loop | None:
 
 
 def _time_grad(fn: Callable, args: tuple, with_after: bool, repeats: int) -> tuple[float, float | None]:
-    original, transformed, _ = _split(fn)
+    original, transformed, _ = _split(fn, args)
     f_before, wrt, _ = _differentiable(original, args, {})
     fns = {"before": gradients.grad_fn(f_before, tuple(range(len(wrt))))}
     if with_after:
