@@ -134,6 +134,16 @@ def test_cli_explain_prints_the_tables_as_markdown(capsys):
     assert "O(T^2)" in out and "verdict:" in out
 
 
+def test_cli_explain_plots_saved_bytes_against_t(tmp_path, capsys):
+    pytest.importorskip("matplotlib")
+    case = ROOT / "corpus" / "jaxpr_rnn_hidden_buffer"
+    png = tmp_path / "residuals.png"
+    code = _run(["explain", f"{case / 'before.py'}::rnn_states", "--args", f"{case / 'inputs.py'}:make_args",
+                 "--sizes", "4,8", "--plot", str(png)])
+    assert code == 0 and png.stat().st_size > 0
+    assert "copies, not from residuals" in capsys.readouterr().out
+
+
 @pytest.mark.parametrize(
     "argv, message",
     [
