@@ -350,7 +350,7 @@ def _differentiable(fn: Callable, args: tuple, kwargs: dict):
         a, k = jax.tree_util.tree_unflatten(treedef, full)
         return fn(*a, **k)
 
-    f.__autota_name__ = getattr(fn, "__qualname__", getattr(fn, "__name__", "the function"))
+    f.__autota_name__ = getattr(fn, "__name__", "the function")
     names = [_arg_name(paths[i]) for i in positions]
     return f, [jax.numpy.asarray(leaves[i]) for i in positions], names
 
@@ -376,7 +376,7 @@ def residuals(fn: Callable, *args, **kwargs) -> ResidualReport:
     from autota.jaxpr import analyze
 
     original, transformed, rules = _split(fn, args)
-    name = getattr(original, "__qualname__", getattr(original, "__name__", "fn"))
+    name = getattr(original, "__name__", "fn")
     f_before, wrt, names = _differentiable(original, args, kwargs)
     before = _measured(read_program(f_before, wrt, names), f_before, wrt)
     after, after_error, findings = None, None, ()
@@ -391,7 +391,11 @@ def residuals(fn: Callable, *args, **kwargs) -> ResidualReport:
 
 
 def _measured(program: Program, fun: Callable, wrt) -> Program:
-    temp, out = xla_figures(fun, wrt)
+    try:
+        temp, out = xla_figures(fun, wrt)
+    except Exception as err:  # the forward pass traced, the backward does not (a while_loop)
+        name = getattr(fun, "__autota_name__", "the function")
+        raise ProofInputError(f"cannot differentiate {name}: {one_line(err)}") from err
     return program.replace(grad_temp_bytes=temp, forward_output_bytes=out)
 
 

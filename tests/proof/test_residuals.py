@@ -94,7 +94,7 @@ def test_loops_and_outside_residuals_are_attributed_to_their_own_lines():
     report = residuals(two_loops, jnp.ones((6, 3)), jnp.float32(0.5))
     scan_loop, fori_loop = report.before.loops
     assert scan_loop.length == 6 and fori_loop.length == 5
-    assert {r.producer for r in scan_loop.residuals} >= {"tanh"}
+    assert {r.producer for r in scan_loop.residuals} & {"tanh", "one_minus_square"}  # jax 0.10, 0.12
     assert any(r.producer == "exp" and r.shape == () for r in fori_loop.residuals)
     assert any(r.producer in ("cos", "sin") and r.shape == (6, 3) for r in report.before.outside)
     assert scan_loop.source != fori_loop.source
@@ -115,6 +115,16 @@ def test_no_float_argument_is_a_clear_error():
 
     with pytest.raises(ProofInputError, match="no float argument"):
         residuals(lambda n: n + 1, jnp.int32(3))
+
+
+def test_a_loop_without_reverse_mode_is_a_clear_error():
+    from autota.proof.errors import ProofInputError
+
+    def settle(x):
+        return lax.while_loop(lambda c: c[0] < 3, lambda c: (c[0] + 1, jnp.sin(c[1])), (0, x))[1]
+
+    with pytest.raises(ProofInputError, match="cannot differentiate settle: .*while_loop"):
+        residuals(settle, jnp.ones(3))
 
 
 def _run(argv):
