@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import dataclasses
 import linecache
+import math
 import os
 import re
 from collections import Counter
@@ -72,7 +73,7 @@ class Residual:
 
     @property
     def type(self) -> str:
-        return f"{self.dtype}[{','.join(str(d) for d in self.shape)}]"
+        return _type(self.dtype, self.shape)
 
     @property
     def key(self) -> tuple:
@@ -165,14 +166,16 @@ class ResidualReport:
 
 
 def _nbytes(aval) -> int:
-    size = 1
-    for d in aval.shape:
-        size *= int(d)
-    return size * int(getattr(aval.dtype, "itemsize", 0) or 0)
+    return math.prod(int(d) for d in aval.shape) * int(getattr(aval.dtype, "itemsize", 0) or 0)
 
 
 def _dtype(aval) -> str:
     return str(getattr(aval.dtype, "name", aval.dtype))
+
+
+def _type(dtype: str, shape: Sequence[int]) -> str:
+    """``float32[16,4]``, as the tables print an array type."""
+    return f"{dtype}[{','.join(str(d) for d in shape)}]"
 
 
 @dataclass
@@ -214,19 +217,17 @@ class _Reader:
                 return producer, source or eqn.source
             sub = jc.call_body(eqn.name, eqn.params)
             if sub is None:
-                constant = eqn.ins and all(isinstance(a, ir.Lit) for a in eqn.ins)
+                constant = bool(eqn.ins) and all(isinstance(a, ir.Lit) for a in eqn.ins)
                 return (f"{eqn.name} (constant)" if constant else eqn.name), eqn.source
             inner = self.ir(sub)
-            target = inner.outvars[k] if k < len(inner.outvars) else None
-            if target is None or not (isinstance(target, ir.Var) and target in inner.invars):
-                if target is None:
-                    return eqn.name, eqn.source
-                producer, source = self.origin(inner, target)
-                return producer, source or eqn.source
-            j = inner.invars.index(target)
-            if j >= len(eqn.ins):
+            if k >= len(inner.outvars):
                 return eqn.name, eqn.source
-            atom = eqn.ins[j]
+            target = inner.outvars[k]
+            if isinstance(target, ir.Var) and target in inner.invars and inner.invars.index(target) < len(eqn.ins):
+                atom = eqn.ins[inner.invars.index(target)]  # passed through the call: follow its operand
+                continue
+            producer, source = self.origin(inner, target)
+            return producer, source or eqn.source
         return "unknown", None  # pragma: no cover
 
 
@@ -282,8 +283,7 @@ def read_program(fun: Callable, wrt: Sequence[Any], arg_names: Sequence[str]) ->
         if producer == "argument":
             index = body.invars.index(atom)
             name = arg_names[index] if index < len(arg_names) else f"argument {index}"
-            residual = Residual(residual.shape, residual.dtype, ONCE, total, total, "argument", name)
-            arguments.append(residual)
+            arguments.append(dataclasses.replace(residual, source=name))
         else:
             outside.append(residual)
     loops = []
@@ -292,13 +292,9 @@ def read_program(fun: Callable, wrt: Sequence[Any], arg_names: Sequence[str]) ->
         if layout is None:
             continue
         carry_vars = eqn.ins[layout.num_consts : layout.num_consts + layout.num_carry]
-        carry = tuple((_type(v.aval), _nbytes(v.aval)) for v in carry_vars)
+        carry = tuple((_type(_dtype(v.aval), v.aval.shape), _nbytes(v.aval)) for v in carry_vars)
         loops.append(Loop(eqn.source, layout.length, carry, tuple(by_loop.get(id(eqn), ()))))
     return Program(tuple(loops), tuple(outside), tuple(arguments), output_bytes, len(outvars))
-
-
-def _type(aval) -> str:
-    return f"{_dtype(aval)}[{','.join(str(d) for d in aval.shape)}]"
 
 
 # -- XLA's figures -----------------------------------------------------------------------------
@@ -417,9 +413,6 @@ def attribute(before: Program, after: Program | None, findings: Sequence) -> tup
     if after is None:
         return before, None
     after = with_findings(after)
-    after_loops: dict = {}
-    for loop in after.loops:
-        after_loops.setdefault(loop.source, []).append(loop)
 
     def mark(residuals: Sequence[Residual], remaining: Counter, rules: tuple) -> tuple[Residual, ...]:
         out = []
@@ -432,9 +425,7 @@ def attribute(before: Program, after: Program | None, findings: Sequence) -> tup
         return tuple(out)
 
     loops = []
-    for loop in before.loops:
-        candidates = after_loops.get(loop.source) or []
-        twin = candidates.pop(0) if candidates else None
+    for loop, twin in paired(before, after):
         remaining = Counter(r.key for r in twin.residuals) if twin is not None else Counter()
         rules = tuple(dict.fromkeys(f.code for f in loop.findings if f.applied)) or applied_anywhere
         loops.append(dataclasses.replace(loop, residuals=mark(loop.residuals, remaining, rules)))
@@ -544,10 +535,10 @@ def _loop_growth(sizes, reports) -> tuple[LoopGrowth, ...]:
     for i in range(count):
         before, after, carry, carry_after = [], [], [], []
         for r in reports:
-            loop = r.before.loops[i] if i < len(r.before.loops) else None
+            pairs = paired(r.before, r.after)
+            loop, twin = pairs[i] if i < len(pairs) else (None, None)
             before.append(loop.total_bytes if loop else None)
             carry.append(loop.carry_bytes if loop else None)
-            twin = _twin(r.after, loop) if loop is not None and r.after is not None else None
             after.append(twin.total_bytes if twin else None)
             carry_after.append(twin.carry_bytes if twin else None)
         last = reports[-1].before.loops[i]
@@ -556,8 +547,17 @@ def _loop_growth(sizes, reports) -> tuple[LoopGrowth, ...]:
     return tuple(out)
 
 
-def _twin(program: Program, loop: Loop) -> Loop | None:
-    return next((l for l in program.loops if l.source == loop.source), None)
+def paired(before: Program, after: Program | None) -> list[tuple[Loop, Loop | None]]:
+    """Each loop of ``before`` with the loop of ``after`` at the same source line (the rewrite
+    keeps it), taken in order where one line holds several loops; ``None`` where there is none."""
+    waiting: dict = {}
+    for loop in after.loops if after is not None else ():
+        waiting.setdefault(loop.source, []).append(loop)
+    pairs = []
+    for loop in before.loops:
+        same_line = waiting.get(loop.source)
+        pairs.append((loop, same_line.pop(0) if same_line else None))
+    return pairs
 
 
 def _time_grad(fn: Callable, args: tuple, with_after: bool, repeats: int) -> tuple[float, float | None]:
@@ -627,7 +627,7 @@ def render(report: ResidualReport, markdown: bool = False) -> str:
     h = (lambda s: f"**{s}**") if markdown else (lambda s: s)
     out = [h(f"What grad of {report.name} saves (after = autota.transform, rules {','.join(report.rules)})"), ""]
     after = report.after
-    sections = [(loop, _twin(after, loop) if after else None) for loop in report.before.loops]
+    sections = paired(report.before, after)
     for loop, twin in sections:
         out.append(h(f"{loop.label}: {loop.length} steps, carry {', '.join(t for t, _ in loop.carry) or '-'}"))
         for f in loop.findings:
@@ -659,8 +659,7 @@ def _summary(report: ResidualReport):
     headers = ("where", "per step before", "per step after", "total before", "total after")
     after = report.after
     rows = []
-    for loop in report.before.loops:
-        twin = _twin(after, loop) if after else None
+    for loop, twin in paired(report.before, after):
         rows.append([loop.label, _b(loop.bytes_per_step), _b(twin.bytes_per_step) if twin else "-",
                      _b(loop.total_bytes), _b(twin.total_bytes) if twin else "-"])
     outside = sum(r.total_bytes for r in report.before.outside)
