@@ -619,7 +619,8 @@ def _residual_rows(rs: Sequence[Residual], with_removed: bool) -> list[list[str]
 
 
 def _table(headers, rows, markdown: bool) -> str:
-    return markdown_table(headers, rows) if markdown else text_table(headers, rows)
+    """Aligned text, or a Markdown table set apart by blank lines (as a table must be)."""
+    return f"\n{markdown_table(headers, rows)}\n" if markdown else text_table(headers, rows)
 
 
 def render(report: ResidualReport, markdown: bool = False) -> str:
@@ -632,7 +633,7 @@ def render(report: ResidualReport, markdown: bool = False) -> str:
         out.append(h(f"{loop.label}: {loop.length} steps, carry {', '.join(t for t, _ in loop.carry) or '-'}"))
         for f in loop.findings:
             status = "rewritten" if f.applied else "left alone"
-            out.append(f"  {f.code} {f.name}: {f.message} ({status})")
+            out.append(f"{'-' if markdown else ' '} {f.code} {f.name}: {f.message} ({status})")
         headers = RESIDUAL_HEADERS if after else RESIDUAL_HEADERS[:-1]
         rows = [row if after else row[:-1] for row in _residual_rows(loop.residuals, True)]
         out += ["before:", _table(headers, rows, markdown) if rows else "  (nothing saved)"]
