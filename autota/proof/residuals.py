@@ -499,7 +499,7 @@ class ResidualGrowth:
 def residual_growth(
     fn: Callable,
     make_args: Callable[[int], tuple],
-    sizes: Sequence[int] = (16, 32, 64, 128),
+    sizes: Sequence[int] = (64, 128, 256, 512),
     *,
     time: bool = False,
     repeats: int = 5,

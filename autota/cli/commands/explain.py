@@ -16,7 +16,8 @@ import sys
 from autota.cli.main import EXIT_ERROR, EXIT_OK
 from autota.proof.errors import ProofInputError, one_line
 
-DEFAULT_SIZES = (16, 32, 64, 128)
+DEFAULT_SIZES = (64, 128, 256, 512)
+"""As ``autota bench``: large enough that an O(T^2) term outweighs the O(T) ones in a fit."""
 
 
 def register(subparsers) -> None:
@@ -30,7 +31,7 @@ def register(subparsers) -> None:
     p.add_argument("--args", dest="factory", metavar="MODULE:FUNC", required=True,
                    help="make_args(T) -> tuple of arguments (module:func or path/to/inputs.py:func)")
     p.add_argument("--sizes", type=_sizes, default=DEFAULT_SIZES,
-                   help="values of T, e.g. 16,32,64 (default 16,32,64,128); one value skips the growth fit")
+                   help="values of T, e.g. 64,128,256 (default 64,128,256,512); one value skips the growth fit")
     p.add_argument("--select", type=_codes, metavar="CODES",
                    help="rules the transform applies, e.g. AT201,AT203 (default: all it supports)")
     p.add_argument("--grad", action="store_true", help="also time jit(grad) before and after at each size")
