@@ -21,6 +21,7 @@ _LAZY = {
     "verify": "autota.proof",
     "measure": "autota.proof",
     "compare": "autota.proof",
+    "residuals": "autota.proof",
 }
 
 __all__ = ["__version__", *_LAZY]

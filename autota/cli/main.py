@@ -12,7 +12,7 @@ EXIT_OK = 0
 EXIT_FINDINGS = 1
 EXIT_ERROR = 2
 
-COMMANDS = ("lint", "rule", "verify", "bench")
+COMMANDS = ("lint", "rule", "verify", "bench", "explain")
 
 
 class _Parser(argparse.ArgumentParser):

@@ -39,7 +39,7 @@ def fuse_select_writes(ctx: Context, body: Body, eqns: list) -> list:
                 continue
             fused[write] = Eqn(
                 _SELECT_WRITE, None, {"write": write, "written_case": written_case},
-                (pred, operand, *write.ins[1:]), eqn.outs, eqn.source,
+                (pred, operand, *write.ins[1:]), eqn.outs, eqn.source, eqn.info,
             )
             dropped.update(masks)
             ctx.record(

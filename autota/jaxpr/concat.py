@@ -36,7 +36,7 @@ def merge_concatenations(ctx: Context, body: Body, eqns: list) -> list:
             else:
                 pieces.append(atom)
         merged[eqn.outs[0]] = (tuple(pieces), dim, links)
-        result.append(Eqn(eqn.name, eqn.primitive, eqn.params, tuple(pieces), eqn.outs, eqn.source)
+        result.append(Eqn(eqn.name, eqn.primitive, eqn.params, tuple(pieces), eqn.outs, eqn.source, eqn.info)
                       if links > 1 else eqn)
     final = [e for e in result if not (e.name == "concatenate" and e.outs[0] in absorbed)]
     for e in final:

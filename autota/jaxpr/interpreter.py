@@ -206,10 +206,11 @@ def run(ctx: Context, body: ir.Body, args, skip: frozenset = frozenset()) -> dic
             continue
         invals = [read(env, a) for a in eqn.ins]
         plan = ctx.plan(eqn, body)
-        if plan is not None:
-            outs = RULES[eqn.name].apply(ctx, eqn, plan, invals, body)
-        else:
-            outs = jc.bind(eqn.primitive, ctx.nested_params(eqn), invals)
+        with jc.at_source(eqn.info):  # what is bound here keeps the user's source line
+            if plan is not None:
+                outs = RULES[eqn.name].apply(ctx, eqn, plan, invals, body)
+            else:
+                outs = jc.bind(eqn.primitive, ctx.nested_params(eqn), invals)
         for var, value in zip(eqn.outs, outs, strict=True):
             if var is not None:
                 env[var] = value

@@ -64,6 +64,8 @@ class Eqn:
     ins: tuple
     outs: tuple  # Var, or None for a dropped output
     source: str | None
+    info: Any = None
+    """JAX's source information, re-applied when the equation is bound again."""
 
 
 @dataclass(eq=False)
@@ -121,10 +123,16 @@ def _atom(env: dict, a):
     return env[a]
 
 
-def _read_into(inner, env: dict, eqns: list) -> list:
-    """Append the equations of open jaxpr ``inner`` (variables already in ``env``) to ``eqns``."""
+def _read_into(inner, env: dict, eqns: list, caller=None) -> list:
+    """Append the equations of open jaxpr ``inner`` (variables already in ``env``) to ``eqns``.
+
+    ``caller`` is the ``jit`` equation ``inner`` is inlined from: its equations without a
+    user source line of their own (a ``jnp`` function's internals) take the caller's."""
     _, _, jeqns, outvars = jc.jaxpr_parts(inner)
     for eqn in jeqns:
+        source, info = jc.eqn_source(eqn), jc.source_info(eqn)
+        if source is None and caller is not None:
+            source, info = caller
         ins, outs = jc.eqn_io(eqn)
         name = jc.eqn_name(eqn)
         params = jc.eqn_params(eqn)
@@ -135,11 +143,11 @@ def _read_into(inner, env: dict, eqns: list) -> list:
             sub_constvars, sub_invars, _, _ = jc.jaxpr_parts(sub)
             if not sub_constvars:
                 sub_env = dict(zip(sub_invars, atoms))
-                results = _read_into(sub, sub_env, eqns)
+                results = _read_into(sub, sub_env, eqns, (source, info))
                 for v, r in zip(outs, results):
                     if not jc.is_dropvar(v):
                         env[v] = r
                 continue
         new_outs = tuple(None if jc.is_dropvar(v) else _fresh(env, v) for v in outs)
-        eqns.append(Eqn(name, jc.eqn_primitive(eqn), params, tuple(atoms), new_outs, jc.eqn_source(eqn)))
+        eqns.append(Eqn(name, jc.eqn_primitive(eqn), params, tuple(atoms), new_outs, source, info))
     return [_atom(env, a) for a in outvars]

@@ -510,3 +510,56 @@ def user_source(traceback) -> str | None:
 
 def is_integer_or_bool(dtype) -> bool:
     return np.issubdtype(np.dtype(dtype), np.integer) or np.dtype(dtype) == np.bool_
+
+# ==============================================================================================
+# -- residuals: what reverse mode saves (used by autota.proof.residuals) ------------------------
+# ==============================================================================================
+# Kept apart from the helpers above so that the two can change independently.
+
+
+def source_info(eqn):
+    """The raw source information JAX recorded for ``eqn`` (traceback and name stack)."""
+    return getattr(eqn, "source_info", None)
+
+
+def at_source(info):
+    """A context in which equations bound get ``info`` as their source, as
+    ``jax.core.eval_jaxpr`` does when it re-binds a program: a rewritten program then keeps
+    the user's source lines instead of pointing into autota."""
+    import contextlib
+
+    traceback = getattr(info, "traceback", None)
+    if _siu is None or traceback is None:
+        return contextlib.nullcontext()
+    return _siu.user_context(traceback)
+
+
+def vjp_forward(fun, *args):
+    """The forward pass of ``jax.vjp(fun, *args)`` as ``(closed jaxpr, n_outputs, n_residuals)``.
+
+    The jaxpr's outputs are ``fun``'s flat outputs followed by the residuals the pullback
+    closes over (the leaves of the ``Partial`` that ``jax.vjp`` returns), which is how
+    ``jax.ad_checkpoint.saved_residuals`` reads them too.
+    """
+    closed, shapes = jax.make_jaxpr(lambda *a: jax.vjp(fun, *a), return_shape=True)(*args)
+    n_out = len(jax.tree_util.tree_leaves(shapes[0]))
+    n_res = len(jax.tree_util.tree_leaves(shapes[1]))
+    return closed, n_out, n_res
+
+
+_CALL_PARAMS = ("jaxpr", "call_jaxpr", "fun_jaxpr")
+
+
+def call_body(name: str, params: dict):
+    """The closed jaxpr a call-like equation runs, whose outputs are the equation's outputs
+    (``jit``, ``closed_call``, ``custom_jvp_call``, ``custom_vjp_call``, ``checkpoint``);
+    ``None`` for anything else."""
+    if name in (SCAN, WHILE, COND):
+        return None
+    if not (name in JIT_NAMES or name in REMAT_NAMES or name.startswith("custom_")):
+        return None
+    for key in _CALL_PARAMS:
+        sub = params.get(key)
+        if sub is not None and hasattr(open_jaxpr(sub)[0], "eqns"):
+            return sub
+    return None

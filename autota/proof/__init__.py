@@ -3,6 +3,8 @@
 * :func:`verify`: do two functions compute the same outputs and gradients?
 * :func:`measure`: how do run time, compile time, XLA memory and program size grow with T?
 * :func:`compare`: the same for a function before and after a rewrite, measured side by side.
+* :func:`residuals`: what ``grad`` saves, loop by loop, before and after ``autota.transform``
+  (:func:`residual_growth`: how that grows with T).
 
 Modules: :mod:`~autota.proof.equivalence` (verify), :mod:`~autota.proof.gradients` (the
 gradient both use), :mod:`~autota.proof.timing` (running and timing one function),
@@ -16,6 +18,7 @@ from autota.proof.equivalence import LeafDiff, Report, verify
 from autota.proof.errors import ProofInputError
 from autota.proof.fit import Fit
 from autota.proof.measure import Measurement, Point, measure
+from autota.proof.residuals import ResidualGrowth, ResidualReport, residual_growth, residuals
 
 __all__ = [
     "Comparison",
@@ -25,7 +28,11 @@ __all__ = [
     "Point",
     "ProofInputError",
     "Report",
+    "ResidualGrowth",
+    "ResidualReport",
     "compare",
     "measure",
+    "residual_growth",
+    "residuals",
     "verify",
 ]
