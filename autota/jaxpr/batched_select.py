@@ -117,16 +117,6 @@ def _masked_operand(body: Body, eqn: Eqn):
     return mask, x, stop
 
 
-@handles(_MASKED_READ)
-def masked_read(ctx: Context, eqn: Eqn, invals: list, outer: Body):
-    read = eqn.params["read"]
-    mask, x, rest = invals[0], invals[1], invals[2:]
-    (part,) = jc.bind(read.primitive, read.params, [x, *rest])
-    if mask.ndim:
-        (mask,) = jc.bind(read.primitive, read.params, [mask, *rest])
-    return [lax.select_n(mask, lax.stop_gradient(part), part)]
-
-
 def _write_of(body: Body, written, base):
     """The one-use write producing ``written`` from ``base``, if it is one AT204 can narrow."""
     if not isinstance(written, Var):
@@ -195,8 +185,13 @@ def _strip(body: Body, atom):
     return atom
 
 
-@handles(_SELECT_WRITE)
-def select_write(ctx: Context, eqn: Eqn, invals: list, outer: Body):
+def _fused(ctx: Context, eqn: Eqn, outer: Body) -> bool:
+    """A fused select-write made by the prepass is always applied: it has no primitive to bind."""
+    return True
+
+
+@handles(_SELECT_WRITE, plan=_fused)
+def select_write(ctx: Context, eqn: Eqn, plan: bool, invals: list, outer: Body):
     write, written_case = eqn.params["write"], eqn.params["written_case"]
     pred, base = invals[0], invals[1]
     if write.name == "scatter":
@@ -211,3 +206,13 @@ def select_write(ctx: Context, eqn: Eqn, invals: list, outer: Body):
     new_update = lax.select_n(mask, *cases)
     return jc.bind(write.primitive, write.params, [base, *invals[2:-1], new_update] if write.name == "scatter"
                    else [base, new_update, *invals[3:]])
+
+
+@handles(_MASKED_READ, plan=_fused)
+def masked_read(ctx: Context, eqn: Eqn, plan: bool, invals: list, outer: Body):
+    read = eqn.params["read"]
+    mask, x, rest = invals[0], invals[1], invals[2:]
+    (part,) = jc.bind(read.primitive, read.params, [x, *rest])
+    if mask.ndim:
+        (mask,) = jc.bind(read.primitive, read.params, [mask, *rest])
+    return [lax.select_n(mask, lax.stop_gradient(part), part)]

@@ -247,14 +247,19 @@ def _same_params(a: dict, b: dict) -> bool:
         return False
 
 
-@handles(SWITCH)
-def switch_rule(ctx: Context, eqn: Eqn, invals: list, outer: Body):
+def _made_here(ctx: Context, eqn: Eqn, outer: Body) -> bool:
+    """An equation this module made is always applied: it has no primitive to bind."""
+    return True
+
+
+@handles(SWITCH, plan=_made_here)
+def switch_rule(ctx: Context, eqn: Eqn, plan: bool, invals: list, outer: Body):
     index, operands = invals[0], invals[1:]
     fns = [lambda *ops, _b=b: evaluate(ctx, _b, ops) for b in eqn.params["branches"]]
     return list(lax.switch(index, fns, *operands))
 
 
-@handles(CHECKPOINT)
-def checkpoint_rule(ctx: Context, eqn: Eqn, invals: list, outer: Body):
+@handles(CHECKPOINT, plan=_made_here)
+def checkpoint_rule(ctx: Context, eqn: Eqn, plan: bool, invals: list, outer: Body):
     body = eqn.params["body"]
     return list(jax.checkpoint(lambda *args: evaluate(ctx, body, args), **eqn.params["kwargs"])(*invals))
