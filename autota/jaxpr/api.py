@@ -1,7 +1,7 @@
 """``transform``, ``analyze`` and ``explain``: the public face of the jaxpr front end.
 
 ``transform(fn)`` traces ``fn`` once per input signature (pytree structure, abstract values of
-the array leaves, values of static arguments), rewrites the traced program with the interpreter
+the array leaves, values of static arguments, the graph structure of NNX modules), rewrites the traced program with the interpreter
 and caches the rewritten jaxpr, exactly as ``jax.jit`` caches its traces. Calling the result
 evaluates that jaxpr with the caller's values, so it composes with ``jit``, ``grad`` and
 ``vmap`` applied outside it, and any transform applied inside ``fn`` is part of what is traced.
@@ -202,6 +202,9 @@ def transform(
     AT203 to rewrite provably write-once read-back buffers, at the price of forward-mode ``jvp``). ``static_argnums``/``static_argnames`` mark arguments kept as
     Python values, as for ``jax.jit``; any other non-array leaf is static too. Apply ``vmap``
     inside (``transform(jax.vmap(f))``) for AT204 to see the batched select it rewrites.
+
+    Flax NNX modules among the arguments keep the Variable updates ``fn`` makes (see
+    :mod:`autota.jaxpr.graphs`); output leaves that are not arrays come back as returned.
 
     An equation ``transform`` cannot read (a JAX release that moved a primitive's parameters)
     is bound as it was and reported as AT001 by :func:`analyze`; ``strict=True`` (the default

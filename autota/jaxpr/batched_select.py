@@ -64,6 +64,59 @@ def fuse_select_writes(ctx: Context, body: Body, eqns: list) -> list:
     return out
 
 
+_MASKED_READ = "autota_masked_read"
+_READS = frozenset({"gather", "dynamic_slice"})
+
+
+@prepass
+def narrow_masked_reads(ctx: Context, body: Body, eqns: list) -> list:
+    """A batched ``cond`` masks every operand, ``select_n(m, stop_gradient(a), a)``, a copy of
+    ``a``'s whole size per step (and its transpose under ``grad``). Where the copy is only read
+    through ``gather``/``dynamic_slice`` (``x[t]`` of a closed-over array), mask the slice read
+    instead: ``select_n(m[i], stop_gradient(a[i]), a[i])``, the same values and gradients."""
+    if "AT204" not in ctx.enabled:
+        return eqns
+    readers: dict = {}
+    for eqn in eqns:
+        if eqn.name in _READS and isinstance(eqn.ins[0], Var):
+            readers.setdefault(eqn.ins[0], []).append(eqn)
+    replace, dropped = {}, set()
+    for eqn in eqns:
+        copy = _masked_operand(body, eqn)
+        if copy is None:
+            continue
+        mask, x, stop = copy
+        reads = readers.get(eqn.outs[0], [])
+        if not reads or body.uses[eqn.outs[0]] != len(reads) or body.uses[stop.outs[0]] != 1:
+            continue
+        if mask.shape not in ((), x.shape):
+            continue
+        for r in reads:
+            replace[r] = Eqn(_MASKED_READ, None, {"read": r}, (mask, x, *r.ins[1:]), r.outs, r.source)
+        dropped.update((eqn, stop))
+        ctx.record(
+            (id(eqn), "AT204"),
+            LoopFinding(
+                "AT204", "a batched cond masks a whole operand to read a slice of it", True, None,
+                eqn.source, x.shape, "O(T^2)", "O(T)", reads[0].source,
+            ),
+        )
+    if not replace:
+        return eqns
+    return [replace.get(e, e) for e in eqns if e not in dropped]
+
+
+def _masked_operand(body: Body, eqn: Eqn):
+    """``(mask, x, stop_gradient eqn)`` when ``eqn`` is ``select_n(mask, stop_gradient(x), x)``."""
+    if eqn.name != "select_n" or len(eqn.ins) != 3 or eqn.outs[0] is None:
+        return None
+    mask, frozen, x = eqn.ins
+    stop = body.producers.get(frozen) if isinstance(frozen, Var) else None
+    if stop is None or stop.name != "stop_gradient" or stop.ins[0] is not x or mask.dtype != np.bool_:
+        return None
+    return mask, x, stop
+
+
 def _write_of(body: Body, written, base):
     """The one-use write producing ``written`` from ``base``, if it is one AT204 can narrow."""
     if not isinstance(written, Var):
@@ -153,3 +206,13 @@ def select_write(ctx: Context, eqn: Eqn, plan: bool, invals: list, outer: Body):
     new_update = lax.select_n(mask, *cases)
     return jc.bind(write.primitive, write.params, [base, *invals[2:-1], new_update] if write.name == "scatter"
                    else [base, new_update, *invals[3:]])
+
+
+@handles(_MASKED_READ, plan=_fused)
+def masked_read(ctx: Context, eqn: Eqn, plan: bool, invals: list, outer: Body):
+    read = eqn.params["read"]
+    mask, x, rest = invals[0], invals[1], invals[2:]
+    (part,) = jc.bind(read.primitive, read.params, [x, *rest])
+    if mask.ndim:
+        (mask,) = jc.bind(read.primitive, read.params, [mask, *rest])
+    return [lax.select_n(mask, lax.stop_gradient(part), part)]

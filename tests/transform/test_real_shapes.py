@@ -155,7 +155,7 @@ def test_cond_around_the_write_under_vmap_is_narrowed():
     mem = {k: m for k, (_, m) in side_by_side(
         {"jax": jax.grad(loss(fn)), "autota": jax.grad(loss(new))}, (xs,), repeats=1, min_time=1e-4
     ).items()}
-    assert mem["autota"] * 2 < mem["jax"], mem
+    assert mem["autota"] * 10 < mem["jax"], mem  # the buffer and the masked operand: O(T), not O(T^2)
 
 
 def both_branches_write(x):
