@@ -10,6 +10,7 @@ evaluates that jaxpr with the caller's values, so it composes with ``jit``, ``gr
 from __future__ import annotations
 
 import functools
+import os
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Sequence
 
@@ -18,9 +19,10 @@ import numpy as np
 
 from autota.catalogue import get as _rule
 from autota.catalogue import resolve_selection
-from autota.jaxpr import batched_select, concat, loops, nested  # noqa: F401  (registers rules)
+from autota.jaxpr import batched_select, concat, loops  # noqa: F401  (registers rules)
+from autota.jaxpr import graphs
 from autota.jaxpr import jaxcompat as jc
-from autota.jaxpr.findings import LoopFinding, TransformError
+from autota.jaxpr.findings import UNKNOWN_LAYOUT, LoopFinding, TransformError
 from autota.jaxpr.interpreter import Context, evaluate
 from autota.jaxpr.ir import from_jaxpr
 
@@ -34,9 +36,31 @@ its custom VJP rules out forward-mode ``jvp``. Read-back buffers are still repor
 
 
 @dataclass(frozen=True)
+class _Outputs:
+    """How the flat outputs of the rewritten program become ``fn``'s result.
+
+    Array leaves are outputs of the program; any other leaf (a Python float, a string) is a
+    constant of the trace and comes back as it was returned. ``state_tree`` is the pytree of
+    the NNX Variable values that follow the outputs, when NNX modules were arguments.
+    """
+
+    tree: Any
+    is_array: tuple
+    constants: tuple
+    state_tree: Any = None
+
+    def build(self, flat: list):
+        values, consts = iter(flat), iter(self.constants)
+        leaves = [next(values) if d else next(consts) for d in self.is_array]
+        out = jax.tree_util.tree_unflatten(self.tree, leaves)
+        state = jax.tree_util.tree_unflatten(self.state_tree, list(values)) if self.state_tree is not None else None
+        return out, state
+
+
+@dataclass(frozen=True)
 class _Program:
     jaxpr: Any
-    out_tree: Any
+    outputs: _Outputs
     findings: tuple
 
 
@@ -52,12 +76,25 @@ def _is_array_leaf(x) -> bool:
     return isinstance(x, (jax.Array, np.ndarray, np.generic, bool, int, float, complex)) or jc.is_tracer(x)
 
 
+def _is_array_output(x) -> bool:
+    return isinstance(x, (jax.Array, np.ndarray)) or jc.is_tracer(x)
+
+
+def _strict_default() -> bool:
+    """``AUTOTA_STRICT=1`` makes ``strict=True`` the default (autota's test suite runs so)."""
+    return os.environ.get("AUTOTA_STRICT", "").strip().lower() in ("1", "true", "yes", "on")
+
+
 class _Traced:
     """``fn`` with its static arguments split off, ready to trace per signature."""
 
-    def __init__(self, fn: Callable, enabled: frozenset, static_argnums: Sequence[int], static_argnames):
+    def __init__(
+        self, fn: Callable, enabled: frozenset, static_argnums: Sequence[int], static_argnames,
+        strict: bool | None = None,
+    ):
         self.fn = fn
         self.enabled = enabled
+        self.strict = _strict_default() if strict is None else strict
         self.static_argnums = tuple(static_argnums)
         self.static_argnames = tuple(static_argnames)
         self.cache: dict = {}
@@ -69,11 +106,17 @@ class _Traced:
         static_args = tuple((i, args[i]) for i in sorted(statics) if i < n)
         dyn_kwargs = {k: v for k, v in kwargs.items() if k not in self.static_argnames}
         static_kwargs = tuple(sorted((k, v) for k, v in kwargs.items() if k in self.static_argnames))
-        leaves, treedef = jax.tree_util.tree_flatten((dyn_args, dyn_kwargs))
+        graph = graphs.split((dyn_args, dyn_kwargs))
+        if graph is None:
+            tree, graphdef, nodes = (dyn_args, dyn_kwargs), None, ()
+        else:
+            tree, graphdef, nodes = (graph.tree, graph.state), graph.graphdef, graph.nodes
+        leaves, treedef = jax.tree_util.tree_flatten(tree)
         is_dyn = tuple(_is_array_leaf(x) for x in leaves)
         dynamic = [x for x, d in zip(leaves, is_dyn) if d]
         static_leaves = tuple(x for x, d in zip(leaves, is_dyn) if not d)
-        key = (treedef, is_dyn, static_args, static_kwargs, static_leaves, tuple(jc.abstract(x) for x in dynamic))
+        layout = (treedef, is_dyn, static_args, static_kwargs, static_leaves, graphdef)
+        key = (*layout, tuple(jc.abstract(x) for x in dynamic))
         try:
             hash(key)
         except TypeError:
@@ -81,30 +124,45 @@ class _Traced:
                 f"{_name(self.fn)}: a non-array argument is not hashable; pass arrays, or "
                 "hashable static values"
             ) from None
-        return key, dynamic, (treedef, is_dyn, static_args, static_kwargs, static_leaves)
+        return key, dynamic, layout, nodes
 
-    def program(self, args: tuple, kwargs: dict) -> tuple[_Program, list]:
-        key, dynamic, layout = self.split(args, kwargs)
+    def program(self, args: tuple, kwargs: dict) -> tuple[_Program, list, tuple]:
+        """The rewritten program for these arguments, its array inputs and the NNX graph nodes
+        among them (whose state the program returns after its outputs)."""
+        key, dynamic, layout, nodes = self.split(args, kwargs)
         program = self.cache.get(key)
         if program is None:
             program = self._build(dynamic, layout)
             self.cache[key] = program
-        return program, dynamic
+        return program, dynamic, nodes
 
     def _build(self, dynamic: list, layout) -> _Program:
-        treedef, is_dyn, static_args, static_kwargs, static_leaves = layout
-        out_tree = []
+        treedef, is_dyn, static_args, static_kwargs, static_leaves, graphdef = layout
+        outputs = []
 
         def flat_fn(*dyn):
             dyn_iter, static_iter = iter(dyn), iter(static_leaves)
             leaves = [next(dyn_iter) if d else next(static_iter) for d in is_dyn]
-            call_args, call_kwargs = jax.tree_util.tree_unflatten(treedef, leaves)
+            tree = jax.tree_util.tree_unflatten(treedef, leaves)
+            if graphdef is not None:
+                tree, state = tree
+                tree, nodes = graphs.merge(graphdef, state, tree)
+            call_args, call_kwargs = tree
             for i, value in static_args:
                 call_args[i] = value
             out = self.fn(*call_args, **call_kwargs, **dict(static_kwargs))
             flat, tree = jax.tree_util.tree_flatten(out)
-            out_tree.append(tree)
-            return flat
+            is_array = tuple(_is_array_output(x) for x in flat)
+            constants = tuple(x for x, d in zip(flat, is_array) if not d)
+            results = [x for x, d in zip(flat, is_array) if d]
+            state_tree = None
+            if graphdef is not None:
+                state_leaves, state_tree = jax.tree_util.tree_flatten(
+                    graphs.updated_state(graphdef, nodes, _name(self.fn))
+                )
+                results += state_leaves
+            outputs.append(_Outputs(tree, is_array, constants, state_tree))
+            return results
 
         try:
             original, _ = jc.make_jaxpr(flat_fn, *dynamic)
@@ -118,7 +176,12 @@ class _Traced:
         ctx = Context(self.enabled)
         body = from_jaxpr(original)
         rewritten, _ = jc.make_jaxpr(lambda *a: evaluate(ctx, body, a), *dynamic)
-        return _Program(rewritten, out_tree[0], tuple(ctx.findings))
+        findings = tuple(ctx.findings)
+        unknown = [f for f in findings if f.code == UNKNOWN_LAYOUT]
+        if self.strict and unknown:
+            more = f" (and {len(unknown) - 1} more)" if len(unknown) > 1 else ""
+            raise TransformError(f"{_name(self.fn)}: strict: {unknown[0]}{more}")
+        return _Program(rewritten, outputs[0], findings)
 
 
 def _name(fn) -> str:
@@ -131,6 +194,7 @@ def transform(
     rules: Iterable[str] | None = None,
     static_argnums: int | Sequence[int] = (),
     static_argnames: str | Sequence[str] = (),
+    strict: bool | None = None,
 ) -> Callable:
     """``fn`` with its loop-accumulation anti-patterns rewritten; computes the same values.
 
@@ -138,17 +202,41 @@ def transform(
     AT203 to rewrite provably write-once read-back buffers, at the price of forward-mode ``jvp``). ``static_argnums``/``static_argnames`` mark arguments kept as
     Python values, as for ``jax.jit``; any other non-array leaf is static too. Apply ``vmap``
     inside (``transform(jax.vmap(f))``) for AT204 to see the batched select it rewrites.
+
+    An equation ``transform`` cannot read (a JAX release that moved a primitive's parameters)
+    is bound as it was and reported as AT001 by :func:`analyze`; ``strict=True`` (the default
+    where ``AUTOTA_STRICT=1``) raises :class:`TransformError` instead.
     """
     if isinstance(static_argnums, int):
         static_argnums = (static_argnums,)
     if isinstance(static_argnames, str):
         static_argnames = (static_argnames,)
-    traced = _Traced(fn, _enabled(rules), static_argnums, static_argnames)
+    return _wrap(_Traced(fn, _enabled(rules), static_argnums, static_argnames, strict))
+
+
+def with_static_argnums(fn: Callable, static_argnums: Sequence[int]) -> Callable:
+    """``fn`` as is, or, when it is a ``transform`` result, with ``static_argnums`` also static.
+
+    A caller that jits ``fn`` with static arguments (``measure``, ``compare``) passes them as
+    Python values, which ``transform`` would otherwise trace like ``jit`` traces Python numbers.
+    """
+    traced = getattr(fn, "__autota_traced__", None)
+    if traced is None or not static_argnums or set(static_argnums) <= set(traced.static_argnums):
+        return fn
+    merged = tuple(dict.fromkeys((*traced.static_argnums, *static_argnums)))
+    return _wrap(_Traced(traced.fn, traced.enabled, merged, traced.static_argnames, traced.strict))
+
+
+def _wrap(traced: _Traced) -> Callable:
+    fn = traced.fn
 
     @functools.wraps(fn)
     def transformed(*args, **kwargs):
-        program, dynamic = traced.program(args, kwargs)
-        return jax.tree_util.tree_unflatten(program.out_tree, jc.eval_closed(program.jaxpr, dynamic))
+        program, dynamic, nodes = traced.program(args, kwargs)
+        out, state = program.outputs.build(jc.eval_closed(program.jaxpr, dynamic))
+        if nodes:
+            graphs.write_back(nodes, state)
+        return out
 
     transformed.__autota_traced__ = traced
     return transformed
@@ -162,7 +250,7 @@ def analyze(fn: Callable, *args, **kwargs) -> list[LoopFinding]:
     traced = getattr(fn, "__autota_traced__", None)
     if traced is None:
         traced = _Traced(fn, DEFAULT, (), ())
-    program, _ = traced.program(args, kwargs)
+    program, _, _ = traced.program(args, kwargs)
     return list(program.findings)
 
 
@@ -175,9 +263,9 @@ def explain(fn: Callable, *args, **kwargs) -> str:
     for f in findings:
         lines.append(str(f))
         lines.append(f"    {_rule(f.code).summary}")
-    if any(f.reason and "unconditionally" in f.reason for f in findings):
+    if any(f.code == "AT201" and f.reason and "a cond whose branches" in f.reason for f in findings):
         lines.append(
-            "Note: a conditional write under a vmap applied outside transform becomes a batched "
-            "select (AT204) after transform ran; write transform(jax.vmap(f)) to have it rewritten."
+            "Note: under a vmap with a per-example condition a cond becomes a batched select, which "
+            "AT204 narrows when the vmap is inside transform: write transform(jax.vmap(f))."
         )
     return "\n".join(lines)

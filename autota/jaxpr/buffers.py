@@ -13,11 +13,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from autota.jaxpr import jaxcompat as jc
+from autota.jaxpr.dataflow import written_carries
 from autota.jaxpr.affine import Affine, iota_affine, literal_abstract, propagate
 from autota.jaxpr.ir import Body, Eqn, Lit, Var
 
 WRITES = frozenset({"scatter", "dynamic_update_slice"})
-_TOUCHES = WRITES | {"select_n", "cond", "scatter-add", "scatter_add", "scatter-mul", "while", "scan"}
 
 
 @dataclass(frozen=True)
@@ -101,35 +101,30 @@ def affine_values(form: LoopForm) -> dict:
 
 
 def analyse(form: LoopForm) -> list[BufferVerdict]:
-    """A verdict for every carry that looks like a buffer (a carry some write touches)."""
+    """A verdict for every carry that is a buffer: one some write primitive updates.
+
+    Carries that no ``scatter`` or ``dynamic_update_slice`` writes (sampler state, keys,
+    counters) are not buffers and get no verdict.
+    """
     body, nc = form.body, form.num_consts
     values = affine_values(form)
     verdicts = []
+    buffers = written_carries(body, nc, form.num_carry)
     for j in range(form.num_carry):
         cin, cout = body.invars[nc + j], body.outvars[j]
-        if not cin.shape or not _is_candidate(body, cin, cout):
+        if not cin.shape or j not in buffers:
             continue
         plan, code, reason, source = _plan(form, values, j, cin, cout)
         verdicts.append(BufferVerdict(j, cin.shape, plan, code, reason, source))
     return verdicts
 
 
-def _is_candidate(body: Body, cin: Var, cout) -> bool:
-    producer = body.producers.get(cout) if isinstance(cout, Var) else None
-    if (producer is not None and producer.name in _TOUCHES) or write_chain(body, cin, cout)[0] is not None:
-        return True
-    return any(eqn.name in WRITES and eqn.ins and eqn.ins[0] is cin for eqn in body.eqns)
-
-
 def _plan(form: LoopForm, values: dict, j: int, cin: Var, cout):
     body = form.body
     write, cast_up, cast_back = write_chain(body, cin, cout)
-    source = write.source if write is not None else None
+    source = write.source if write is not None else _write_source(body, cout)
     if write is None:
-        return None, "AT201", (
-            "the buffer is not written unconditionally, once per iteration (a conditional write "
-            "under vmap applied outside transform also becomes AT204 there)"
-        ), source
+        return None, "AT201", why_not_one_write(body, cin, cout), source
     chain = [v for e in (cast_up, write, cast_back) if e is not None for v in e.outs]
     if body.uses[cin] != 1 or any(body.uses[v] != 1 for v in chain):
         return None, "AT203", "the body reads the buffer it writes", source
@@ -179,7 +174,13 @@ def slot_of(write: Eqn, values: dict):
         _, indices, update = write.ins
         form = jc.single_slot_scatter(write.params, operand.shape, indices.shape, update.shape)
         if form is None:
-            return "the scatter writes more than one slot along one axis"
+            depth = jc.scatter_index_depth(write.params, indices.shape)
+            if depth is not None and depth > 1:
+                return (
+                    f"the write indexes {depth} axes at once (buf.at[i, j]): one element per step, "
+                    "not one slice along one axis"
+                )
+            return "the scatter writes more than one slot per step"
         slot = _value(indices, values)
         if not isinstance(slot, Affine):
             return "the write index is not affine in the iteration number"
@@ -209,3 +210,52 @@ def _value(atom, values: dict):
 
 def _is_const(value, c: int) -> bool:
     return isinstance(value, Affine) and value.a == 0 and value.b == c
+
+
+def _write_source(body: Body, cout):
+    """Where the buffer is written: the nearest write (or nested program) producing ``cout``."""
+    seen, todo = set(), [cout]
+    while todo:
+        atom = todo.pop()
+        eqn = body.producers.get(atom) if isinstance(atom, Var) else None
+        if eqn is None or id(eqn) in seen:
+            continue
+        seen.add(id(eqn))
+        if eqn.name in WRITES or eqn.name in ("cond", "scan", "while") or eqn.name in jc.REMAT_NAMES:
+            return eqn.source
+        todo.extend(eqn.ins[1:] if eqn.name == "select_n" else eqn.ins[:1])
+    return None
+
+
+_NESTED = {"scan": "a nested scan", "while": "a nested while_loop"}
+
+
+def why_not_one_write(body: Body, cin: Var, cout) -> str:
+    """What the body does to a buffer instead of writing one slot of it once per step."""
+    producer = body.producers.get(cout) if isinstance(cout, Var) else None
+    name = producer.name if producer is not None else None
+    if name == "select_n":
+        return (
+            "the write is conditional: a select keeps the old buffer where its condition fails "
+            "(jnp.where around the write, or a cond under vmap)"
+        )
+    if name == "cond":
+        return "the buffer is written in a cond whose branches do not all write the same slot"
+    if name in _NESTED:
+        return f"the buffer is written by {_NESTED[name]}, not once per step of this loop"
+    if name in jc.REMAT_NAMES:
+        return "the buffer is written inside a checkpoint that also reads it"
+    if name in ("scatter-add", "scatter_add", "scatter-mul", "scatter_mul"):
+        return f"the body accumulates into the buffer ({name}) rather than setting a slot"
+    if name in WRITES:
+        operand = producer.ins[0]
+        before = body.producers.get(operand) if isinstance(operand, Var) else None
+        if before is not None and before.name in WRITES:
+            return "the body writes the buffer more than once per step"
+        what = before.name if before is not None else "another operation"
+        return f"the body changes the buffer ({what}) before writing it"
+    if name == "convert_element_type":
+        return "the write goes through a cast that is not exact both ways"
+    if name == "gather":
+        return "the body reorders the buffer (a gather) after writing it"
+    return f"the body transforms the written buffer ({name}) before carrying it on"

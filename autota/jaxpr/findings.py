@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from autota.catalogue import get as _rule
+from autota.jaxpr.jaxcompat import JAX_VERSION
 
 
 class TransformError(ValueError):
@@ -16,7 +17,10 @@ class LoopFinding:
     """A pattern found in the traced program, rewritten (``applied``) or left alone (``reason``).
 
     ``cost_before``/``cost_after`` are cost classes in the loop length T (run time of
-    ``jit(grad(f))`` for buffers, of the forward pass for concatenation chains).
+    ``jit(grad(f))`` for buffers, of the forward pass for concatenation chains). ``source`` is
+    the user's line that calls the loop (or holds the select or concatenation), ``write_source``
+    the user's line that writes the buffer; both skip frames inside JAX and the libraries
+    built on it, so a loop made by Flax's ``nn.scan`` points at the model, not at Flax.
     """
 
     code: str
@@ -27,6 +31,7 @@ class LoopFinding:
     buffer_shape: tuple | None
     cost_before: str
     cost_after: str
+    write_source: str | None = None
 
     @property
     def name(self) -> str:
@@ -36,7 +41,23 @@ class LoopFinding:
         where = self.source or "<unknown location>"
         status = "rewritten" if self.applied else f"left alone: {self.reason}"
         shape = f" buffer {self.buffer_shape}" if self.buffer_shape is not None else ""
+        written = f" (written at {self.write_source})" if self.write_source not in (None, self.source) else ""
         return (
-            f"{where}: {self.code} {self.name}: {self.message}{shape}; "
+            f"{where}: {self.code} {self.name}: {self.message}{shape}{written}; "
             f"{status} ({self.cost_before} -> {self.cost_after})"
         )
+
+
+UNKNOWN_LAYOUT = "AT001"
+
+
+def unknown_layout(primitive: str, detail: str, source: str | None) -> LoopFinding:
+    """The finding for an equation ``transform`` bound untouched because it could not read it.
+
+    It names the primitive and the JAX version, so that a JAX release that moved a parameter
+    shows up as a report (and, under ``strict=True``, an error) instead of as "nothing found".
+    """
+    return LoopFinding(
+        UNKNOWN_LAYOUT, f"{primitive} on jax {JAX_VERSION}: {detail}", False,
+        "passed through untouched", source, None, "unknown", "unknown",
+    )

@@ -91,10 +91,13 @@ def eqn_io(eqn) -> tuple[list, list]:
 
 
 def eqn_source(eqn) -> str | None:
-    """``"file.py:12"`` for the user frame JAX recorded for ``eqn``, else ``None``."""
+    """``"file.py:12"`` for the user's frame of ``eqn`` (see :func:`user_source`), else ``None``."""
     if _siu is None:
         return None
     try:
+        users = user_source(eqn.source_info.traceback)
+        if users is not None:
+            return users
         frame = _siu.user_frame(eqn.source_info.traceback)
     except Exception:  # source info is best effort: never fail a rewrite over it
         return None
@@ -115,6 +118,33 @@ def bind(primitive, params: dict, invals: Sequence[Any]) -> list:
     return list(out) if primitive.multiple_results else [out]
 
 
+# -- layouts -----------------------------------------------------------------------------------
+
+
+class UnknownLayout(Exception):
+    """A primitive's parameters are not laid out as any JAX release autota knows.
+
+    Raised by the readers below instead of guessing; the interpreter catches it, binds the
+    equation as it was and reports it (``AT001``), so a new JAX release is never silently
+    mistaken for "nothing to rewrite".
+    """
+
+    def __init__(self, primitive: str, detail: str):
+        super().__init__(f"{primitive}: {detail}")
+        self.primitive = primitive
+        self.detail = detail
+
+
+JAX_VERSION = jax.__version__
+
+
+def _require(primitive: str, params: dict, *names: str):
+    missing = [n for n in names if n not in params]
+    if missing:
+        raise UnknownLayout(primitive, f"no parameter {', '.join(map(repr, missing))} (has {sorted(params)})")
+    return [params[n] for n in names]
+
+
 # -- loop parameters ---------------------------------------------------------------------------
 
 
@@ -128,33 +158,35 @@ class ScanParams:
     unroll: Any
 
 
-def scan_params(params: dict) -> ScanParams | None:
-    """Read a ``scan`` equation's parameters, or ``None`` when their layout is unknown.
+def scan_params(params: dict) -> ScanParams:
+    """Read a ``scan`` equation's parameters in either layout JAX has used.
 
-    jax <= 0.10 names the split of the inputs ``num_consts``/``num_carry``; later releases
-    call them ``ft_in``/``ft_out`` (and may give tuples). Anything else means "leave it alone".
+    jax <= 0.10 splits the inputs with ``num_consts``/``num_carry``. From 0.11 on they are
+    ``ft_in`` (a flat tree ``(consts, carry, xs)``) and ``ft_out`` (``(carry, ys)``), whose
+    groups count their leaves with ``len``. Anything else raises :class:`UnknownLayout`.
     """
-    body = params.get("jaxpr")
-    length = params.get("length")
-    nconsts = _count(params.get("num_consts", params.get("ft_in")))
-    ncarry = _count(params.get("num_carry", params.get("ft_out")))
-    if body is None or length is None or nconsts is None or ncarry is None:
-        return None
+    body, length = _require(SCAN, params, "jaxpr", "length")
+    if "num_consts" in params or "num_carry" in params:
+        nconsts, ncarry = (int(v) for v in _require(SCAN, params, "num_consts", "num_carry"))
+    elif "ft_in" in params or "ft_out" in params:
+        ft_in, ft_out = _require(SCAN, params, "ft_in", "ft_out")
+        try:
+            consts, carry_in, xs = ft_in.unpack()
+            carry_out, ys = ft_out.unpack()
+            nconsts, ncarry, nxs, nys = len(consts), len(carry_in), len(xs), len(ys)
+        except (AttributeError, TypeError, ValueError) as err:
+            raise UnknownLayout(SCAN, f"ft_in/ft_out of type {type(ft_in).__name__} not read ({err})") from None
+        if len(carry_out) != ncarry:
+            raise UnknownLayout(SCAN, f"ft_in has {ncarry} carries, ft_out {len(carry_out)}")
+        inner = open_jaxpr(body)[0]
+        if len(inner.invars) != nconsts + ncarry + nxs or len(inner.outvars) != ncarry + nys:
+            raise UnknownLayout(SCAN, "ft_in/ft_out do not match the body's inputs and outputs")
+    else:
+        raise UnknownLayout(SCAN, f"neither num_consts/num_carry nor ft_in/ft_out (has {sorted(params)})")
     unroll = params.get("unroll", 1)
     if isinstance(unroll, (bool, np.bool_)):
         unroll = bool(unroll)
     return ScanParams(body, nconsts, ncarry, int(length), bool(params.get("reverse", False)), unroll)
-
-
-def _count(value) -> int | None:
-    if value is None:
-        return None
-    if isinstance(value, (tuple, list)):
-        return len(value)
-    try:
-        return int(value)
-    except (TypeError, ValueError):
-        return None
 
 
 @dataclass(frozen=True)
@@ -165,39 +197,102 @@ class WhileParams:
     body_nconsts: int
 
 
-def while_params(params: dict) -> WhileParams | None:
-    try:
-        return WhileParams(
-            params["cond_jaxpr"],
-            params["body_jaxpr"],
-            int(params["cond_nconsts"]),
-            int(params["body_nconsts"]),
-        )
-    except (KeyError, TypeError, ValueError):
-        return None
-
-
-def cond_branches(params: dict) -> list | None:
-    branches = params.get("branches")
-    return list(branches) if branches is not None else None
+def while_params(params: dict) -> WhileParams:
+    cond, body, ncc, nbc = _require(WHILE, params, "cond_jaxpr", "body_jaxpr", "cond_nconsts", "body_nconsts")
+    return WhileParams(cond, body, int(ncc), int(nbc))
 
 
 def jit_inner(params: dict):
-    """The closed jaxpr a ``jit``/``pjit``/``closed_call`` equation calls."""
+    """The closed jaxpr a ``jit``/``pjit``/``closed_call`` equation calls, or ``None``."""
     return params.get("jaxpr", params.get("call_jaxpr"))
 
 
-def remat_params(params: dict) -> tuple[Any, dict] | None:
+def cond_branches(params: dict) -> list:
+    """The branch jaxprs of a ``cond`` equation."""
+    (branches,) = _require(COND, params, "branches")
+    return list(branches)
+
+
+def remat_params(params: dict) -> tuple[Any, dict]:
     """``(jaxpr, checkpoint kwargs)`` of a ``checkpoint`` equation."""
-    jaxpr = params.get("jaxpr")
-    if jaxpr is None:
-        return None
+    (jaxpr,) = _require("checkpoint", params, "jaxpr")
     kwargs = {}
     if "prevent_cse" in params:
         kwargs["prevent_cse"] = params["prevent_cse"]
     if params.get("policy") is not None:
         kwargs["policy"] = params["policy"]
     return jaxpr, kwargs
+
+
+# -- nested jaxprs -----------------------------------------------------------------------------
+
+CUSTOM_RULE_NAMES = frozenset(
+    {"custom_jvp_call", "custom_jvp_call_jaxpr", "custom_vjp_call", "custom_vjp_call_jaxpr", "custom_lin"}
+)
+"""Primitives whose nested programs are tied to differentiation rules written for the original:
+they are bound untouched, never rewritten."""
+
+
+def _is_closed(value) -> bool:
+    return _ClosedJaxpr is not None and isinstance(value, _ClosedJaxpr) and hasattr(value, "consts")
+
+
+def _is_open(value) -> bool:
+    return isinstance(value, _core.Jaxpr) and not _is_closed(value)
+
+
+def nested_jaxprs(params: dict) -> list[tuple[str, int | None, Any]]:
+    """``(param, position in a tuple or None, jaxpr)`` for every jaxpr among ``params``.
+
+    This is the generic walk of Equinox's ``_finalise_jaxpr``: loop bodies, ``cond`` branches,
+    ``checkpoint`` bodies and parameters JAX has not invented yet are found the same way.
+    """
+    found = []
+    for key, value in params.items():
+        if _is_closed(value) or _is_open(value):
+            found.append((key, None, value))
+        elif isinstance(value, (tuple, list)):
+            found.extend((key, i, v) for i, v in enumerate(value) if _is_closed(v) or _is_open(v))
+    return found
+
+
+def with_jaxprs(params: dict, replaced: dict) -> dict:
+    """``params`` with ``replaced[(param, position)]`` substituted; all other params kept as they are."""
+    new = dict(params)
+    for (key, pos), jaxpr in replaced.items():
+        if pos is None:
+            new[key] = jaxpr
+        else:
+            items = list(new[key])
+            items[pos] = jaxpr
+            new[key] = type(params[key])(items)
+    return new
+
+
+def retrace_like(fn, jaxpr):
+    """``fn`` traced at ``jaxpr``'s input types, as a jaxpr of the same kind, or ``None``.
+
+    A closed jaxpr may come back with constants (JAX's loops accept closed bodies with
+    consts); an open one (``checkpoint`` bodies before jax 0.11) must come back without.
+    Returns ``None`` where the retraced program's types differ from the original's.
+    """
+    inner, _ = open_jaxpr(jaxpr)
+    in_avals = [aval_of(v) for v in inner.invars]
+    out_avals = [aval_of(v) for v in inner.outvars]
+    specs = [jax.ShapeDtypeStruct(a.shape, a.dtype, weak_type=getattr(a, "weak_type", False)) for a in in_avals]
+    new = jax.make_jaxpr(fn)(*specs)
+    new_inner, consts = open_jaxpr(new)
+    same = [_same_type(aval_of(v), a) for v, a in zip(new_inner.invars, in_avals, strict=True)]
+    same += [_same_type(aval_of(v), a) for v, a in zip(new_inner.outvars, out_avals, strict=True)]
+    if not all(same):
+        return None
+    if _is_closed(jaxpr):
+        return new
+    return new_inner if not consts and not new_inner.constvars else None
+
+
+def _same_type(a, b) -> bool:
+    return (tuple(a.shape), a.dtype, getattr(a, "weak_type", False)) == (tuple(b.shape), b.dtype, getattr(b, "weak_type", False))
 
 
 # -- write primitives --------------------------------------------------------------------------
@@ -212,8 +307,10 @@ class ScatterSet:
 
 def single_slot_scatter(params: dict, operand_shape, indices_shape, update_shape) -> ScatterSet | None:
     """The axis a ``scatter`` writes one slot of, when it is ``x.at[..., i, ...].set(u)``."""
-    dnums = params.get("dimension_numbers")
-    if dnums is None or params.get("update_jaxpr") is not None:
+    (dnums,) = _require("scatter", params, "dimension_numbers")
+    if not all(hasattr(dnums, a) for a in ("inserted_window_dims", "scatter_dims_to_operand_dims", "update_window_dims")):
+        raise UnknownLayout("scatter", f"dimension_numbers of type {type(dnums).__name__} not read")
+    if params.get("update_jaxpr") is not None:
         return None
     if tuple(getattr(dnums, "operand_batching_dims", ())) or tuple(
         getattr(dnums, "scatter_indices_batching_dims", ())
@@ -258,7 +355,8 @@ def iota_params(params: dict) -> tuple[int, tuple] | None:
 
 
 def concat_dimension(params: dict) -> int:
-    return int(params["dimension"])
+    (dim,) = _require("concatenate", params, "dimension")
+    return int(dim)
 
 
 def broadcast_shape(params: dict) -> tuple:
@@ -340,6 +438,78 @@ def count_equations(jaxpr) -> int:
     """Equations of an open jaxpr, counting those inside loops, conditionals and nested calls."""
     subs = getattr(_core, "jaxprs_in_params")
     return sum(1 + sum(count_equations(sub) for sub in subs(eqn.params)) for eqn in jaxpr.eqns)
+
+
+# -- added for real programs (issue 14) ---------------------------------------------------------
+
+
+def scatter_index_depth(params: dict, indices_shape) -> int | None:
+    """How many operand axes one index of a ``scatter`` addresses (2 for ``x.at[i, j]``)."""
+    dnums = params.get("dimension_numbers")
+    if dnums is None:
+        return None
+    return len(tuple(dnums.scatter_dims_to_operand_dims))
+
+
+LIBRARIES = ("jax", "jaxlib", "flax", "equinox", "numpyro", "optax", "autota")
+"""Packages whose frames are never the user's: a finding points past them."""
+
+
+def _library_roots() -> tuple[str, ...]:
+    import importlib.util
+    import os
+    import sysconfig
+
+    roots = []
+    for name in LIBRARIES:
+        try:
+            spec = importlib.util.find_spec(name)
+        except (ImportError, ValueError):
+            spec = None
+        for loc in (spec.submodule_search_locations or ()) if spec is not None else ():
+            roots.append(os.path.realpath(loc) + os.sep)
+    for key in ("stdlib", "platstdlib"):
+        path = sysconfig.get_paths().get(key)
+        if path:
+            roots.append(os.path.realpath(path) + os.sep)
+    return tuple(roots)
+
+
+_ROOTS: tuple[str, ...] | None = None
+_IS_LIBRARY: dict[str, bool] = {}
+
+
+def _is_library_file(file_name: str) -> bool:
+    global _ROOTS
+    known = _IS_LIBRARY.get(file_name)
+    if known is None:
+        import os
+
+        if _ROOTS is None:
+            _ROOTS = _library_roots()
+        path = os.path.realpath(file_name) if not file_name.startswith("<") else file_name
+        parts = path.replace("\\", "/").split("/")
+        known = (
+            "site-packages" in parts or "dist-packages" in parts or path.startswith(_ROOTS)
+            or file_name.startswith("<frozen")
+        )
+        _IS_LIBRARY[file_name] = known
+    return known
+
+
+def user_source(traceback) -> str | None:
+    """``"file.py:12"`` of the innermost frame outside :data:`LIBRARIES`, the standard library
+    and site-packages: the user's line that wrote a buffer or called a loop, even when a library
+    (Flax's ``nn.scan``, numpyro's ``fori_collect``) made the loop."""
+    frames = getattr(traceback, "frames", None) if traceback is not None else None
+    for frame in frames or ():
+        if not _is_library_file(frame.file_name):
+            return f"{frame.file_name}:{frame.line_num}"
+    return None
+
+
+def is_integer_or_bool(dtype) -> bool:
+    return np.issubdtype(np.dtype(dtype), np.integer) or np.dtype(dtype) == np.bool_
 
 
 # ==============================================================================================

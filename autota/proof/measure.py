@@ -123,6 +123,9 @@ def measure_together(
     if not sizes:
         raise ProofInputError("no sizes to measure")
     sizes = tuple(sorted(set(sizes)))
+    from autota.jaxpr.api import with_static_argnums
+
+    fns = [with_static_argnums(fn, static_argnums) for fn in fns]
     chosen = [choose_how(fn, make_args, sizes, static_argnums, jit) for fn in fns]
     notes = [[note] if note else [] for _, note in chosen]
     points: list[list[Point]] = [[] for _ in fns]

@@ -130,3 +130,68 @@ def test_single_function_against_the_real_transform(patterns):
     except Exception as err:  # pragma: no cover - while autota.transform is being written
         pytest.skip(f"autota.transform cannot be imported: {err}")
     assert verify(patterns.concat_before, jnp.ones((4, 3)))
+
+
+def _attention_over_past(x, w):
+    """A loop that reads the buffer it fills: AT203 rewrites it with a custom VJP whose float32
+    gradient sums in another order than plain JAX's."""
+    T, B, F = x.shape
+
+    def body(t, c):
+        h, out = c
+        seen = (jnp.arange(T) <= t)[:, None]
+        scores = jnp.where(seen, jnp.einsum("bf,tbf->tb", h @ w, out) / np.sqrt(F), -jnp.inf)
+        context = jnp.einsum("tb,tbf->bf", jax.nn.softmax(scores, axis=0), out)
+        h = jnp.tanh(h + x[t] + context)
+        return h, out.at[t].set(h)
+
+    return jax.lax.fori_loop(0, T, body, (jnp.zeros((B, F)), jnp.zeros((T, B, F))))[1]
+
+
+def _mean_over_past(x, w):
+    T, B, F = x.shape
+
+    def body(t, c):
+        h, out = c
+        seen = (jnp.arange(T) < t)[:, None, None]
+        past = jnp.sum(jnp.where(seen, out, 0.0), 0) / jnp.maximum(t, 1)
+        h = jnp.tanh(h @ w + x[t] + past)
+        return h, out.at[t].set(h)
+
+    return jax.lax.fori_loop(0, T, body, (jnp.zeros((B, F)), jnp.zeros((T, B, F))))[1]
+
+
+def _loop_args(T, B=8, F=64):
+    kx, kw = jax.random.split(jax.random.key(0))
+    return jax.random.normal(kx, (T, B, F)) * 0.5, jax.random.normal(kw, (F, F)) / np.sqrt(F)
+
+
+@pytest.mark.slow
+def test_defaults_pass_a_float32_rewrite_that_reorders_sums():
+    from autota.jaxpr import transform
+
+    args = _loop_args(256)
+    new = transform(_mean_over_past, rules=["AT2"])
+    strict = verify(_mean_over_past, new, *args, reordered_sums=False)
+    assert not strict, strict  # the gradients really differ in the last bits
+    report = verify(_mean_over_past, new, *args)
+    assert report, report
+    assert "reordered sums" in str(report)
+
+
+def test_a_tenth_of_a_percent_still_fails():
+    args = _loop_args(64, B=4, F=16)
+    f = _attention_over_past
+
+    def scaled_values(x, w):
+        return f(x, w) * 1.001
+
+    def scaled_gradient(x, w):  # same values, every gradient entry 0.1% larger
+        y = f(x, w)
+        return y + 0.001 * (y - jax.lax.stop_gradient(y))
+
+    report = verify(f, scaled_values, *args)
+    assert not report and not next(d for d in report.leaves if d.name == "out").ok
+    report = verify(f, scaled_gradient, *args)
+    assert not report and report.worst.name.startswith("grad ")
+    assert all(d.ok for d in report.leaves if d.name == "out")

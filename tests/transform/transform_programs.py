@@ -193,7 +193,7 @@ REWRITTEN = {
 LEFT_ALONE = {
     "data_dependent_index": (data_dependent_index, "AT201", "not affine"),
     "reads_buffer": (reads_buffer, "AT203", "reads the buffer"),
-    "conditional_write": (conditional_write, "AT201", "unconditionally"),
+    "conditional_write": (conditional_write, "AT201", "do not all write the same slot"),
     "out_of_range": (out_of_range, "AT201", "range"),
     "dynamic_while": (dynamic_while, "AT202", "not static"),
 }
