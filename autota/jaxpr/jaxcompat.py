@@ -548,36 +548,6 @@ def vjp_forward(fun, *args):
     return closed, n_out, n_res
 
 
-@dataclass(frozen=True)
-class ScanLayout:
-    """How a ``scan`` equation's operands and results split: ``consts, carry, xs`` in,
-    ``carry, ys`` out."""
-
-    body: Any  # closed jaxpr
-    num_consts: int
-    num_carry: int
-    length: int
-
-
-def scan_layout(params: dict) -> ScanLayout | None:
-    """A ``scan``'s layout on jax <= 0.10 (``num_consts``/``num_carry``) and on later releases
-    (``ft_in``/``ft_out`` flat trees whose ``unpack()`` gives ``consts, carry, xs`` and
-    ``carry, ys``, each of ``len`` its leaf count); ``None`` when neither is there."""
-    body, length = params.get("jaxpr"), params.get("length")
-    if body is None or length is None:
-        return None
-    if "num_consts" in params and "num_carry" in params:
-        return ScanLayout(body, int(params["num_consts"]), int(params["num_carry"]), int(length))
-    ft_in = params.get("ft_in")
-    if ft_in is not None and hasattr(ft_in, "unpack"):
-        try:
-            consts, carry, _ = ft_in.unpack()
-            return ScanLayout(body, len(consts), len(carry), int(length))
-        except (TypeError, ValueError):
-            return None
-    return None
-
-
 _CALL_PARAMS = ("jaxpr", "call_jaxpr", "fun_jaxpr")
 
 
