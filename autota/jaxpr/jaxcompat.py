@@ -511,6 +511,7 @@ def user_source(traceback) -> str | None:
 def is_integer_or_bool(dtype) -> bool:
     return np.issubdtype(np.dtype(dtype), np.integer) or np.dtype(dtype) == np.bool_
 
+
 # ==============================================================================================
 # -- residuals: what reverse mode saves (used by autota.proof.residuals) ------------------------
 # ==============================================================================================

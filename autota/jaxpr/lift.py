@@ -60,7 +60,7 @@ def _nested(ctx: Context, eqn: Eqn):
         if not branches:
             return None
         return [ctx.ir(b) for b in branches], 1, lambda new, ins, outs: Eqn(
-            SWITCH, None, {"branches": new}, ins, outs, eqn.source
+            SWITCH, None, {"branches": new}, ins, outs, eqn.source, eqn.info
         )
     if eqn.name in jc.REMAT_NAMES:
         params = jc.remat_params(eqn.params)
@@ -68,7 +68,7 @@ def _nested(ctx: Context, eqn: Eqn):
             return None
         jaxpr, kwargs = params
         return [ctx.ir(jaxpr)], 0, lambda new, ins, outs: Eqn(
-            CHECKPOINT, None, {"body": new[0], "kwargs": kwargs}, ins, outs, eqn.source
+            CHECKPOINT, None, {"body": new[0], "kwargs": kwargs}, ins, outs, eqn.source, eqn.info
         )
     if eqn.name in (SWITCH, CHECKPOINT):
         bodies = eqn.params["branches"] if eqn.name == SWITCH else [eqn.params["body"]]
@@ -76,7 +76,7 @@ def _nested(ctx: Context, eqn: Eqn):
         kwargs = eqn.params.get("kwargs")
         return bodies, offset, lambda new, ins, outs: Eqn(
             eqn.name, None, {"branches": new} if eqn.name == SWITCH else {"body": new[0], "kwargs": kwargs},
-            ins, outs, eqn.source,
+            ins, outs, eqn.source, eqn.info,
         )
     return None
 
@@ -125,7 +125,7 @@ def _lift(ctx: Context, eqn: Eqn):
         mapped = [_hoist(bodies[0], a, operands, after, done) for a in w.ins[1:]]
         ins = [operands[k], *mapped]
         ins[1 if w.name == "dynamic_update_slice" else 2] = value
-        after.append(Eqn(w.name, w.primitive, w.params, tuple(ins), (eqn.outs[m],), w.source))
+        after.append(Eqn(w.name, w.primitive, w.params, tuple(ins), (eqn.outs[m],), w.source, w.info))
     for m in counters:  # index arithmetic the loop's affine analysis must see: computed outside
         outs[m] = Var(eqn.outs[m].aval)
         _hoist(bodies[0], bodies[0].outvars[m], operands, after, {}, target=eqn.outs[m])
@@ -233,7 +233,7 @@ def _hoist(body: Body, atom, operands: list, out: list, done: dict, target=None)
     eqn = body.producers[atom]
     ins = tuple(_hoist(body, a, operands, out, done) for a in eqn.ins)
     new = target if target is not None else Var(atom.aval)
-    out.append(Eqn(eqn.name, eqn.primitive, eqn.params, ins, (new,), eqn.source))
+    out.append(Eqn(eqn.name, eqn.primitive, eqn.params, ins, (new,), eqn.source, eqn.info))
     done[atom] = new
     return new
 

@@ -210,7 +210,7 @@ class _Reader:
             if eqn is None:
                 return "unknown", None
             k = eqn.outs.index(atom)
-            layout = _scan_params(eqn.params) if eqn.name == jc.SCAN else None
+            layout = _scan(eqn)
             if layout is not None:
                 inner = self.ir(layout.body)
                 producer, source = self.origin(inner, inner.outvars[k], _roles(layout, len(eqn.ins)))
@@ -231,11 +231,13 @@ class _Reader:
         return "unknown", None  # pragma: no cover
 
 
-def _scan_params(params: dict) -> jc.ScanParams | None:
-    """The scan's layout, or ``None`` where this JAX lays it out otherwise (its residuals are
-    then counted with the code outside loops; ``autota.analyze`` reports the layout as AT001)."""
+def _scan(eqn) -> jc.ScanParams | None:
+    """The layout of a ``scan`` equation; ``None`` for any other equation, and for a scan whose
+    layout this JAX release spells in a way not known (it then counts as one primitive)."""
+    if eqn is None or eqn.name != jc.SCAN:
+        return None
     try:
-        return jc.scan_params(params)
+        return jc.scan_params(eqn.params)
     except jc.UnknownLayout:
         return None
 
@@ -271,7 +273,7 @@ def read_program(fun: Callable, wrt: Sequence[Any], arg_names: Sequence[str]) ->
             continue
         seen.add(atom)
         eqn = body.producers.get(atom)
-        layout = _scan_params(eqn.params) if eqn is not None and eqn.name == jc.SCAN else None
+        layout = _scan(eqn)
         total = _nbytes(atom.aval)
         if layout is not None:
             k = eqn.outs.index(atom)
@@ -297,7 +299,7 @@ def read_program(fun: Callable, wrt: Sequence[Any], arg_names: Sequence[str]) ->
             outside.append(residual)
     loops = []
     for eqn in body.eqns:
-        layout = _scan_params(eqn.params) if eqn.name == jc.SCAN else None
+        layout = _scan(eqn)
         if layout is None:
             continue
         carry_vars = eqn.ins[layout.num_consts : layout.num_consts + layout.num_carry]
