@@ -1,6 +1,6 @@
 """Log-log charts of run time and temp memory against T, before and after.
 
-matplotlib is an optional extra (``autota[plot]``); :func:`require` checks for it before any
+matplotlib is an optional extra (``jax-autota[plot]``); :func:`require` checks for it before any
 measuring starts, so a missing extra fails fast with the command to install it.
 """
 
@@ -20,7 +20,7 @@ def require() -> None:
     try:
         import matplotlib  # noqa: F401
     except ImportError:
-        raise ProofInputError("--plot needs matplotlib: pip install 'autota[plot]'") from None
+        raise ProofInputError("--plot needs matplotlib: pip install 'jax-autota[plot]'") from None
 
 
 def plot(results: Sequence[tuple[str, Sequence[Measurement]]], path: str | Path) -> Path:
