@@ -27,6 +27,19 @@ STDERR_TAIL = 5
 """Lines of a failed case's stderr shown with its error."""
 
 
+def missing_jax(command: str) -> str | None:
+    """Why ``command`` cannot run here (the ``jax`` extra is not installed), else ``None``."""
+    from importlib.util import find_spec
+
+    from autota import JAX_MODULES
+
+    missing = sorted(m for m in JAX_MODULES if find_spec(m) is None)
+    if missing:
+        return (f"autota {command} needs JAX ({', '.join(missing)} not installed): "
+                "pip install 'jax-autota[jax]'")
+    return None
+
+
 class CaseError(Exception):
     """A case that cannot be run: its ``before``, its inputs or its files are broken."""
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from autota.cli.cases import CaseError, run_cases
+from autota.cli.cases import CaseError, missing_jax, run_cases
 from autota.cli.commands.verify import add_case_options, describe, find_cases
 from autota.cli.main import EXIT_CODES_HELP, EXIT_ERROR, EXIT_OK
 from autota.cli.progress import progress
@@ -55,6 +55,10 @@ def register(subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    why = missing_jax("bench")
+    if why:
+        print(f"autota: error: {why}", file=sys.stderr)
+        return EXIT_ERROR
     from autota.proof.errors import ProofInputError, one_line
 
     try:

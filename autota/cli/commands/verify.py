@@ -13,7 +13,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from autota.cli.cases import CaseError, run_cases
+from autota.cli.cases import CaseError, missing_jax, run_cases
 from autota.cli.main import EXIT_CODES_HELP, EXIT_ERROR, EXIT_FINDINGS, EXIT_OK
 from autota.cli.progress import progress
 
@@ -103,6 +103,10 @@ def describe(run) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    why = missing_jax("verify")
+    if why:
+        print(f"autota: error: {why}", file=sys.stderr)
+        return EXIT_ERROR
     cases, why = find_cases(args.paths)
     if cases is None:
         print(why, file=sys.stderr)
