@@ -33,7 +33,13 @@ def missing_jax(command: str) -> str | None:
 
     from autota import JAX_MODULES
 
-    missing = sorted(m for m in JAX_MODULES if find_spec(m) is None)
+    def absent(name: str) -> bool:
+        try:
+            return find_spec(name) is None
+        except ImportError:  # a broken install counts as none
+            return True
+
+    missing = sorted(m for m in JAX_MODULES if absent(m))
     if missing:
         return (f"autota {command} needs JAX ({', '.join(missing)} not installed): "
                 "pip install 'jax-autota[jax]'")

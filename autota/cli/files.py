@@ -81,13 +81,20 @@ def why_missing(path: str) -> str:
     return "not a file or directory"
 
 
-def discover(paths, excludes_of, force_exclude: bool = False, suffixes=SOURCE_SUFFIXES):
+def discover(paths, excludes_of=(), force_exclude=False, suffixes=SOURCE_SUFFIXES):
     """The files to check below ``paths``, and ``(path, why)`` for those that cannot be.
 
     ``excludes_of(path)`` gives the :class:`Excludes` that apply at ``path`` (the settings of
-    its folder and the command line's). A directory that cannot be read is an error, not a
-    silent gap.
+    its folder and the command line's), or is a list of globs relative to the working
+    directory; ``force_exclude(path)`` (or a bool) whether they apply to a path named in
+    ``paths``. A directory that cannot be read is an error, not a silent gap.
     """
+    if not callable(excludes_of):
+        fixed = [Excludes(tuple(excludes_of), os.getcwd())]
+        excludes_of = lambda path: fixed  # noqa: E731
+    if not callable(force_exclude):
+        forced = bool(force_exclude)
+        force_exclude = lambda path: forced  # noqa: E731
     files: list[str] = []
     errors: list[tuple[str, str]] = []
     for given in paths:
@@ -97,10 +104,10 @@ def discover(paths, excludes_of, force_exclude: bool = False, suffixes=SOURCE_SU
             errors.append((given, why_missing(given)))
             continue
         if not stat.S_ISDIR(mode):
-            if not (force_exclude and any(e.match(given) for e in excludes_of(given))):
+            if not (force_exclude(given) and any(e.match(given) for e in excludes_of(given))):
                 files.append(given)
             continue
-        if force_exclude and any(e.match(given) for e in excludes_of(given)):
+        if force_exclude(given) and any(e.match(given) for e in excludes_of(given)):
             continue
 
         def unreadable(exc: OSError) -> None:
