@@ -20,7 +20,7 @@ import signal
 import sys
 import time
 from collections import Counter
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, CancelledError, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -289,9 +289,11 @@ def _run_pool(tasks: list[Task], mode: Mode, workers: int, bar, outcomes: list[O
         stop.set()
         pool.shutdown(wait=False, cancel_futures=True)
         try:
-            for future in wait(pending).done:
-                if not future.cancelled() and future.exception() is None:
+            for future in pending:  # not wait(): a future the pool cancels is never "done" to it
+                try:
                     outcomes.extend(future.result())
+                except (CancelledError, BrokenProcessPool):
+                    pass
         except KeyboardInterrupt:
             for child in multiprocessing.active_children():
                 child.terminate()
