@@ -143,3 +143,38 @@ def test_the_action_annotates_and_fails_as_asked(tmp_path):
     assert _run_action(tmp_path, paths="src missing.py", **{"fail-on": "never"}).returncode == 0
     bad = _run_action(tmp_path, **{"fail-on": "sometimes"})
     assert bad.returncode == 2 and "fail-on must be findings, error or never" in bad.stdout
+
+
+def _options(command: str) -> set[str]:
+    from autota.cli.main import build_parser
+
+    sub = next(a for a in build_parser()._actions if a.dest == "command")
+    parser = sub.choices[command]
+    return {s for a in parser._actions for s in a.option_strings if s.startswith("--") and s != "--help"}
+
+
+def test_the_readme_lists_every_option_and_format():
+    from autota.cli.formats import NAMES
+
+    readme = (ROOT / "README.md").read_text()
+    block = readme.split("## The command line", 1)[1].split("```", 2)[1]
+    for command in ("check", "fix"):
+        missing = {o for o in _options(command) if o not in block}
+        assert not missing, f"README's CLI block lacks {sorted(missing)}"
+    assert " | ".join(NAMES) in block
+    for code in ("**0**", "**1**", "**2**", "**130**"):
+        assert code in readme
+
+
+def test_findings_left_in_corpus_after_files_say_why(capsys):
+    from autota.cli.main import main
+
+    after = sorted(str(p) for p in (ROOT / "corpus").glob("*/after.py"))
+    main(["check", "--output-format", "json", "-j", "1", *after])
+    import json
+
+    findings = json.loads(capsys.readouterr().out)
+    assert findings, "the README explains findings that no longer exist"
+    for f in findings:
+        assert f["fix"] is None or f["fix"]["applicability"] == "unsafe", f
+        assert any(why in f["message"] for why in ("no safe fix", "the fix is unsafe", "no fix")), f["message"]
