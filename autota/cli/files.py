@@ -136,7 +136,7 @@ def discover(paths, excludes_of=(), force_exclude=False, suffixes=SOURCE_SUFFIXE
     return _once_each(files, errors), errors
 
 
-def _once_each(files: list[str], errors: list[tuple[str, str]]) -> list[str]:
+def _once_each(files: list[str], errors: list[tuple[str, str]]) -> list[Path]:
     """Each file once (by device and inode), under a name that is not a symlink where there is one."""
     chosen: dict[tuple[int, int], str] = {}
     for path in files:
@@ -150,7 +150,7 @@ def _once_each(files: list[str], errors: list[tuple[str, str]]) -> list[str]:
             chosen[key] = path
     keep = set(chosen.values())
     seen: set[str] = set()
-    return [p for p in files if p in keep and not (p in seen or seen.add(p))]
+    return [Path(p) for p in files if p in keep and not (p in seen or seen.add(p))]
 
 
 def read_only(st: os.stat_result, path: str) -> bool:

@@ -104,3 +104,21 @@ def test_jobs_run_cases_side_by_side(tmp_path):
     assert result.returncode == 0, result.stderr
     assert "2 cases: 2 ok" in result.stdout
     assert took < serial_floor, took  # one after the other could not be under 80 s
+
+
+def test_the_chart_has_no_empty_panel_for_an_eager_case():
+    pytest.importorskip("matplotlib")
+    from autota.proof.measure import Measurement, Point
+    from autota.proof.plot import draw
+
+    def measured(name, how, temp):
+        return Measurement(name, how, "", tuple(
+            Point(t, mode, how, 1e-3 * t, 0.01, None, temp and temp * t, None, None, None)
+            for t in (4, 8, 16) for mode in ("fwd", "grad")))
+
+    fig = draw([("eager_case", (measured("before", "eager", None), measured("after", "eager", None))),
+                ("jitted_case", (measured("before", "jit", 64), measured("after", "jit", 8)))])
+    titles = [ax.get_title() for ax in fig.axes]
+    assert titles == ["eager_case: run time (s) (run eagerly: no XLA memory)", "jitted_case: run time (s)",
+                      "jitted_case: XLA temp memory (bytes)"]
+    assert all(ax.lines for ax in fig.axes)  # every panel drawn has data

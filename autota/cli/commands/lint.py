@@ -354,7 +354,7 @@ def run(args: argparse.Namespace) -> int:
         if stdin:
             return _run_stdin(args, mode, plan, excludes_of, force_exclude)
         files, errors = discover(args.paths, excludes_of, force_exclude)
-        tasks = [Task(path, *plan(path)) for path in files]
+        tasks = [Task(str(path), *plan(str(path))) for path in files]
     except (_Setup, UnknownCodeError, config_module.ConfigError) as exc:
         print(f"autota: error: {exc}", file=sys.stderr)
         return EXIT_ERROR
