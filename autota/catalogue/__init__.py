@@ -50,6 +50,12 @@ RULES: dict[str, Rule] = {
     rule.code: rule
     for rule in (
         Rule(
+            "AT001",
+            "unsupported-jax-construct",
+            "A JAX construct `autota.transform` could not read was passed through untouched",
+            "none",
+        ),
+        Rule(
             "AT101",
             "concat-growth",
             "Array grown every iteration by concatenation: O(T^2) copies",

@@ -10,6 +10,7 @@ evaluates that jaxpr with the caller's values, so it composes with ``jit``, ``gr
 from __future__ import annotations
 
 import functools
+import os
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Sequence
 
@@ -18,9 +19,9 @@ import numpy as np
 
 from autota.catalogue import get as _rule
 from autota.catalogue import resolve_selection
-from autota.jaxpr import batched_select, concat, loops, nested  # noqa: F401  (registers rules)
+from autota.jaxpr import batched_select, concat, loops  # noqa: F401  (registers rules)
 from autota.jaxpr import jaxcompat as jc
-from autota.jaxpr.findings import LoopFinding, TransformError
+from autota.jaxpr.findings import UNKNOWN_LAYOUT, LoopFinding, TransformError
 from autota.jaxpr.interpreter import Context, evaluate
 from autota.jaxpr.ir import from_jaxpr
 
@@ -52,12 +53,21 @@ def _is_array_leaf(x) -> bool:
     return isinstance(x, (jax.Array, np.ndarray, np.generic, bool, int, float, complex)) or jc.is_tracer(x)
 
 
+def _strict_default() -> bool:
+    """``AUTOTA_STRICT=1`` makes ``strict=True`` the default (autota's test suite runs so)."""
+    return os.environ.get("AUTOTA_STRICT", "").strip().lower() in ("1", "true", "yes", "on")
+
+
 class _Traced:
     """``fn`` with its static arguments split off, ready to trace per signature."""
 
-    def __init__(self, fn: Callable, enabled: frozenset, static_argnums: Sequence[int], static_argnames):
+    def __init__(
+        self, fn: Callable, enabled: frozenset, static_argnums: Sequence[int], static_argnames,
+        strict: bool | None = None,
+    ):
         self.fn = fn
         self.enabled = enabled
+        self.strict = _strict_default() if strict is None else strict
         self.static_argnums = tuple(static_argnums)
         self.static_argnames = tuple(static_argnames)
         self.cache: dict = {}
@@ -118,7 +128,12 @@ class _Traced:
         ctx = Context(self.enabled)
         body = from_jaxpr(original)
         rewritten, _ = jc.make_jaxpr(lambda *a: evaluate(ctx, body, a), *dynamic)
-        return _Program(rewritten, out_tree[0], tuple(ctx.findings))
+        findings = tuple(ctx.findings)
+        unknown = [f for f in findings if f.code == UNKNOWN_LAYOUT]
+        if self.strict and unknown:
+            more = f" (and {len(unknown) - 1} more)" if len(unknown) > 1 else ""
+            raise TransformError(f"{_name(self.fn)}: strict: {unknown[0]}{more}")
+        return _Program(rewritten, out_tree[0], findings)
 
 
 def _name(fn) -> str:
@@ -131,6 +146,7 @@ def transform(
     rules: Iterable[str] | None = None,
     static_argnums: int | Sequence[int] = (),
     static_argnames: str | Sequence[str] = (),
+    strict: bool | None = None,
 ) -> Callable:
     """``fn`` with its loop-accumulation anti-patterns rewritten; computes the same values.
 
@@ -138,12 +154,16 @@ def transform(
     AT203 to rewrite provably write-once read-back buffers, at the price of forward-mode ``jvp``). ``static_argnums``/``static_argnames`` mark arguments kept as
     Python values, as for ``jax.jit``; any other non-array leaf is static too. Apply ``vmap``
     inside (``transform(jax.vmap(f))``) for AT204 to see the batched select it rewrites.
+
+    An equation ``transform`` cannot read (a JAX release that moved a primitive's parameters)
+    is bound as it was and reported as AT001 by :func:`analyze`; ``strict=True`` (the default
+    where ``AUTOTA_STRICT=1``) raises :class:`TransformError` instead.
     """
     if isinstance(static_argnums, int):
         static_argnums = (static_argnums,)
     if isinstance(static_argnames, str):
         static_argnames = (static_argnames,)
-    traced = _Traced(fn, _enabled(rules), static_argnums, static_argnames)
+    traced = _Traced(fn, _enabled(rules), static_argnums, static_argnames, strict)
 
     @functools.wraps(fn)
     def transformed(*args, **kwargs):

@@ -73,8 +73,13 @@ def _write_of(body: Body, written, base):
     return None
 
 
-@handles(_SELECT_WRITE)
-def select_write(ctx: Context, eqn: Eqn, invals: list, outer: Body):
+def _fused(ctx: Context, eqn: Eqn, outer: Body) -> bool:
+    """A fused select-write made by the prepass is always applied: it has no primitive to bind."""
+    return True
+
+
+@handles(_SELECT_WRITE, plan=_fused)
+def select_write(ctx: Context, eqn: Eqn, plan: bool, invals: list, outer: Body):
     write, written_case = eqn.params["write"], eqn.params["written_case"]
     pred, base = invals[0], invals[1]
     if write.name == "scatter":

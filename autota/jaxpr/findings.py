@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from autota.catalogue import get as _rule
+from autota.jaxpr.jaxcompat import JAX_VERSION
 
 
 class TransformError(ValueError):
@@ -40,3 +41,18 @@ class LoopFinding:
             f"{where}: {self.code} {self.name}: {self.message}{shape}; "
             f"{status} ({self.cost_before} -> {self.cost_after})"
         )
+
+
+UNKNOWN_LAYOUT = "AT001"
+
+
+def unknown_layout(primitive: str, detail: str, source: str | None) -> LoopFinding:
+    """The finding for an equation ``transform`` bound untouched because it could not read it.
+
+    It names the primitive and the JAX version, so that a JAX release that moved a parameter
+    shows up as a report (and, under ``strict=True``, an error) instead of as "nothing found".
+    """
+    return LoopFinding(
+        UNKNOWN_LAYOUT, f"{primitive} on jax {JAX_VERSION}: {detail}", False,
+        "passed through untouched", source, None, "unknown", "unknown",
+    )

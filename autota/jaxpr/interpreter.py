@@ -1,50 +1,73 @@
 """Evaluate an IR program, letting rules replace the equations they recognise.
 
 This is the interpreter of JAX's "Writing custom Jaxpr interpreters" tutorial over the IR of
-:mod:`autota.jaxpr.ir`: every equation is bound with its own parameters unless a rule has
-registered a handler for its primitive name, in which case the handler computes the outputs
-(usually by calling public ``lax`` functions on Python bodies that evaluate rewritten jaxprs
-with this same interpreter, which is how rewrites recurse into nested loops and branches).
-Running it under ``jax.make_jaxpr`` yields the rewritten program.
+:mod:`autota.jaxpr.ir`. A rule registers, for some primitive names, a *planner* that decides
+(and records as findings) what it would change about an equation, and an *applier* that
+computes the outputs with public ``lax`` functions. Everything else is rebuilt only where it
+changed, as Equinox's ``_finalise_jaxpr`` does: an equation with nothing to rewrite, its nested
+programs included, is bound exactly as it was, every parameter kept (``unroll`` of any kind,
+``_split_transpose``, parameters JAX has not invented yet); one whose nested jaxprs change
+is bound with those jaxprs replaced and every other parameter kept. Running it under
+``jax.make_jaxpr`` yields the rewritten program.
 """
 
 from __future__ import annotations
 
-from typing import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any, Callable, Iterable
 
 from autota.jaxpr import ir
 from autota.jaxpr import jaxcompat as jc
-from autota.jaxpr.findings import LoopFinding
+from autota.jaxpr.findings import LoopFinding, unknown_layout
 
-Handler = Callable[["Context", ir.Eqn, list, ir.Body], list]
-HANDLERS: dict[str, Handler] = {}
-PREPASSES: list[Callable[["Context", ir.Body], list]] = []
+Planner = Callable[["Context", ir.Eqn, ir.Body], Any]
+Applier = Callable[["Context", ir.Eqn, Any, list, ir.Body], list]
 
 
-def handles(*names: str):
-    """Register ``fn(ctx, eqn, invals, body) -> outvals`` for the primitives ``names``."""
+@dataclass(frozen=True)
+class Rule:
+    """``plan(ctx, eqn, body)`` returns a plan or ``None`` (nothing to change) and records
+    findings; ``apply(ctx, eqn, plan, invals, body)`` returns the outputs of a planned rewrite."""
 
-    def register(fn: Handler) -> Handler:
+    plan: Planner
+    apply: Applier
+
+
+RULES: dict[str, Rule] = {}
+PREPASSES: list[Callable] = []
+
+
+def handles(*names: str, plan: Planner):
+    """Register the decorated applier, with ``plan``, for the primitives ``names``."""
+
+    def register(apply: Applier) -> Applier:
         for name in names:
-            HANDLERS[name] = fn
-        return fn
+            RULES[name] = Rule(plan, apply)
+        return apply
 
     return register
 
 
 def prepass(fn):
-    """Register ``fn(ctx, body) -> eqns``: a structural rewrite of a body before evaluation."""
+    """Register ``fn(ctx, body, eqns) -> eqns``: a structural rewrite of a body before evaluation."""
     PREPASSES.append(fn)
     return fn
 
 
 class Context:
-    """The enabled rules, the IR read so far (by jaxpr identity) and the findings recorded."""
+    """The enabled rules, the IR read so far, the plans made and the findings recorded.
+
+    Everything is keyed by object identity and computed once, so that a body traced twice
+    (a loop rebuilt inside another) is read, planned and reported once.
+    """
 
     def __init__(self, enabled: Iterable[str]):
         self.enabled = frozenset(enabled)
         self._ir: dict[int, tuple[object, ir.Body]] = {}
-        self._eqns: dict[int, list] = {}
+        self._eqns: dict[int, tuple[ir.Body, list]] = {}
+        self._plans: dict[int, tuple[ir.Eqn, Any]] = {}
+        self._nested: dict[int, tuple[ir.Eqn, dict]] = {}
+        self._changes: dict[int, tuple[ir.Body, bool]] = {}
         self._findings: dict[tuple, LoopFinding] = {}
 
     def ir(self, jaxpr) -> ir.Body:
@@ -57,13 +80,97 @@ class Context:
 
     def eqns(self, body: ir.Body) -> list:
         """The body's equations after the registered structural rewrites (computed once)."""
-        key = id(body)
-        if key not in self._eqns:
+        entry = self._eqns.get(id(body))
+        if entry is None or entry[0] is not body:
             eqns = body.eqns
             for fn in PREPASSES:
-                eqns = fn(self, body, eqns)
-            self._eqns[key] = eqns
-        return self._eqns[key]
+                try:
+                    eqns = fn(self, body, eqns)
+                except jc.UnknownLayout as err:
+                    self.passed_through(None, err)
+            entry = (body, eqns)
+            self._eqns[id(body)] = entry
+        return entry[1]
+
+    def plan(self, eqn: ir.Eqn, body: ir.Body):
+        """The registered rule's plan for ``eqn`` (``None``: nothing of its own to change)."""
+        entry = self._plans.get(id(eqn))
+        if entry is None or entry[0] is not eqn:
+            rule = RULES.get(eqn.name)
+            plan = None
+            if rule is not None:
+                try:
+                    plan = rule.plan(self, eqn, body)
+                except jc.UnknownLayout as err:
+                    self.passed_through(eqn, err)
+            entry = (eqn, plan)
+            self._plans[id(eqn)] = entry
+        return entry[1]
+
+    def nested_params(self, eqn: ir.Eqn) -> dict:
+        """``eqn.params`` with every nested jaxpr that changes replaced by its rewrite.
+
+        The same object as ``eqn.params`` when nothing inside changes, which is how callers
+        tell; custom differentiation rules keep their programs, and say so where they hide loops.
+        """
+        entry = self._nested.get(id(eqn))
+        if entry is None or entry[0] is not eqn:
+            entry = (eqn, self._rewrite_nested(eqn))
+            self._nested[id(eqn)] = entry
+        return entry[1]
+
+    def _rewrite_nested(self, eqn: ir.Eqn) -> dict:
+        nested = jc.nested_jaxprs(eqn.params)
+        if not nested:
+            return eqn.params
+        if eqn.name in jc.CUSTOM_RULE_NAMES:
+            if any(_has_loop(sub) for _, _, sub in nested):
+                self.record(
+                    (id(eqn), "custom"),
+                    unknown_layout(
+                        eqn.name, "a loop inside a custom differentiation rule is not examined: the rule "
+                        "refers to the original program", eqn.source,
+                    ),
+                )
+            return eqn.params
+        replaced = {}
+        for key, pos, sub in nested:
+            body = self.ir(sub)
+            if not self.changes(body):
+                continue
+            new = jc.retrace_like(lambda *args, _b=body: evaluate(self, _b, args), sub)
+            if new is None:
+                self.record(
+                    (id(eqn), key, pos),
+                    unknown_layout(eqn.name, f"its rewritten {key} has other types or constants; kept as it was", eqn.source),
+                )
+                continue
+            replaced[(key, pos)] = new
+        return jc.with_jaxprs(eqn.params, replaced) if replaced else eqn.params
+
+    def changes(self, body: ir.Body) -> bool:
+        """Whether evaluating ``body`` rewrites anything, at any depth.
+
+        Every equation is planned (not only up to the first change), so that each loop at
+        every depth is reported whether or not anything around it changes.
+        """
+        entry = self._changes.get(id(body))
+        if entry is None or entry[0] is not body:
+            eqns = self.eqns(body)
+            changed = len(eqns) != len(body.eqns) or any(a is not b for a, b in zip(eqns, body.eqns))
+            for eqn in eqns:
+                own = self.plan(eqn, body) is not None
+                inner = self.nested_params(eqn) is not eqn.params
+                changed = changed or own or inner
+            entry = (body, changed)
+            self._changes[id(body)] = entry
+        return entry[1]
+
+    def passed_through(self, eqn: ir.Eqn | None, err: jc.UnknownLayout) -> None:
+        """Report an equation bound untouched because its layout is not understood."""
+        key = (id(eqn), "layout") if eqn is not None else ("layout", err.primitive, err.detail)
+        source = eqn.source if eqn is not None else None
+        self.record(key, unknown_layout(err.primitive, f"parameters not understood: {err.detail}", source))
 
     def record(self, key: tuple, finding: LoopFinding) -> None:
         """Record a finding once, however often its body is traced."""
@@ -72,6 +179,16 @@ class Context:
     @property
     def findings(self) -> list[LoopFinding]:
         return list(self._findings.values())
+
+
+def _has_loop(jaxpr) -> bool:
+    inner, _ = jc.open_jaxpr(jaxpr)
+    for eqn in jc.jaxpr_parts(inner)[2]:
+        if jc.eqn_name(eqn) in (jc.SCAN, jc.WHILE):
+            return True
+        if any(_has_loop(sub) for _, _, sub in jc.nested_jaxprs(jc.eqn_params(eqn))):
+            return True
+    return False
 
 
 def read(env: dict, atom):
@@ -83,19 +200,20 @@ def run(ctx: Context, body: ir.Body, args, skip: frozenset = frozenset()) -> dic
 
     Equations in ``skip`` are not evaluated (their outputs were moved out by a rewrite).
     """
-    env: dict = dict(zip(body.constvars, body.consts))
-    for var, value in zip(body.invars, args):
+    env: dict = dict(zip(body.constvars, body.consts, strict=True))
+    for var, value in zip(body.invars, args, strict=True):
         if value is not None:
             env[var] = value
     for eqn in ctx.eqns(body):
         if eqn in skip:
             continue
         invals = [read(env, a) for a in eqn.ins]
-        handler = HANDLERS.get(eqn.name)
-        outs = handler(ctx, eqn, invals, body) if handler is not None else None
-        if outs is None:
-            outs = jc.bind(eqn.primitive, eqn.params, invals)
-        for var, value in zip(eqn.outs, outs):
+        plan = ctx.plan(eqn, body)
+        if plan is not None:
+            outs = RULES[eqn.name].apply(ctx, eqn, plan, invals, body)
+        else:
+            outs = jc.bind(eqn.primitive, ctx.nested_params(eqn), invals)
+        for var, value in zip(eqn.outs, outs, strict=True):
             if var is not None:
                 env[var] = value
     return env

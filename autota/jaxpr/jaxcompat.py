@@ -115,6 +115,33 @@ def bind(primitive, params: dict, invals: Sequence[Any]) -> list:
     return list(out) if primitive.multiple_results else [out]
 
 
+# -- layouts -----------------------------------------------------------------------------------
+
+
+class UnknownLayout(Exception):
+    """A primitive's parameters are not laid out as any JAX release autota knows.
+
+    Raised by the readers below instead of guessing; the interpreter catches it, binds the
+    equation as it was and reports it (``AT001``), so a new JAX release is never silently
+    mistaken for "nothing to rewrite".
+    """
+
+    def __init__(self, primitive: str, detail: str):
+        super().__init__(f"{primitive}: {detail}")
+        self.primitive = primitive
+        self.detail = detail
+
+
+JAX_VERSION = jax.__version__
+
+
+def _require(primitive: str, params: dict, *names: str):
+    missing = [n for n in names if n not in params]
+    if missing:
+        raise UnknownLayout(primitive, f"no parameter {', '.join(map(repr, missing))} (has {sorted(params)})")
+    return [params[n] for n in names]
+
+
 # -- loop parameters ---------------------------------------------------------------------------
 
 
@@ -128,33 +155,35 @@ class ScanParams:
     unroll: Any
 
 
-def scan_params(params: dict) -> ScanParams | None:
-    """Read a ``scan`` equation's parameters, or ``None`` when their layout is unknown.
+def scan_params(params: dict) -> ScanParams:
+    """Read a ``scan`` equation's parameters in either layout JAX has used.
 
-    jax <= 0.10 names the split of the inputs ``num_consts``/``num_carry``; later releases
-    call them ``ft_in``/``ft_out`` (and may give tuples). Anything else means "leave it alone".
+    jax <= 0.10 splits the inputs with ``num_consts``/``num_carry``. From 0.11 on they are
+    ``ft_in`` (a flat tree ``(consts, carry, xs)``) and ``ft_out`` (``(carry, ys)``), whose
+    groups count their leaves with ``len``. Anything else raises :class:`UnknownLayout`.
     """
-    body = params.get("jaxpr")
-    length = params.get("length")
-    nconsts = _count(params.get("num_consts", params.get("ft_in")))
-    ncarry = _count(params.get("num_carry", params.get("ft_out")))
-    if body is None or length is None or nconsts is None or ncarry is None:
-        return None
+    body, length = _require(SCAN, params, "jaxpr", "length")
+    if "num_consts" in params or "num_carry" in params:
+        nconsts, ncarry = (int(v) for v in _require(SCAN, params, "num_consts", "num_carry"))
+    elif "ft_in" in params or "ft_out" in params:
+        ft_in, ft_out = _require(SCAN, params, "ft_in", "ft_out")
+        try:
+            consts, carry_in, xs = ft_in.unpack()
+            carry_out, ys = ft_out.unpack()
+            nconsts, ncarry, nxs, nys = len(consts), len(carry_in), len(xs), len(ys)
+        except (AttributeError, TypeError, ValueError) as err:
+            raise UnknownLayout(SCAN, f"ft_in/ft_out of type {type(ft_in).__name__} not read ({err})") from None
+        if len(carry_out) != ncarry:
+            raise UnknownLayout(SCAN, f"ft_in has {ncarry} carries, ft_out {len(carry_out)}")
+        inner = open_jaxpr(body)[0]
+        if len(inner.invars) != nconsts + ncarry + nxs or len(inner.outvars) != ncarry + nys:
+            raise UnknownLayout(SCAN, "ft_in/ft_out do not match the body's inputs and outputs")
+    else:
+        raise UnknownLayout(SCAN, f"neither num_consts/num_carry nor ft_in/ft_out (has {sorted(params)})")
     unroll = params.get("unroll", 1)
     if isinstance(unroll, (bool, np.bool_)):
         unroll = bool(unroll)
     return ScanParams(body, nconsts, ncarry, int(length), bool(params.get("reverse", False)), unroll)
-
-
-def _count(value) -> int | None:
-    if value is None:
-        return None
-    if isinstance(value, (tuple, list)):
-        return len(value)
-    try:
-        return int(value)
-    except (TypeError, ValueError):
-        return None
 
 
 @dataclass(frozen=True)
@@ -165,39 +194,85 @@ class WhileParams:
     body_nconsts: int
 
 
-def while_params(params: dict) -> WhileParams | None:
-    try:
-        return WhileParams(
-            params["cond_jaxpr"],
-            params["body_jaxpr"],
-            int(params["cond_nconsts"]),
-            int(params["body_nconsts"]),
-        )
-    except (KeyError, TypeError, ValueError):
-        return None
-
-
-def cond_branches(params: dict) -> list | None:
-    branches = params.get("branches")
-    return list(branches) if branches is not None else None
+def while_params(params: dict) -> WhileParams:
+    cond, body, ncc, nbc = _require(WHILE, params, "cond_jaxpr", "body_jaxpr", "cond_nconsts", "body_nconsts")
+    return WhileParams(cond, body, int(ncc), int(nbc))
 
 
 def jit_inner(params: dict):
-    """The closed jaxpr a ``jit``/``pjit``/``closed_call`` equation calls."""
+    """The closed jaxpr a ``jit``/``pjit``/``closed_call`` equation calls, or ``None``."""
     return params.get("jaxpr", params.get("call_jaxpr"))
 
 
-def remat_params(params: dict) -> tuple[Any, dict] | None:
-    """``(jaxpr, checkpoint kwargs)`` of a ``checkpoint`` equation."""
-    jaxpr = params.get("jaxpr")
-    if jaxpr is None:
+# -- nested jaxprs -----------------------------------------------------------------------------
+
+CUSTOM_RULE_NAMES = frozenset(
+    {"custom_jvp_call", "custom_jvp_call_jaxpr", "custom_vjp_call", "custom_vjp_call_jaxpr", "custom_lin"}
+)
+"""Primitives whose nested programs are tied to differentiation rules written for the original:
+they are bound untouched, never rewritten."""
+
+
+def _is_closed(value) -> bool:
+    return _ClosedJaxpr is not None and isinstance(value, _ClosedJaxpr) and hasattr(value, "consts")
+
+
+def _is_open(value) -> bool:
+    return isinstance(value, _core.Jaxpr) and not _is_closed(value)
+
+
+def nested_jaxprs(params: dict) -> list[tuple[str, int | None, Any]]:
+    """``(param, position in a tuple or None, jaxpr)`` for every jaxpr among ``params``.
+
+    This is the generic walk of Equinox's ``_finalise_jaxpr``: loop bodies, ``cond`` branches,
+    ``checkpoint`` bodies and parameters JAX has not invented yet are found the same way.
+    """
+    found = []
+    for key, value in params.items():
+        if _is_closed(value) or _is_open(value):
+            found.append((key, None, value))
+        elif isinstance(value, (tuple, list)):
+            found.extend((key, i, v) for i, v in enumerate(value) if _is_closed(v) or _is_open(v))
+    return found
+
+
+def with_jaxprs(params: dict, replaced: dict) -> dict:
+    """``params`` with ``replaced[(param, position)]`` substituted; all other params kept as they are."""
+    new = dict(params)
+    for (key, pos), jaxpr in replaced.items():
+        if pos is None:
+            new[key] = jaxpr
+        else:
+            items = list(new[key])
+            items[pos] = jaxpr
+            new[key] = type(params[key])(items)
+    return new
+
+
+def retrace_like(fn, jaxpr):
+    """``fn`` traced at ``jaxpr``'s input types, as a jaxpr of the same kind, or ``None``.
+
+    A closed jaxpr may come back with constants (JAX's loops accept closed bodies with
+    consts); an open one (``checkpoint`` bodies before jax 0.11) must come back without.
+    Returns ``None`` where the retraced program's types differ from the original's.
+    """
+    inner, _ = open_jaxpr(jaxpr)
+    in_avals = [aval_of(v) for v in inner.invars]
+    out_avals = [aval_of(v) for v in inner.outvars]
+    specs = [jax.ShapeDtypeStruct(a.shape, a.dtype, weak_type=getattr(a, "weak_type", False)) for a in in_avals]
+    new = jax.make_jaxpr(fn)(*specs)
+    new_inner, consts = open_jaxpr(new)
+    same = [_same_type(aval_of(v), a) for v, a in zip(new_inner.invars, in_avals, strict=True)]
+    same += [_same_type(aval_of(v), a) for v, a in zip(new_inner.outvars, out_avals, strict=True)]
+    if not all(same):
         return None
-    kwargs = {}
-    if "prevent_cse" in params:
-        kwargs["prevent_cse"] = params["prevent_cse"]
-    if params.get("policy") is not None:
-        kwargs["policy"] = params["policy"]
-    return jaxpr, kwargs
+    if _is_closed(jaxpr):
+        return new
+    return new_inner if not consts and not new_inner.constvars else None
+
+
+def _same_type(a, b) -> bool:
+    return (tuple(a.shape), a.dtype, getattr(a, "weak_type", False)) == (tuple(b.shape), b.dtype, getattr(b, "weak_type", False))
 
 
 # -- write primitives --------------------------------------------------------------------------
@@ -212,8 +287,10 @@ class ScatterSet:
 
 def single_slot_scatter(params: dict, operand_shape, indices_shape, update_shape) -> ScatterSet | None:
     """The axis a ``scatter`` writes one slot of, when it is ``x.at[..., i, ...].set(u)``."""
-    dnums = params.get("dimension_numbers")
-    if dnums is None or params.get("update_jaxpr") is not None:
+    (dnums,) = _require("scatter", params, "dimension_numbers")
+    if not all(hasattr(dnums, a) for a in ("inserted_window_dims", "scatter_dims_to_operand_dims", "update_window_dims")):
+        raise UnknownLayout("scatter", f"dimension_numbers of type {type(dnums).__name__} not read")
+    if params.get("update_jaxpr") is not None:
         return None
     if tuple(getattr(dnums, "operand_batching_dims", ())) or tuple(
         getattr(dnums, "scatter_indices_batching_dims", ())
@@ -258,7 +335,8 @@ def iota_params(params: dict) -> tuple[int, tuple] | None:
 
 
 def concat_dimension(params: dict) -> int:
-    return int(params["dimension"])
+    (dim,) = _require("concatenate", params, "dimension")
+    return int(dim)
 
 
 def broadcast_shape(params: dict) -> tuple:

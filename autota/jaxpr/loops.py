@@ -1,6 +1,7 @@
-"""AT201 and AT202: rebuild loops with public ``lax.scan``/``lax.while_loop``.
+"""AT201, AT202 and AT203: rebuild loops with public ``lax.scan``.
 
-Every ``scan`` and ``while`` is rebuilt (so that rewrites reach nested bodies). Carries that
+A loop is rebuilt only when a buffer of its own is rewritten; otherwise the interpreter binds
+it as it was, with nested bodies rewritten where they change. Carries that
 :mod:`autota.jaxpr.buffers` proves to be write-only buffers leave the carry and become
 stacked outputs; the final buffer is the initial one with the written range replaced by them,
 so slots never written keep their initial contents. A ``while_loop`` whose trip count is
@@ -8,6 +9,9 @@ static becomes a ``scan`` of that length first, which is what makes ``jax.grad``
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
 
 from jax import lax
 import jax.numpy as jnp
@@ -17,28 +21,47 @@ from autota.jaxpr import write_once
 from autota.jaxpr.affine import Affine, literal_abstract
 from autota.jaxpr.buffers import BufferPlan, LoopForm, affine_values, analyse
 from autota.jaxpr.findings import LoopFinding
-from autota.jaxpr.interpreter import Context, evaluate, handles, read, run
+from autota.jaxpr.interpreter import Context, handles, read, run
 from autota.jaxpr.ir import Body, Eqn, Lit, Var
 
 
-@handles(jc.SCAN)
-def scan_rule(ctx: Context, eqn: Eqn, invals: list, outer: Body):
+@dataclass(frozen=True)
+class LoopPlan:
+    """What a loop's rebuild moves out of the carry, decided before anything is traced."""
+
+    form: LoopForm
+    kind: str
+    plans: list  # AT201 buffer plans
+    write_once: list  # AT203 plans (the whole loop becomes a custom VJP)
+    unroll: Any
+    carry_start: int  # where the scan-form inputs start among the equation's inputs
+
+
+def plan_scan(ctx: Context, eqn: Eqn, outer: Body) -> LoopPlan | None:
     sp = jc.scan_params(eqn.params)
-    if sp is None:
-        return None
     form = LoopForm(
         ctx.ir(sp.body), sp.num_consts, sp.num_carry, sp.length, sp.reverse, eqn.ins, outer,
         jc.has_effects(sp.body),
     )
-    unroll = sp.unroll if isinstance(sp.unroll, (int, bool)) else 1
-    return _rebuild(ctx, eqn, form, "scan", invals, unroll)
-
-
-@handles(jc.WHILE)
-def while_rule(ctx: Context, eqn: Eqn, invals: list, outer: Body):
-    wp = jc.while_params(eqn.params)
-    if wp is None:
+    plans, write_once_plans = _buffer_plans(ctx, eqn, form, "scan")
+    if not plans and not write_once_plans:
         return None
+    unroll = sp.unroll if isinstance(sp.unroll, (int, bool)) else 1
+    return LoopPlan(form, "scan", plans, write_once_plans, unroll, 0)
+
+
+@handles(jc.SCAN, plan=plan_scan)
+def apply_loop(ctx: Context, eqn: Eqn, plan: LoopPlan, invals: list, outer: Body):
+    invals = invals[plan.carry_start :]
+    if plan.write_once:
+        return write_once.rebuild(ctx, plan.form, plan.write_once, invals, plan.unroll)
+    return rebuild_scan(ctx, plan.form, plan.plans, invals, plan.unroll)
+
+
+def plan_while(ctx: Context, eqn: Eqn, outer: Body) -> LoopPlan | None:
+    """A ``while_loop`` is rebuilt (as a ``scan``) only for AT202; otherwise it is bound as it
+    was, with its cond and body rewritten where they change."""
+    wp = jc.while_params(eqn.params)
     cond, body = ctx.ir(wp.cond), ctx.ir(wp.body)
     ncc, nbc = wp.cond_nconsts, wp.body_nconsts
     carry_init = eqn.ins[ncc + nbc :]
@@ -46,38 +69,35 @@ def while_rule(ctx: Context, eqn: Eqn, invals: list, outer: Body):
     form = LoopForm(
         body, nbc, len(carry_init), length or 0, False, tuple(eqn.ins[ncc:]), outer, jc.has_effects(wp.body)
     )
+    if "AT202" not in ctx.enabled:
+        return None
     has_buffer = bool(analyse(form))
-    if "AT202" in ctx.enabled and length is not None:
+    if length is None:
         if has_buffer:
             ctx.record(
                 (id(eqn), "AT202"),
                 LoopFinding(
-                    "AT202", f"while_loop with a static trip count of {length} becomes a scan",
-                    True, None, eqn.source, _first_buffer_shape(form), "no reverse-mode gradient", "O(T)",
+                    "AT202", "buffer written in a while_loop", False,
+                    "the trip count is not static (the condition is not `i < n` for a counter from a "
+                    "known start and a static n)",
+                    eqn.source, _first_buffer_shape(form), "no reverse-mode gradient", "no reverse-mode gradient",
                 ),
             )
-        return _rebuild(ctx, eqn, form, "while_loop", invals[ncc:], 1)
-    if "AT202" in ctx.enabled and has_buffer:
-        ctx.record(
-            (id(eqn), "AT202"),
-            LoopFinding(
-                "AT202", "buffer written in a while_loop", False,
-                "the trip count is not static (the condition is not `i < n` for a counter from a "
-                "known start and a static n)",
-                eqn.source, _first_buffer_shape(form), "no reverse-mode gradient", "no reverse-mode gradient",
-            ),
-        )
-    if cond.outvars[0].shape != ():  # vmap's batched predicate: lax.while_loop cannot rebuild it
         return None
-    cond_consts, body_consts = invals[:ncc], invals[ncc : ncc + nbc]
+    if not has_buffer:
+        return None
+    ctx.record(
+        (id(eqn), "AT202"),
+        LoopFinding(
+            "AT202", f"while_loop with a static trip count of {length} becomes a scan",
+            True, None, eqn.source, _first_buffer_shape(form), "no reverse-mode gradient", "O(T)",
+        ),
+    )
+    plans, write_once_plans = _buffer_plans(ctx, eqn, form, "while_loop")
+    return LoopPlan(form, "while_loop", plans, write_once_plans, 1, ncc)
 
-    def cond_fn(carry):
-        return evaluate(ctx, cond, [*cond_consts, *carry])[0]
 
-    def body_fn(carry):
-        return evaluate(ctx, body, [*body_consts, *carry])
-
-    return list(lax.while_loop(cond_fn, body_fn, list(invals[ncc + nbc :])))
+handles(jc.WHILE, plan=plan_while)(apply_loop)
 
 
 def _first_buffer_shape(form: LoopForm):
@@ -134,13 +154,6 @@ def _static_bound(cond: Body, atom, cond_consts, body: Body, carry_init, carry_i
         value = literal_abstract(carry_init[m])
         return value.b if isinstance(value, Affine) else None
     return None
-
-
-def _rebuild(ctx: Context, eqn: Eqn, form: LoopForm, kind: str, invals: list, unroll):
-    plans, write_once_plans = _buffer_plans(ctx, eqn, form, kind)
-    if write_once_plans:
-        return write_once.rebuild(ctx, form, write_once_plans, invals, unroll)
-    return rebuild_scan(ctx, form, plans, invals, unroll)
 
 
 def _buffer_plans(ctx: Context, eqn: Eqn, form: LoopForm, kind: str):
@@ -211,7 +224,7 @@ def rebuild_scan(ctx: Context, form: LoopForm, plans: list[BufferPlan], invals: 
 
     def step(carry, x):
         args = [*consts, *([None] * ncarry), *x]
-        for j, value in zip(kept, carry):
+        for j, value in zip(kept, carry, strict=True):
             args[nc + j] = value
         env = run(ctx, body, args, skip)
         new_carry = [read(env, body.outvars[j]) for j in kept]
@@ -223,9 +236,9 @@ def rebuild_scan(ctx: Context, form: LoopForm, plans: list[BufferPlan], invals: 
         step, [init[j] for j in kept], list(xs), length=form.length, reverse=form.reverse, unroll=unroll
     )
     finals = list(init)
-    for j, value in zip(kept, carry):
+    for j, value in zip(kept, carry, strict=True):
         finals[j] = value
-    for plan, values in zip(plans, stacked):
+    for plan, values in zip(plans, stacked, strict=True):
         finals[plan.carry] = _place(init[plan.carry], values, plan, form.length, form.reverse)
     return [*finals, *ys]
 

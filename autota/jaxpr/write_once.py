@@ -122,22 +122,22 @@ def rebuild(ctx: Context, form: LoopForm, plans: list[WriteOnce], invals: list, 
             ct_consts, ct_c = acc
             step, x, kept, ct_y = inp
             carry = [None] * ncarry
-            for j, value in zip(others, kept):
+            for j, value in zip(others, kept, strict=True):
                 carry[j] = value
-            for (j, plan), init, final in zip(bufs.items(), inits, finals):
+            for (j, plan), init, final in zip(bufs.items(), inits, finals, strict=True):
                 carry[j] = _buffer_at(plan, step, init, final)
             args = [*consts, *carry, *x]
 
             def f(diff):
                 full = list(args)
-                for i, value in zip(diff_in, diff):
+                for i, value in zip(diff_in, diff, strict=True):
                     full[i] = value
                 outs = evaluate(ctx, body, full)
                 return [jnp.asarray(outs[j]) for j in diff_carry] + [jnp.asarray(outs[ncarry + m]) for m in diff_ys]
 
             _, pull = jax.vjp(f, [args[i] for i in diff_in])
             (grads,) = pull([*ct_c, *ct_y])
-            by_input = dict(zip(diff_in, grads))
+            by_input = dict(zip(diff_in, grads, strict=True))
             ct_consts = [a + by_input[i] for a, i in zip(ct_consts, (i for i in diff_in if i < nc))]
             ct_c = [by_input[nc + j] for j in diff_carry]
             ct_x = [by_input[i] for i in diff_in if i >= nc + ncarry]
@@ -163,6 +163,6 @@ def rebuild(ctx: Context, form: LoopForm, plans: list[WriteOnce], invals: list, 
 def _scatter(values: list, positions: list, n: int) -> list:
     """A list of ``n`` cotangents: ``values`` at ``positions``, ``None`` (zero) elsewhere."""
     out = [None] * n
-    for value, p in zip(values, positions):
+    for value, p in zip(values, positions, strict=True):
         out[p] = value
     return out

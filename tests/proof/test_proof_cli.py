@@ -146,3 +146,33 @@ def test_bench_bad_input_is_one_line_exit_2(user_code, capsys, target, factory, 
 def test_bench_missing_corpus_is_exit_2(tmp_path, capsys):
     assert _run(bench, ["bench", str(tmp_path / "nope")]) == 2
     assert "error: no such file or directory" in capsys.readouterr().err
+
+
+NOTHING_TO_REWRITE = """
+    import jax.numpy as jnp
+    from jax import lax
+
+
+    def running(x):
+        return lax.scan(lambda c, xt: (c + xt, c), jnp.zeros(x.shape[1:]), x)[1]
+"""
+
+RUNNING_TOML = """
+    summary = "a scan with no buffer, wrongly marked as rewritten"
+    entry = "running"
+    sizes = [2]
+    grad_argnums = [0]
+    transform = {transform}
+"""
+
+
+@pytest.mark.parametrize("marked", [True, False])
+def test_verify_fails_a_case_marked_rewritten_that_nothing_rewrote(tmp_path, capsys, marked):
+    """Equal values prove nothing where the transform passed the program through untouched
+    (as it did, silently, on jax 0.11+ before it read their scan layout)."""
+    inputs = "import jax.numpy as jnp\n\ndef make_args(T):\n    return (jnp.ones((T, 3)),)\n"
+    write_case(tmp_path, "running", NOTHING_TO_REWRITE, NOTHING_TO_REWRITE, inputs,
+               RUNNING_TOML.format(transform=str(marked).lower()))
+    assert _run(verify, ["verify", str(tmp_path)]) == (1 if marked else 0)
+    out = capsys.readouterr().out
+    assert ("NOT REWRITTEN" in out and "marked transform = true, but nothing was rewritten" in out) == marked

@@ -9,6 +9,7 @@ import pytest
 
 import autota
 from autota.jaxpr import TransformError, analyze, transform
+from autota.jaxpr import jaxcompat as jc
 from tests.transform import transform_programs as P
 
 
@@ -81,10 +82,9 @@ def _scan_carry_shapes(jaxpr):
     shapes = []
     for eqn in jaxpr.eqns:
         if eqn.primitive.name == "scan":
-            n0, n1 = eqn.params["num_consts"], eqn.params["num_carry"]
+            sp = jc.scan_params(eqn.params)
+            n0, n1 = sp.num_consts, sp.num_carry
             shapes += [tuple(v.aval.shape) for v in eqn.invars[n0 : n0 + n1]]
-        for sub in jax.core.subjaxprs(eqn.params) if hasattr(jax.core, "subjaxprs") else ():
-            pass
     return shapes
 
 

@@ -204,6 +204,11 @@ def _verify_case(case, transform, rtol, atol) -> tuple[list[str], list[str], lis
             leaf = report.worst
             if leaf is not None and (worst is None or (not leaf.ok, leaf.score) >= (not worst[1].ok, worst[1].score)):
                 worst = (size, leaf)
+    if status.get("transform") == "ok" and case.transform:
+        unrewritten = _not_rewritten(targets["transform"].__wrapped__, case)
+        if unrewritten:
+            status["transform"] = "NOT REWRITTEN"
+            failures.append(f"{case.name} before vs transform: {unrewritten}")
     cells = [
         status.get("after", "no fix"),
         status.get("unsafe", "no fix"),
@@ -212,6 +217,22 @@ def _verify_case(case, transform, rtol, atol) -> tuple[list[str], list[str], lis
     ]
     notes = [f"note: {case.name}: autota.transform declined it: {declined[0]}"] if status.get("transform") == "declined" else []
     return cells, failures, notes
+
+
+def _not_rewritten(transformed, case) -> str | None:
+    """Why ``transformed`` did not rewrite a case marked ``transform = true``, or ``None``.
+
+    Equal values alone prove nothing here: a program passed through untouched equals the
+    original too. So the case must have a rewrite ``autota.analyze`` reports as applied.
+    """
+    from autota.jaxpr import analyze
+
+    findings = analyze(transformed, *case.make_args(case.sizes[-1]))
+    if any(f.applied for f in findings):
+        return None
+    return "marked transform = true, but nothing was rewritten" + "".join(
+        f"; {f}" for f in findings if f.code == "AT001"
+    )
 
 
 def _on_copies(fn):
@@ -244,6 +265,7 @@ def _declining(transformed, declined: list[str]):
             declined.append(one_line(err))
             raise
 
+    call.__wrapped__ = transformed
     return call
 
 
