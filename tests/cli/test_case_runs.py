@@ -10,13 +10,14 @@ from __future__ import annotations
 import subprocess
 import sys
 import time
+from importlib.util import find_spec
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import ROOT
 
-pytest.importorskip("jax")
+pytestmark = pytest.mark.skipif(find_spec("jax") is None, reason="verify and bench need jax-autota[jax]")
 
 BEFORE = """import jax.numpy as jnp
 
