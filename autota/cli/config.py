@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import os
 import sys
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 
 if sys.version_info >= (3, 11):
@@ -176,7 +176,3 @@ class Resolver:
             self._by_directory[seen] = found
         return found
 
-
-def with_cli(settings: Settings, **changes) -> Settings:
-    """``settings`` with the options given on the command line (``None`` keeps the file's)."""
-    return replace(settings, **{k: v for k, v in changes.items() if v is not None})

@@ -31,7 +31,7 @@ from autota.cli import config as config_module
 from autota.cli import notebooks
 from autota.cli.files import Excludes, discover, write_atomic
 from autota.cli.formats import NAMES, Report, render
-from autota.cli.main import EXIT_ERROR, EXIT_FINDINGS, EXIT_INTERRUPTED, EXIT_OK, EXIT_CODES_HELP, Interrupted
+from autota.cli.main import EXIT_CODES_HELP, EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, Interrupted
 from autota.cli.progress import progress
 from autota.source import ParseError
 from autota.source.engine import decode
