@@ -261,6 +261,24 @@ def _worker_context():
     return multiprocessing.get_context("spawn")  # pragma: no cover
 
 
+def _block_sigint():
+    """Keep SIGINT from the processes about to start: a Ctrl-C reaches the whole process
+    group, and would interrupt a fork server or worker while it imports (a traceback on the
+    terminal). Ignored signals stay ignored across fork and exec, so they start ignoring it;
+    blocked meanwhile, an interrupt for this process stays pending (Linux keeps a blocked
+    signal pending even while ignored) until :func:`_unblock_sigint` lets it through."""
+    if not hasattr(signal, "pthread_sigmask"):  # pragma: no cover (Windows)
+        return None
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    return signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _unblock_sigint(handler) -> None:
+    if handler is not None:
+        signal.signal(signal.SIGINT, handler)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+
+
 def _batches(tasks: list[Task], workers: int) -> list[list[Task]]:
     size = max(1, min(MAX_BATCH, -(-len(tasks) // (workers * BATCHES_PER_WORKER))))
     return [tasks[i : i + size] for i in range(0, len(tasks), size)]
@@ -272,10 +290,17 @@ def _run_pool(tasks: list[Task], mode: Mode, workers: int, bar, outcomes: list[O
     On ``KeyboardInterrupt``: no new file is started, the files in hand are finished (or, on
     a second interrupt, their workers killed), and the interrupt is raised again."""
     context = _worker_context()
-    stop = context.Event()
-    pool = ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_worker_init, initargs=(stop,))
-    pending = {pool.submit(_process_batch, batch, mode): batch for batch in _batches(tasks, workers)}
+    stop = context.Event()  # first: starting the resource tracker unblocks SIGINT
+    blocked = _block_sigint()  # the fork server and workers start ignoring SIGINT
     try:
+        pool = ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_worker_init,
+                                   initargs=(stop,))
+        pending = {pool.submit(_process_batch, batch, mode): batch for batch in _batches(tasks, workers)}
+    except BaseException:
+        _unblock_sigint(blocked)
+        raise
+    try:
+        _unblock_sigint(blocked)  # an interrupt that came meanwhile is raised here
         while pending:
             done, _ = wait(pending, return_when=FIRST_COMPLETED)
             for future in done:
@@ -287,9 +312,10 @@ def _run_pool(tasks: list[Task], mode: Mode, workers: int, bar, outcomes: list[O
                 bar.update(len(batch))
     except KeyboardInterrupt:
         stop.set()
-        pool.shutdown(wait=False, cancel_futures=True)
+        for future in pending:  # the batches not yet sent; the pool stays whole until shut down
+            future.cancel()
         try:
-            for future in pending:  # not wait(): a future the pool cancels is never "done" to it
+            for future in pending:  # not wait(): a cancelled future is never "done" to it
                 try:
                     outcomes.extend(future.result())
                 except (CancelledError, BrokenProcessPool):
