@@ -7,7 +7,8 @@ Two front ends share one catalogue (:mod:`autota.catalogue`):
 
 :mod:`autota.proof` checks rewrites (equivalence, fitted complexity) and :mod:`autota.cli`
 renders findings. The JAX-facing names are imported lazily so that ``autota check`` never pays
-for importing JAX.
+for importing JAX, and so that the linter works where JAX is not installed (``pip install
+jax-autota``; the rest comes with ``pip install 'jax-autota[jax]'``).
 """
 
 from __future__ import annotations
@@ -24,6 +25,9 @@ _LAZY = {
     "residuals": "autota.proof",
 }
 
+JAX_MODULES = frozenset({"jax", "jaxlib", "numpy"})
+"""What the ``jax`` extra installs: a missing one means the extra is missing."""
+
 __all__ = ["__version__", *_LAZY]
 
 
@@ -31,5 +35,13 @@ def __getattr__(name: str):
     if name in _LAZY:
         import importlib
 
-        return getattr(importlib.import_module(_LAZY[name]), name)
+        try:
+            module = importlib.import_module(_LAZY[name])
+        except ModuleNotFoundError as exc:
+            if exc.name not in JAX_MODULES:
+                raise
+            raise ModuleNotFoundError(
+                f"autota.{name} needs JAX, which is not installed here ({exc.name} is missing): "
+                "pip install 'jax-autota[jax]'", name=exc.name) from None
+        return getattr(module, name)
     raise AttributeError(f"module 'autota' has no attribute {name!r}")

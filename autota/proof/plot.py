@@ -1,6 +1,6 @@
 """Log-log charts of run time and temp memory against T, before and after.
 
-matplotlib is an optional extra (``autota[plot]``); :func:`require` checks for it before any
+matplotlib is an optional extra (``jax-autota[plot]``); :func:`require` checks for it before any
 measuring starts, so a missing extra fails fast with the command to install it.
 """
 
@@ -20,12 +20,28 @@ def require() -> None:
     try:
         import matplotlib  # noqa: F401
     except ImportError:
-        raise ProofInputError("--plot needs matplotlib: pip install 'autota[plot]'") from None
+        raise ProofInputError("--plot needs matplotlib: pip install 'jax-autota[plot]'") from None
 
 
 def plot(results: Sequence[tuple[str, Sequence[Measurement]]], path: str | Path) -> Path:
+    """:func:`draw` the chart and save it to ``path``."""
+    import matplotlib.pyplot as plt
+
+    fig = draw(results)
+    path = Path(path)
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return path
+
+
+def _has(measurements: Sequence[Measurement], figure: str) -> bool:
+    return any(v for m in measurements for mode in m.modes for v in m.values(mode, figure))
+
+
+def draw(results: Sequence[tuple[str, Sequence[Measurement]]]):
     """One row of panels per case (run time, temp memory), each mode a colour, the first
-    measurement (before) solid and the second (after) dashed; saved to ``path``."""
+    measurement (before) solid and the second (after) dashed. A case run eagerly has no XLA
+    memory: its run-time panel takes the whole row rather than leaving an empty panel."""
     require()
     import matplotlib
 
@@ -33,27 +49,23 @@ def plot(results: Sequence[tuple[str, Sequence[Measurement]]], path: str | Path)
     import matplotlib.pyplot as plt
 
     rows = max(1, len(results))
-    fig, axes = plt.subplots(rows, len(PANELS), figsize=(5 * len(PANELS), 3 * rows), squeeze=False)
-    for (name, measurements), row in zip(results, axes):
-        for (figure, label), ax in zip(PANELS, row):
-            drawn = False
+    fig = plt.figure(figsize=(5 * len(PANELS), 3 * rows))
+    grid = fig.add_gridspec(rows, len(PANELS))
+    for r, (name, measurements) in enumerate(results):
+        panels = [(f, label) for f, label in PANELS if _has(measurements, f)] or [PANELS[0]]
+        for c, (figure, label) in enumerate(panels):
+            ax = fig.add_subplot(grid[r, c] if len(panels) == len(PANELS) else grid[r, :])
             for m, style in zip(measurements, ("-", "--")):
                 for colour, mode in zip(("C0", "C1"), m.modes):
                     points = [(t, v) for t, v in zip(m.sizes, m.values(mode, figure)) if v]
                     if points:
                         ts, vs = zip(*points)
                         ax.plot(ts, vs, style, color=colour, marker="o", label=f"{mode} {m.name}")
-                        drawn = True
-            if drawn:
-                ax.set_xscale("log", base=2)
-                ax.set_yscale("log")
-                ax.legend(fontsize="small")
-            else:
-                ax.text(0.5, 0.5, "n/a (run eagerly)", ha="center", va="center", transform=ax.transAxes)
-            ax.set_title(f"{name}: {label}", fontsize="medium")
+            ax.set_xscale("log", base=2)
+            ax.set_yscale("log")
+            ax.legend(fontsize="small")
+            eager = "" if len(panels) == len(PANELS) else " (run eagerly: no XLA memory)"
+            ax.set_title(f"{name}: {label}{eager}", fontsize="medium")
             ax.set_xlabel("T")
     fig.tight_layout()
-    path = Path(path)
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
-    return path
+    return fig

@@ -122,5 +122,5 @@ def test_pre_commit_hooks():
     hooks = {hook["id"]: hook for hook in yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())}
     assert set(hooks) == {"autota-check", "autota-fix"}
     for name, hook in hooks.items():
-        assert hook["entry"] == name.replace("-", " ") and hook["language"] == "python"
+        assert hook["entry"] == name.replace("-", " ") + " --force-exclude" and hook["language"] == "python"
         assert {"python", "jupyter"} <= set(hook["types_or"])

@@ -13,18 +13,30 @@ from __future__ import annotations
 import argparse
 import sys
 
-from autota.cli.commands.verify import progress_bar
-from autota.cli.main import EXIT_ERROR, EXIT_OK
-from autota.proof.errors import ProofInputError, one_line
-from autota.proof.measure import MODES
-from autota.proof.render import BENCH_HEADERS, bench_rows, markdown_table, measurement_rows, text_table
+from autota.cli.cases import CaseError, missing_jax, run_cases
+from autota.cli.commands.verify import add_case_options, describe, find_cases
+from autota.cli.main import EXIT_CODES_HELP, EXIT_ERROR, EXIT_OK
+from autota.cli.progress import progress
+
+MODES = ("fwd", "grad")
+"""The modes :func:`autota.proof.measure` knows; checked against it when measuring."""
+
+EXAMPLES = """examples:
+  autota bench corpus/ --markdown --plot bench.png
+  autota bench corpus/loop_rnn_fori_states --sizes 64,128,256,512
+  autota bench path/to/file.py::func --args path/to/inputs.py:make_args
+"""
 
 
 def register(subparsers) -> None:
     p = subparsers.add_parser(
         "bench",
         help="measure complexity before and after",
-        description="Fit how run time and XLA memory grow with T, before and after a fix.",
+        description="Fit how run time and XLA memory grow with T, before and after a fix. Corpus "
+        "cases run one process each, within a time and memory budget, XLA's log lines kept out "
+        "of the way. Needs jax-autota[jax]; --plot needs jax-autota[plot].",
+        epilog=EXAMPLES + "\n" + EXIT_CODES_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("target", help="a corpus folder, one case folder, or path/to/file.py::function")
     p.add_argument("--args", dest="factory", metavar="MODULE:FUNC",
@@ -36,12 +48,19 @@ def register(subparsers) -> None:
     p.add_argument("--repeats", type=int, default=5, help="timing samples per size (default 5)")
     p.add_argument("--no-transform", action="store_true",
                    help="for file.py::function: measure it alone, not against autota.transform")
-    p.add_argument("--plot", metavar="OUT.png", help="draw a log-log chart (needs autota[plot])")
+    p.add_argument("--plot", metavar="OUT.png", help="draw a log-log chart (needs jax-autota[plot])")
     p.add_argument("--markdown", action="store_true", help="print the table as Markdown")
+    add_case_options(p, timeout_s=600)
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    why = missing_jax("bench")
+    if why:
+        print(f"autota: error: {why}", file=sys.stderr)
+        return EXIT_ERROR
+    from autota.proof.errors import ProofInputError, one_line
+
     try:
         if args.plot:
             from autota.proof.plot import require
@@ -66,40 +85,53 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _bench_corpus(args):
-    """``[(case name, (before, after), rows)]`` for every case that has a fix."""
-    from pathlib import Path
+    """``[(case name, (before, after), rows)]`` for every case that has a fix, each measured
+    in its own process."""
+    from autota.proof.errors import ProofInputError
 
-    from autota.corpus import discover
+    cases, why = find_cases([args.target], lambda c: c.has_fix,
+                            "no corpus case with a fix (case.toml, before.py != after.py) here")
+    if cases is None:
+        raise ProofInputError(why.split(": error: ", 1)[1], args.target)
+    with progress(len(cases), desc="benchmarking", unit="case") as bar:
+        def done(run) -> None:
+            bar.update()
+            if args.verbose or run.error:
+                print(describe(run), file=sys.stderr)
+
+        runs = run_cases(cases, "autota.cli.commands.bench:bench_case", (args.sizes, args.modes, args.repeats),
+                         args.jobs, args.timeout, args.max_memory, done)
+    failed = [run for run in runs if run.error is not None]
+    if failed:
+        raise ProofInputError(failed[0].error, str(failed[0].case.path))
+    return [run.value for run in runs], []
+
+
+def bench_case(case, sizes, modes, repeats):
+    """In a case's process: ``(name, (before, after), rows)`` of one corpus case."""
     from autota.proof import compare
+    from autota.proof.errors import ProofInputError, one_line
+    from autota.proof.render import bench_rows
 
-    if not Path(args.target).exists():
-        raise ProofInputError("no such file or directory", args.target)
-    cases = [c for c in discover(args.target) if c.has_fix]
-    if not cases:
-        raise ProofInputError("no corpus case with a fix (case.toml, before.py != after.py) here", args.target)
-    results = []
-    with progress_bar(sum(len(args.sizes or c.bench_sizes) for c in cases), "benchmarking") as bar:
-        for case in cases:
-            try:
-                before, after = case.entry_of(case.load_before()), case.entry_of(case.load_after())
-            except Exception as err:
-                raise ProofInputError(f"cannot load: {one_line(err)}", str(case.path)) from err
-            try:
-                c = compare(
-                    before, after, case.make_args, args.sizes or case.bench_sizes, args.modes,
-                    static_argnums=case.static_argnums, grad_argnums=case.grad_argnums,
-                    repeats=args.repeats, progress=bar.update,
-                )
-            except ProofInputError as err:
-                raise ProofInputError(str(err), str(case.path)) from err
-            results.append((case.name, (c.before, c.after), bench_rows(case.name, c)))
-    return results, []
+    try:
+        before, after = case.entry_of(case.load_before()), case.entry_of(case.load_after())
+    except Exception as err:
+        raise CaseError(f"cannot load: {one_line(err)}") from err
+    try:
+        c = compare(
+            before, after, case.make_args, sizes or case.bench_sizes, modes,
+            static_argnums=case.static_argnums, grad_argnums=case.grad_argnums, repeats=repeats,
+        )
+    except ProofInputError as err:
+        raise CaseError(str(err)) from err
+    return case.name, (c.before, c.after), bench_rows(case.name, c)
 
 
 def _bench_function(args):
     """One result for ``file.py::func``, against ``autota.transform(func)`` unless asked not to
     or unavailable; the detailed tables go in ``details``."""
     from autota.proof import compare, measure
+    from autota.proof.errors import ProofInputError, one_line
     from autota.proof.targets import load_factory, load_function
 
     fn, name = load_function(args.target)
@@ -117,7 +149,7 @@ def _bench_function(args):
         else:
             transformed = transform(fn, static_argnums=args.static_argnums)
     options = dict(static_argnums=args.static_argnums, repeats=args.repeats)
-    with progress_bar(len(sizes), "benchmarking") as bar:
+    with progress(len(sizes), desc="benchmarking", unit="size") as bar:
         if transformed is None:
             m = measure(fn, make_args, sizes, args.modes, name=name, progress=bar.update, **options)
             return [(name, (m,), None)], [m]
@@ -129,6 +161,8 @@ def _bench_function(args):
 def _print(results, details, args) -> None:
     """Text: the detailed tables of a single function, then the bench table. Markdown: the
     bench table (or, for a function measured alone, its figures), a legend and the chart."""
+    from autota.proof.render import BENCH_HEADERS, markdown_table, measurement_rows, text_table
+
     rows = [row for _, _, rs in results if rs is not None for row in rs]
     if not args.markdown:
         for d in details:

@@ -10,15 +10,20 @@ Exit 1 on any mismatch, 2 when a case cannot even be run.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from pathlib import Path
 
-from autota.cli.main import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK
-from autota.proof.errors import one_line
-from autota.proof.render import text_table
+from autota.cli.cases import CaseError, missing_jax, run_cases
+from autota.cli.main import EXIT_CODES_HELP, EXIT_ERROR, EXIT_FINDINGS, EXIT_OK
+from autota.cli.progress import progress
 
 HEADERS = ("case", "sizes", "before = after", "before = unsafe", "before = transform", "worst difference")
+
+EXAMPLES = """examples:
+  autota verify corpus/                       every case, one at a time
+  autota verify corpus/ --jobs 2 --timeout 120 --max-memory 2048
+  autota verify corpus/loop_rnn_fori_states   one case
+"""
 
 
 def register(subparsers) -> None:
@@ -26,61 +31,113 @@ def register(subparsers) -> None:
         "verify",
         help="check corpus cases compute the same before and after",
         description="Run every corpus case before and after its fix (its unsafe fix too, where the "
-        "case has unsafe.py, and under autota.transform) and compare outputs and gradients.",
+        "case has unsafe.py, and under autota.transform) and compare outputs and gradients. "
+        "Each case runs in its own process, within a time and memory budget; XLA's log lines "
+        "are kept out of the way (shown for a failed case, or with --verbose). Needs jax-autota[jax].",
+        epilog=EXAMPLES + "\n" + EXIT_CODES_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("paths", nargs="+", metavar="PATH", help="a corpus folder or one case folder")
     p.add_argument("--rtol", type=float, default=1e-5, help="relative tolerance (default 1e-5)")
     p.add_argument("--atol", type=float, default=1e-6, help="absolute tolerance (default 1e-6)")
+    add_case_options(p, timeout_s=300)
     p.set_defaults(func=run)
 
 
-def progress_bar(total: int, desc: str):
-    """A tqdm bar on a terminal; silent when stderr is not a tty or under CI."""
-    from tqdm import tqdm
+def add_case_options(p, timeout_s: float) -> None:
+    """``--jobs``, ``--timeout``, ``--max-memory`` and ``--verbose`` for commands over corpus cases."""
+    p.add_argument("-j", "--jobs", type=_positive_int, default=1, metavar="N",
+                   help="cases run in parallel processes (default 1)")
+    p.add_argument("--timeout", type=_positive_float, default=timeout_s, metavar="SECONDS",
+                   help=f"time budget of one case (default {timeout_s:g})")
+    p.add_argument("--max-memory", type=_positive_float, default=4096, metavar="MIB",
+                   help="memory budget (resident) of one case's process (default 4096)")
+    p.add_argument("-v", "--verbose", action="store_true", help="print each case's time, peak memory and stderr")
 
-    quiet = not sys.stderr.isatty() or bool(os.environ.get("CI"))
-    return tqdm(total=total, desc=desc, disable=quiet, leave=False, file=sys.stderr)
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 1, got {text!r}")
+    return value
 
 
-class CaseError(Exception):
-    """A case that cannot be run: its ``before``, its inputs or its files are broken."""
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = 0.0
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"expected a number > 0, got {text!r}")
+    return value
+
+
+def find_cases(paths: list[str], want=lambda case: True, none_here="no corpus cases (no case.toml) here"):
+    """The cases below ``paths``, or ``(None, message)`` naming the path that has none."""
+    from autota.corpus import discover
+    from autota.proof.errors import one_line
+
+    cases = []
+    for path in paths:
+        if not Path(path).exists():
+            return None, f"{path}: error: no such file or directory"
+        try:
+            found = [c for c in discover(path) if want(c)]
+        except Exception as err:
+            return None, f"{path}: error: cannot read cases: {one_line(err)}"
+        if not found:
+            return None, f"{path}: error: {none_here}"
+        cases += found
+    return cases, ""
+
+
+def describe(run) -> str:
+    """One case's time, peak memory and stderr, for ``--verbose`` and for a failed case."""
+    peak = f", peak {run.peak_mib:.0f} MiB" if run.peak_mib else ""
+    line = f"{run.case.name}: {run.seconds:.1f} s{peak}"
+    tail = run.stderr_tail()
+    return f"{line}\n{tail}" if tail else line
 
 
 def run(args: argparse.Namespace) -> int:
-    from autota.corpus import discover
+    why = missing_jax("verify")
+    if why:
+        print(f"autota: error: {why}", file=sys.stderr)
+        return EXIT_ERROR
+    cases, why = find_cases(args.paths)
+    if cases is None:
+        print(why, file=sys.stderr)
+        return EXIT_ERROR
 
-    cases = []
-    for path in args.paths:
-        if not Path(path).exists():
-            print(f"{path}: error: no such file or directory", file=sys.stderr)
-            return EXIT_ERROR
-        try:
-            found = discover(path)
-        except Exception as err:
-            print(f"{path}: error: cannot read cases: {one_line(err)}", file=sys.stderr)
-            return EXIT_ERROR
-        if not found:
-            print(f"{path}: error: no corpus cases (no case.toml) here", file=sys.stderr)
-            return EXIT_ERROR
-        cases += found
+    rows, failures, notes, errors, why_not = [], [], [], 0, set()
+    with progress(len(cases), desc="verifying", unit="case") as bar:
+        def done(run) -> None:
+            bar.update()
+            if args.verbose or run.error:
+                print(describe(run), file=sys.stderr)
 
-    transform, why_not = _transform()
-    if transform is None:
-        print(f"autota: note: before = transform not checked: {why_not}", file=sys.stderr)
+        runs = run_cases(cases, "autota.cli.commands.verify:verify_case", (args.rtol, args.atol),
+                         args.jobs, args.timeout, args.max_memory, done)
+    for run in runs:
+        case = run.case
+        if run.error is not None:
+            print(f"{case.path}: error: {run.error}", file=sys.stderr)
+            rows.append([case.name, _sizes(case), "error", "error", "error", run.error])
+            errors += 1
+            continue
+        cells, failed, noted, transform_missing = run.value
+        rows.append([case.name, _sizes(case), *cells])
+        failures += failed
+        notes += noted
+        if transform_missing:
+            why_not.add(transform_missing)
+    for why in sorted(why_not):
+        print(f"autota: note: before = transform not checked: {why}", file=sys.stderr)
 
-    rows, failures, notes, errors = [], [], [], 0
-    with progress_bar(sum(len(c.sizes) for c in cases), "verifying") as bar:
-        for case in cases:
-            try:
-                cells, failed, noted = _verify_case(case, transform, args.rtol, args.atol, bar)
-            except CaseError as err:
-                print(f"{case.path}: error: {err}", file=sys.stderr)
-                rows.append([case.name, _sizes(case), "error", "error", "error", str(err)])
-                errors += 1
-                continue
-            rows.append([case.name, _sizes(case), *cells])
-            failures += failed
-            notes += noted
+    from autota.proof.render import text_table
 
     print(text_table(HEADERS, rows))
     for line in failures + notes:
@@ -90,12 +147,20 @@ def run(args: argparse.Namespace) -> int:
     return EXIT_ERROR if errors else EXIT_FINDINGS if failures else EXIT_OK
 
 
-def _verify_case(case, transform, rtol, atol, bar) -> tuple[list[str], list[str], list[str]]:
+def verify_case(case, rtol: float, atol: float):
+    """In a case's process: its table cells, failure lines, notes, and why ``autota.transform``
+    was not checked (``""`` when it was)."""
+    transform, why_not = _transform()
+    return (*_verify_case(case, transform, rtol, atol), why_not)
+
+
+def _verify_case(case, transform, rtol, atol) -> tuple[list[str], list[str], list[str]]:
     """The table cells of one case, a line per failed comparison, and notes.
 
     A case with ``transform = false`` that ``autota.transform`` refuses to trace (it raises
     ``TransformError``) is "declined", not a mismatch: nothing wrong was computed."""
     from autota.proof import verify
+    from autota.proof.errors import one_line
 
     try:
         before = case.entry_of(case.load_before())
@@ -139,7 +204,6 @@ def _verify_case(case, transform, rtol, atol, bar) -> tuple[list[str], list[str]
             leaf = report.worst
             if leaf is not None and (worst is None or (not leaf.ok, leaf.score) >= (not worst[1].ok, worst[1].score)):
                 worst = (size, leaf)
-        bar.update()
     if status.get("transform") == "ok" and case.transform:
         unrewritten = _not_rewritten(targets["transform"].__wrapped__, case)
         if unrewritten:
@@ -192,6 +256,7 @@ def _declining(transformed, declined: list[str]):
     (a ``TransformError``): no wrong answer, so not a mismatch where the case expects no
     rewrite."""
     from autota.jaxpr import TransformError
+    from autota.proof.errors import one_line
 
     def call(*args):
         try:
@@ -206,6 +271,8 @@ def _declining(transformed, declined: list[str]):
 
 def _transform():
     """``autota.jaxpr.transform`` or ``None`` and why it cannot be imported."""
+    from autota.proof.errors import one_line
+
     try:
         from autota.jaxpr import transform
     except Exception as err:

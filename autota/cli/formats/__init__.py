@@ -30,6 +30,10 @@ class Report:
     sources: dict[str, str] = field(default_factory=dict)
     """The text each fixable finding's edits refer to, by path: suggestions are built from it.
     A path missing here gets no suggestion (notebooks: their raw JSON is not the cell text)."""
+    color: bool = False
+    """Whether ``text`` may colour its output (a terminal, no NO_COLOR)."""
+    summary: bool = True
+    """Whether ``text`` ends with its summary line (not under ``-q``)."""
 
     def offers_fix(self, finding: Finding) -> bool:
         """Whether ``autota fix`` (with this run's flags) would apply the finding's fix."""
