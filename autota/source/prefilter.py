@@ -13,15 +13,13 @@ import ast
 import re
 from dataclasses import dataclass, field
 
-UPDATE_METHODS = ("set", "add", "subtract", "multiply", "mul", "divide", "power", "min", "max", "apply")
-JIT_NAMES = frozenset({"jit", "pmap", "pjit", "filter_jit", "filter_pmap"})
-LOOP_NAMES = frozenset({"fori_loop", "scan", "while_loop", "map"})
-DYNAMIC_UPDATE_NAMES = frozenset(
-    {"dynamic_update_slice", "dynamic_update_index_in_dim", "dynamic_update_slice_in_dim"}
-)
-GROWTH_NAMES = frozenset(
-    {"concatenate", "append", "vstack", "row_stack", "hstack", "dstack", "column_stack", "stack"}
-)
+from autota.source import vocabulary
+
+UPDATE_METHODS = vocabulary.UPDATE_METHODS
+JIT_NAMES = vocabulary.JIT_TERMINALS
+LOOP_NAMES = vocabulary.LOOP_TERMINALS
+DYNAMIC_UPDATE_NAMES = vocabulary.DYNAMIC_WRITE_TERMINALS
+GROWTH_NAMES = frozenset(vocabulary.GROWTH_FUNCTIONS)
 FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
 
 

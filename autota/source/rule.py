@@ -131,9 +131,12 @@ class SourceRule(cst.CSTVisitor):
         node: cst.CSTNode,
         message: str,
         fix: Fix | None = None,
+        reason: str | None = None,
         **details,
     ) -> None:
+        """Report ``message`` at ``node``; ``reason``: why no safe fix is offered (with ``fix=None``)
+        or what an unsafe fix assumes."""
         if code in self.context.enabled:
             self.context.findings.append(
-                Finding(code, message, self.location(node), fix, details=details)
+                Finding(code, message, self.location(node), fix, details=details, reason=reason)
             )

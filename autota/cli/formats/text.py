@@ -9,7 +9,7 @@ def render(report: Report) -> str:
     lines = []
     for f in report.findings:
         mark = " [*]" if report.offers_fix(f) else ""
-        lines.append(f"{where(f)}: {f.code}{mark} {f.message}")
+        lines.append(f"{where(f)}: {f.code}{mark} {f.text}")
     total = len(report.findings)
     fixable = sum(report.offers_fix(f) for f in report.findings)
     hidden = sum(f.fix is not None and not report.offers_fix(f) for f in report.findings)

@@ -75,13 +75,13 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
         super().__init__(context)
         self._reported: set[tuple[str, int, int]] = set()
 
-    def report(self, code, node, message, fix=None, **details) -> None:
+    def report(self, code, node, message, fix=None, reason=None, **details) -> None:
         """Once per code and place: a body shared by two loops is judged by each of them."""
         location = self.location(node)
         key = (code, location.line, location.column)
         if key not in self._reported:
             self._reported.add(key)
-            super().report(code, node, message, fix, **details)
+            super().report(code, node, message, fix, reason, **details)
 
     def visit_Call(self, node: cst.Call) -> None:
         name = self.matches(node.func, LOOPS)

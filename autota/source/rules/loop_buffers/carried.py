@@ -62,8 +62,8 @@ class CarriedBuffers:
             self.report(
                 "AT201",
                 write.call,
-                f"{self._carried_message(where, body, write, output)}; no safe fix: autota does not rewrite a "
-                "module and the calls of its scanned form",
+                self._carried_message(where, body, write, output),
+                reason="autota does not rewrite a module and the calls of its scanned form",
             )
 
     def _report_read_back(self, kind: str, write: Write, read: cst.Name) -> None:
@@ -74,7 +74,8 @@ class CarriedBuffers:
             f"the `{loop}` body reads `{write.label}` (line {self.start_line(read)}), the buffer it writes "
             f"at line {self.start_line(write.call)}: under `jax.grad` an array as large as the buffer (the buffer, "
             "or the mask over it) is saved every step, O(T^2) memory; use `autota.transform`, carry a running "
-            "summary of the rows instead of reading them back, or wrap the body in `jax.checkpoint`; no safe fix",
+            "summary of the rows instead of reading them back, or wrap the body in `jax.checkpoint`",
+            reason="the rows are read back inside the loop, so they cannot leave the carry",
         )
 
     def _report_carried(self, call, kind: str, args, body: Body, write: Write, group: list[Write],
@@ -88,12 +89,12 @@ class CarriedBuffers:
             )
         plan = self._plan(call, kind, args, body, write, group, previous)
         if isinstance(plan, str):
-            self.report("AT201", write.call, f"{message}; no safe fix: {plan}")
+            self.report("AT201", write.call, message, reason=plan)
             return
         fix, unsafe_reason = plan
         if unsafe_reason:
             fix = Fix("unsafe", fix.message, fix.edits)
-            self.report("AT201", write.call, f"{message}; the fix is unsafe: {unsafe_reason}", fix)
+            self.report("AT201", write.call, message, fix, reason=unsafe_reason)
             return
         self.report("AT201", write.call, message, fix)
 

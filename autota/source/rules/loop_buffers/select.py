@@ -33,7 +33,7 @@ class SelectUpdates:
                 "step (O(size) a step, O(T^2) in all)"
             )
             if write.problem or write.row is None or write.axis != 0:
-                self.report("AT204", call, f"{message}; no safe fix: {write.problem or 'the write is not on axis 0'}")
+                self.report("AT204", call, message, reason=write.problem or "the write is not on axis 0")
                 return
             jnp_name = scopes.module_alias(self.context.module, JNP)
             func = call.func
@@ -41,7 +41,7 @@ class SelectUpdates:
                 f"{jnp_name}.where" if jnp_name else None
             )
             if where is None:
-                self.report("AT204", call, f"{message}; no safe fix: `jax.numpy` is not imported under a module name here")
+                self.report("AT204", call, message, reason="`jax.numpy` is not imported under a module name here")
                 return
             index = self.code_of(write.index)
             slot = f"{other.value}[{index}]"
@@ -60,8 +60,8 @@ class SelectUpdates:
             elif scopes.find(write.index, lambda n: isinstance(n, cst.Call)):
                 problem = "the index is computed by a call, which the fix evaluates twice"
             if problem:
-                self.report("AT204", call, f"{message}; select the slot instead; the fix is unsafe: {problem}",
-                            Fix("unsafe", fix.message, fix.edits))
+                self.report("AT204", call, f"{message}; select the slot instead", Fix("unsafe", fix.message, fix.edits),
+                            reason=problem)
             else:
                 self.report("AT204", call, f"{message}; select the slot instead: `{new}`", fix)
             return
