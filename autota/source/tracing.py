@@ -86,9 +86,7 @@ class TracedFunctions:
         scope = scopes.enclosing_scope(self.rule, name)
         while True:
             found = [
-                node
-                for node in scopes.find(scope, lambda n: isinstance(n, cst.FunctionDef))
-                if node.name.value == name.value and scopes.enclosing_scope(self.rule, node) is scope
+                d for d in self.rule.semantics.definitions_in(scope, name.value) if isinstance(d, cst.FunctionDef)
             ]
             if found or isinstance(scope, cst.Module):
                 return found

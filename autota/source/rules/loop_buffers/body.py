@@ -94,16 +94,12 @@ class LoopBodies:
             return None
         scope = scopes.enclosing_scope(self, expr)
         while True:
-            found = [
-                node
-                for node in scopes.find(scope, lambda n: isinstance(n, cst.FunctionDef))
-                if node.name.value == expr.value and scopes.enclosing_scope(self, node) is scope
-            ]
+            found = [d for d in self.semantics.definitions_in(scope, expr.value) if isinstance(d, cst.FunctionDef)]
             if len(found) == 1:
                 return found[0]
             if found:
                 return None
-            value = scopes.single_assignment(scope, expr.value)  # `cond = lambda s: ...`
+            value = self.semantics.single_assignment(scope, expr.value)  # `cond = lambda s: ...`
             if value is not None:
                 return value if isinstance(value, cst.Lambda) else None
             if isinstance(scope, cst.Module):
@@ -423,11 +419,7 @@ class LoopBodies:
         """The class ``name`` refers to, defined once in an enclosing scope."""
         scope = scopes.enclosing_scope(self, name)
         while True:
-            found = [
-                n
-                for n in scopes.find(scope, lambda n: isinstance(n, (cst.ClassDef, cst.FunctionDef)))
-                if n.name.value == name.value and scopes.enclosing_scope(self, n) is scope
-            ]
+            found = self.semantics.definitions_in(scope, name.value)
             if found or isinstance(scope, cst.Module):
                 return found[0] if len(found) == 1 and isinstance(found[0], cst.ClassDef) else None
             scope = scopes.enclosing_scope(self, scope)

@@ -151,7 +151,7 @@ class CarriedBuffers:
         returned = body.returned[position]
         if not (isinstance(returned, cst.Name) and returned.value == write.buf):
             return f"the body does not return `{write.buf}` in its place in the carry"
-        if len(scopes.names(scopes.enclosing_scope(self, function), function.name.value)) != 2:
+        if len(self.semantics.names_in(scopes.enclosing_scope(self, function), function.name.value)) != 2:
             return f"the body function `{function.name.value}` is used elsewhere too"
         if function.decorators:
             return f"the body function `{function.name.value}` is decorated"
@@ -185,7 +185,7 @@ class CarriedBuffers:
             holder = self.parent(value) if value is not None else None
             if (
                 isinstance(value, (cst.Tuple, cst.List))
-                and len(scopes.names(scope, init.value)) == 2
+                and len(self.semantics.names_in(scope, init.value)) == 2
                 and isinstance(holder, cst.Assign)
                 and scopes.enclosing_scope(self, holder) is scope
                 and self.start_line(holder) < self.start_line(call)
@@ -368,23 +368,8 @@ class CarriedBuffers:
 
     def _shadowed(self, *modules: str | None) -> str | None:
         """A name the fix writes that the file binds to something else: a module (`jnp`, `lax`)
-        bound in a function or class, or a builtin it calls (`tuple`, `range`) bound anywhere."""
-        roots = {m.split(".")[0] for m in modules if m}
-        module = self.context.module
-        for builtin in ("tuple", "range"):
-            if scopes.stores(module, builtin) or scopes.find(
-                module,
-                lambda n: isinstance(n, cst.Param) and n.name.value == builtin
-                or isinstance(n, cst.Assign) and any(scopes.names(t.target, builtin) for t in n.targets)
-                or isinstance(n, (cst.FunctionDef, cst.ClassDef)) and n.name.value == builtin,
-            ):
-                return builtin
-        for node in scopes.find(module, lambda n: isinstance(n, (cst.FunctionDef, cst.Lambda, cst.ClassDef))):
-            for root in roots:
-                params = [p.name.value for p in all_params(node)] if not isinstance(node, cst.ClassDef) else []
-                if root in params or scopes.stores(node, root) or assigns(node, root):
-                    return root
-        return None
+        bound other than by a module-level import, or a builtin it calls (`tuple`, `range`) bound anywhere."""
+        return self.semantics.shadowed(tuple(sorted({m.split(".")[0] for m in modules if m})))
 
     def _entry_initial(self, write: Write, inits, position: int) -> cst.BaseExpression | None:
         """The initial value of the dict entry ``write`` writes, from a ``{"key": value}`` literal."""

@@ -96,7 +96,7 @@ class SelectUpdates:
                     continue
                 traced = self.traced.by_function.get(ancestor)
                 only_the_loop = isinstance(ancestor, cst.Lambda) or len(
-                    scopes.names(scopes.enclosing_scope(self, ancestor), ancestor.name.value)
+                    self.semantics.names_in(scopes.enclosing_scope(self, ancestor), ancestor.name.value)
                 ) == 2  # a body also called directly may get a vector there
                 return (
                     only_the_loop

@@ -168,7 +168,7 @@ class WhileLoops:
                 if function.decorators:
                     return f"the {role} function `{function.name.value}` is decorated"
                 scope = scopes.enclosing_scope(self, function)
-                if len(scopes.names(scope, function.name.value)) != 2:
+                if len(self.semantics.names_in(scope, function.name.value)) != 2:
                     return f"the {role} function `{function.name.value}` is used or bound elsewhere too"
         if cond is not args["cond_fun"].value and scopes.find(bound, lambda n: isinstance(n, cst.Name)):
             if scopes.enclosing_scope(self, cond) is not scopes.enclosing_scope(self, call):
