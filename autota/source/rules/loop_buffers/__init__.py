@@ -198,7 +198,22 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
                 f"the body hands the carry holding `{found.label}` to code that may read it (line "
                 f"{self.start_line(found.maybe_read)}), so its rows may not leave the carry"
             )
-        self.report("AT201", write.call, message, reason=reason or "autota's rewrite does not follow this spelling")
+        self.report("AT201", write.call, message, reason=reason or self._spelling_of(model))
+
+
+    def _spelling_of(self, model: LoopModel) -> str:
+        """What in the body's spelling keeps the rewrite away, where the model saw the buffer."""
+        body = model.body.node
+        if model.body.bound:
+            return "the body is a `functools.partial` or a method; the rewrite takes a `def` called with the loop's arguments"
+        if isinstance(body, cst.Lambda):
+            return "the body is a `lambda`; write it as a `def` to get a fix"
+        if not any(_within(self.location(w.write.call), self.location(body)) for w in model.writes):
+            return "the write is made in a helper function the body calls; inline it to get a fix"
+        return (
+            "the carry is indexed (`state[k]`) or the write is bound to another name than the buffer's; unpack the "
+            "carry into names and write `buf = buf.at[i].set(row)` to get a fix"
+        )
 
 
 def _within(inner, outer) -> bool:

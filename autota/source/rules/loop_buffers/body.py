@@ -44,6 +44,8 @@ class Write:
     """``buf[i]`` at the written index elsewhere in the body (see ``slot_read_when``)."""
     slot_read_when: str | None = None
     """``"before"``: it reads the slot's old contents; ``"after"``: the value just written."""
+    in_return: bool = False
+    """The write is the buffer's element of the returned carry (``return h, buf.at[i].set(h)``)."""
 
 
 @dataclass
@@ -287,6 +289,13 @@ class LoopBodies:
                 continue
             if write is not None:
                 found.append(write)
+        if body.returned is not None and len(body.returned) == len(body.elements):
+            for name, returned in zip(body.elements, body.returned):
+                if isinstance(returned, cst.Call):
+                    write = self._write_call(returned, name, None)
+                    if write is not None:
+                        write.in_return = True
+                        found.append(write)
         return found
 
     def _conditional_write(self, call: cst.Call, receiver: str, statement) -> Write | None:

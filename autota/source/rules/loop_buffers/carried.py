@@ -132,14 +132,23 @@ class CarriedBuffers:
         if isinstance(body.function, cst.Lambda):
             return "the body is a `lambda`; write it as a `def` to get a fix"
         function = body.function
-        if write.statement is None or not any(
+        if write.in_return:
+            position = body.elements.index(write.buf)
+            if not all(isinstance(e, (cst.Name, cst.Integer, cst.Float)) for e in body.returned[:position]):
+                return (
+                    "the carry values returned before the write are computed in the `return`, and the fix "
+                    "computes the row first"
+                )
+            if len(self.parent(body.ret).body) != 1:
+                return "the `return` shares its line with other statements"
+        elif write.statement is None or not any(
             isinstance(line, cst.SimpleStatementLine) and write.statement in line.body for line in function.body.body
         ):
             return "the write is not an unconditional statement of the body (it sits under `if`/`with`/a loop)"
         stores = [s for s in scopes.stores(function.body, write.buf)]
         plain = scopes.own_nodes(function, lambda n: scopes.assign_to(n, write.buf) is not None)
         aliased = body.alias is not None and body.elements == [write.buf]
-        if stores or len(plain) != (0 if write.dict_entry else 1) + aliased:
+        if stores or len(plain) != (0 if write.dict_entry or write.in_return else 1) + aliased:
             return f"`{write.buf}` is bound more than once in the body"
         key = None
         if write.dict_entry:
@@ -149,7 +158,7 @@ class CarriedBuffers:
                 return f"the dict carry `{write.buf}` is written at a key that is not a string literal"
         position = body.elements.index(write.buf)
         returned = body.returned[position]
-        if not (isinstance(returned, cst.Name) and returned.value == write.buf):
+        if not (isinstance(returned, cst.Name) and returned.value == write.buf or returned is write.call):
             return f"the body does not return `{write.buf}` in its place in the carry"
         if len(self.semantics.names_in(scopes.enclosing_scope(self, function), function.name.value)) != 2:
             return f"the body function `{function.name.value}` is used elsewhere too"
@@ -453,8 +462,9 @@ class CarriedBuffers:
             param = next(p for p in function.params.params if p.name.value == body.carry_param)
             edits.append(self.replace(param.name, prev))
         value = write.row
+        holder = write.call if write.in_return else write.statement
         for read in previous:
-            if scopes.contains(write.statement, read):
+            if scopes.contains(holder, read):
                 if not scopes.contains(write.row, read):
                     return "the previous row is read in the write's index"
                 value = value.deep_replace(read, cst.Name(prev))
@@ -464,10 +474,14 @@ class CarriedBuffers:
         if "\n" in code:  # it spanned lines inside the write's parentheses
             code = f"({code})"
         comments = [  # the write's own comments, outside the row, would go with it
-            c.value for c in scopes.find(write.statement, lambda n: isinstance(n, cst.Comment))
+            c.value for c in scopes.find(holder, lambda n: isinstance(n, cst.Comment))
             if not scopes.contains(write.row, c)
         ]
-        edits.append(self.replace(write.statement, f"{row} = {code}" + "".join(f"  {c}" for c in comments)))
+        if write.in_return:  # the row is computed just before the `return` that wrote it
+            line = self.start_line(body.ret)
+            edits.append(source.insert_lines_before(line, [f"{source.indentation(line)}{row} = {code}"]))
+        else:
+            edits.append(self.replace(write.statement, f"{row} = {code}" + "".join(f"  {c}" for c in comments)))
         carried = [self.code_of(body.returned[k]) for k in keep]
         if previous:
             carried[keep.index(position)] = (
