@@ -59,6 +59,13 @@ class Facts:
 
     tree: ast.Module
     top_is_definition: list[bool]
+    """By unit (see :func:`gather`): whether it is a ``def`` or ``class`` that slicing may drop."""
+    units: list[ast.stmt] = field(default_factory=list)
+    """The units of the module: its top-level statements, except that a top-level class is split
+    into its shell (the ``class`` line and its other statements) and one unit per method, so that
+    a test class of a hundred methods costs libcst only the methods with a candidate."""
+    members: dict[int, list[int]] = field(default_factory=dict)
+    """A class shell's unit -> its methods' units."""
     aliases: dict[str, str] = field(default_factory=dict)
     """Local name -> imported name, for ``from m import name as local``."""
     calls: list[Site] = field(default_factory=list)
@@ -113,6 +120,14 @@ class _Walker(ast.NodeVisitor):
     def site(self, node: ast.AST) -> Site:
         return Site(node, self.top, self.loop_depth > 0, self.functions)
 
+    def visit_ClassDef_shell(self, node: ast.ClassDef, methods) -> None:
+        """A top-level class without the methods (each is visited as its own unit)."""
+        for child in (*node.bases, *node.keywords, *node.decorator_list):
+            self.visit(child)
+        for statement in node.body:
+            if statement not in methods:
+                self.visit(statement)
+
     def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
         for alias in node.names:
             if alias.asname:
@@ -166,12 +181,28 @@ def _reads(call: ast.Call, name: str) -> bool:
 
 def gather(tree: ast.Module) -> Facts:
     """One walk over ``tree``, recording each node of interest with its top-level statement."""
-    facts = Facts(
-        tree, [isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) for s in tree.body]
-    )
+    facts = Facts(tree, [])
     walker = _Walker(facts)
-    for walker.top, statement in enumerate(tree.body):
-        walker.visit(statement)
+    definitions = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+    for statement in tree.body:
+        shell = len(facts.units)
+        facts.units.append(statement)
+        facts.top_is_definition.append(isinstance(statement, definitions))
+        if not isinstance(statement, ast.ClassDef):
+            walker.top = shell
+            walker.visit(statement)
+            continue
+        methods = [m for m in statement.body if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef))]
+        facts.members[shell] = []
+        for method in methods:
+            facts.members[shell].append(len(facts.units))
+            facts.units.append(method)
+            facts.top_is_definition.append(True)
+        walker.top = shell
+        walker.visit_ClassDef_shell(statement, methods)
+        for unit, method in zip(facts.members[shell], methods):
+            walker.top = unit
+            walker.visit(method)
     return facts
 
 
@@ -207,8 +238,15 @@ def slice_module(text: str, facts: Facts, keep: set[int]) -> tuple[str, list[int
     """
     lines = re.split(r"(?<=\r\n)|(?<=\r)(?!\n)|(?<=\n)", text)
     dropped = [False] * len(lines)
-    for index, statement in enumerate(facts.tree.body):
+    for shell, methods in facts.members.items():
+        if shell in keep:  # the class is needed whole
+            keep = keep | set(methods)
+        elif keep.intersection(methods):  # some methods are: the class line and its other statements too
+            keep = keep | {shell}
+    for index, statement in enumerate(facts.units):
         if index in keep or not facts.top_is_definition[index]:
+            continue
+        if index in facts.members and keep.intersection(facts.members[index]):
             continue
         first = min([statement.lineno, *(d.lineno for d in statement.decorator_list)])
         for n in range(first - 1, statement.end_lineno):

@@ -6,6 +6,7 @@ engine runs only visitors with at least one enabled code whose ``triggers`` occu
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import ClassVar
 
@@ -31,11 +32,19 @@ class RuleContext:
     given_names: dict[int, set[str]] = field(default_factory=dict)
     """Names fixes of this pass introduce, by top-level statement: fixes applied in one round
     must not pick the same name where they could meet."""
+    _identifiers: set[str] | None = None
     semantics: scopes.Semantics | None = None
     """The file's names and bindings, indexed once for every rule (see :class:`scopes.Semantics`)."""
     line_map: list[int] | None = None
     """Where each line of the parsed text sits in the file, when libcst parsed only a slice
     of it (see :func:`autota.source.prefilter.slice_module`); ``None``: the whole file."""
+
+    def file_identifiers(self) -> set[str]:
+        """Every identifier-like word of the whole file (the parsed slice may lack some): a fresh
+        name must clash with none, even in code that slicing left out."""
+        if self._identifiers is None:
+            self._identifiers = set(re.findall(r"[^\W\d]\w*", self.source.text))
+        return self._identifiers
 
     def file_line(self, line: int) -> int:
         """The file's line for a line of the parsed text."""
@@ -88,7 +97,7 @@ class SourceRule(cst.CSTVisitor):
         fix of this pass in the same top-level statement."""
         top = next((a for a in [near, *self.ancestors(near)] if isinstance(self.parent(a), cst.Module)), near)
         given = self.context.given_names.setdefault(id(top), set())
-        taken = self.semantics.taken() | given
+        taken = self.semantics.taken() | self.context.file_identifiers() | given
         name, k = base, 2
         while name in taken:
             name, k = f"{base}_{k}", k + 1

@@ -238,10 +238,14 @@ class Semantics:
         self.parents = parents
         self.scope_of = scope_of
         self.by_value: dict[str, list[cst.Name]] = {}
+        self.by_top: dict[tuple[int, str], list[cst.Name]] = {}
+        """Names by the top-level statement they are in: a function's question costs its statement."""
         self.definitions: dict[str, list[cst.FunctionDef | cst.ClassDef]] = {}
+        self._top: dict[int, cst.CSTNode] = {}
         for node in parents:
             if isinstance(node, cst.Name):
                 self.by_value.setdefault(node.value, []).append(node)
+                self.by_top.setdefault((id(self.top(node)), node.value), []).append(node)
             elif isinstance(node, (cst.FunctionDef, cst.ClassDef)):
                 self.definitions.setdefault(node.name.value, []).append(node)
         self._scope_node: dict[int, cst.CSTNode] = {}
@@ -254,6 +258,21 @@ class Semantics:
         while parent is not None:
             yield parent
             parent = self.parents.get(parent)
+
+    def top(self, node: cst.CSTNode) -> cst.CSTNode:
+        """The top-level statement holding ``node`` (the module for the module)."""
+        path = []
+        while node is not self.module and id(node) not in self._top:
+            parent = self.parents.get(node)
+            if parent is None or parent is self.module:
+                self._top[id(node)] = node
+                break
+            path.append(node)
+            node = parent
+        top = self._top.get(id(node), self.module)
+        for visited in path:
+            self._top[id(visited)] = top
+        return top
 
     def within(self, node: cst.CSTNode, tree: cst.CSTNode) -> bool:
         return node is tree or tree is self.module or any(a is tree for a in self.ancestors(node))
@@ -272,7 +291,9 @@ class Semantics:
 
     def names_in(self, tree: cst.CSTNode, name: str) -> list[cst.Name]:
         """Like :func:`names` (every ``Name`` spelled ``name`` below ``tree``), from the index."""
-        return [n for n in self.by_value.get(name, ()) if self.within(n, tree)]
+        if tree is self.module:
+            return list(self.by_value.get(name, ()))
+        return [n for n in self.by_top.get((id(self.top(tree)), name), ()) if self.within(n, tree)]
 
     def definitions_in(self, scope: cst.CSTNode, name: str) -> list[cst.FunctionDef | cst.ClassDef]:
         """The ``def``/``class`` statements named ``name`` whose enclosing scope is ``scope``."""

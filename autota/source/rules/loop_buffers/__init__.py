@@ -55,6 +55,7 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
                 }
             return mentions[id(node)]
 
+        updated = {id(f) for u in facts.updates for f in u.functions}
         needed: set[int] = set()
         classes = None
         for call in facts.calls_named(prefilter.LOOP_NAMES):
@@ -62,24 +63,30 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
             lambdas = [n for a in args for n in ast.walk(a) if isinstance(n, ast.Lambda)]
             names = set().union(*(mentioned(a) for a in args)) if args else set()
             reached: list[prefilter.Site] = []
+            seen: set[int] = set()
             frontier = names
             for _ in range(4):
-                new = [f for name in frontier for f in functions.get(name, ()) if f not in reached]
+                # a name reaches the functions of its statement and the module's own
+                new = [
+                    f
+                    for name in frontier
+                    for f in functions.get(name, ())
+                    if (f.top == call.top or not f.functions) and id(f) not in seen
+                ]
                 if not new:
                     break
+                seen.update(id(f) for f in new)
                 reached += new
                 frontier = set().union(*(mentioned(f.node) for f in new)) - names
                 names |= frontier
-            if any(prefilter.inside(u, f) for u in facts.updates for f in reached) or any(
-                f is arg for u in facts.updates for f in u.functions for arg in lambdas
-            ):
+            if any(id(f.node) in updated for f in reached) or any(id(arg) in updated for arg in lambdas):
                 needed |= {call.top} | prefilter.tops(reached)
             unknown = names - set(functions)
             if unknown:  # `nn.scan(Cell, ...)`: a class whose method updates an array
                 if classes is None:
                     classes = [
                         (top, node)
-                        for top, statement in enumerate(facts.tree.body)
+                        for top, statement in enumerate(facts.units)
                         for node in ast.walk(statement)
                         if isinstance(node, ast.ClassDef)
                     ]
