@@ -742,10 +742,15 @@ def _merge(a: Value, b: Value, node: cst.CSTNode) -> Value:
         return a
     if isinstance(a, Pack) and isinstance(b, Pack) and len(a.items) == len(b.items):
         return Pack([_merge(x, y, node) for x, y in zip(a.items, b.items)])
-    if isinstance(a, Record) and isinstance(b, Record) and a.fields.keys() == b.fields.keys() and (
+    if isinstance(a, Record) and isinstance(b, Record) and (
         a.base is b.base or a.base is not None and b.base is not None and _same(a.base, b.base)
     ):
-        return Record({k: _merge(a.fields[k], b.fields[k], node) for k in a.fields}, a.base)
+        # `state._replace(x=...)` on one side, `state._replace(y=...)` on the other: each field as
+        # it leaves either side (a field one side leaves alone is the base's)
+        if a.fields.keys() != b.fields.keys() and a.base is None:
+            return Opaque(node)
+        pick = lambda r, k: r.fields[k] if k in r.fields else _attribute(r.base, k[1:] if k.startswith(".") else k)
+        return Record({k: _merge(pick(a, k), pick(b, k), node) for k in {**a.fields, **b.fields}}, a.base)
     if isinstance(a, Written) and isinstance(b, Written) and _same(a.base, b.base) and _same(a.index, b.index):
         return Written(a.base, a.index, a.index_node, a.call, "cond", None)
     for written, other in ((a, b), (b, a)):
