@@ -215,17 +215,34 @@ def inside(site: Site, function: Site) -> bool:
     return any(f is function.node for f in site.functions)
 
 
+TRACING_TERMINALS = JIT_NAMES | LOOP_NAMES | frozenset(
+    vocabulary.terminal(n) for n in (*vocabulary.TRACING_TRANSFORMS, *vocabulary.PARTIAL)
+)
+
+
 def tracing_call_tops(facts: Facts, functions: list[Site]) -> set[int]:
-    """Statements holding ``jit(f)`` or ``lax.scan(f, ...)`` for one of ``functions``.
+    """Statements that may show one of ``functions`` runs traced: ``jit(f)``, ``lax.scan(f, ...)``,
+    ``vmap(f)``, ``partial(f, ...)`` given to one of those, and the functions that call ``f`` (a
+    function called from a traced one is traced too), a few calls up.
 
     Rules read them to tell that ``f`` runs traced, so they are kept along with ``f``.
     """
     names = {f.node.name for f in functions if not isinstance(f.node, ast.Lambda)}
-    return {
-        site.top
-        for site in facts.calls_named(JIT_NAMES | LOOP_NAMES)
-        if any(isinstance(arg, ast.Name) and arg.id in names for arg in site.node.args)
-    }
+    found: set[int] = set()
+    for _ in range(3):
+        callers: set[str] = set()
+        for site in facts.calls:
+            call = site.node
+            passed = any(isinstance(n, ast.Name) and n.id in names for a in call.args for n in ast.walk(a))
+            if passed and facts.name(call.func) in TRACING_TERMINALS:
+                found.add(site.top)
+            elif terminal(call.func) in names:
+                found.add(site.top)
+                callers.update(f.name for f in site.functions if not isinstance(f, ast.Lambda))
+        if not callers - names:
+            break
+        names |= callers
+    return found
 
 
 def slice_module(text: str, facts: Facts, keep: set[int]) -> tuple[str, list[int]]:

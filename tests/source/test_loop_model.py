@@ -194,3 +194,11 @@ def test_the_prefilter_loses_no_finding(path):
     whole = _unsuppressed(_unsliced(text, str(path)), text)
     describe = lambda fs: [(f.location, f.code, f.message, f.reason) for f in fs]
     assert describe(filtered) == describe(whole)
+
+
+def test_code_that_runs_traced_gets_no_eager_loop_finding():
+    """A function called from a loop body, a `partial` body and a `vmap`ped function run traced;
+    only the eager function is AT102."""
+    text = Path(__file__).parent.joinpath("programs", "traced.py").read_bytes()
+    findings = check(text, "t.py", frozenset({"AT102"})).findings
+    assert [(f.code, f.location.line) for f in findings] == [("AT102", 45)]

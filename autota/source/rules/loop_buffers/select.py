@@ -26,7 +26,8 @@ class SelectUpdates:
             if write is None or write.form != "at":
                 continue
             traced = self.traced.context(call)
-            if not (traced is not None and traced.kind == "loop-body" or scopes.enclosing_loops(self, call)):
+            in_body = traced is not None and "loop-body" in (traced.kind, traced.origin)
+            if not (in_body or scopes.enclosing_loops(self, call)):
                 return
             message = (
                 f"selecting between `{other.value}` and its one-slot update rewrites the whole buffer every "
