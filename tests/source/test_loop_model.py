@@ -10,7 +10,7 @@ import pytest
 from libcst.metadata import MetadataWrapper
 
 from autota.catalogue import RULES
-from autota.source import check
+from autota.source import check, fix
 from autota.source.engine import _findings, _unsuppressed
 from autota.source.rule import RuleContext
 from autota.source.rules import RULE_CLASSES
@@ -202,3 +202,56 @@ def test_code_that_runs_traced_gets_no_eager_loop_finding():
     text = Path(__file__).parent.joinpath("programs", "traced.py").read_bytes()
     findings = check(text, "t.py", frozenset({"AT102"})).findings
     assert [(f.code, f.location.line) for f in findings] == [("AT102", 45)]
+
+
+def _load(path: Path, name: str):
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _outcome(function, args):
+    import jax
+    import numpy as np
+
+    try:
+        return "ok", [np.asarray(leaf) for leaf in jax.tree.leaves(function(*args))]
+    except Exception as error:  # the exception itself is part of what a program computes
+        return "raise", type(error).__name__
+
+
+def test_safe_fixes_keep_values_dtypes_exceptions_and_gradients(tmp_path):
+    """Each program is fixed (safe fixes only) and run before and after under JAX: same values,
+    shapes and dtypes, or the same exception; and the same gradients where it differentiates."""
+    import jax
+    import jax.numpy as jnp
+    import numpy as np
+
+    source = Path(__file__).parent.joinpath("programs", "at2_safety.py")
+    fixed = fix(source.read_bytes(), str(source), frozenset(c for c in RULES if c.startswith("AT2")))
+    assert fixed.fixed_text is not None and fixed.fixes_applied == 2  # write_in_return, ret_fori
+    target = tmp_path / "fixed.py"
+    target.write_bytes(fixed.fixed_text)
+    before, after = _load(source, "at2_safety_before"), _load(target, "at2_safety_after")
+    xs = jnp.arange(1.0, 13.0).reshape(4, 3) / 7.0
+    differentiable = {"write_in_return": (xs, xs[0]), "ret_fori": (xs, xs[0])}
+    names = [n for n, f in vars(before).items() if callable(f) and getattr(f, "__module__", "") == before.__name__]
+    names = [n for n in names if not n[0].isupper()]
+    assert len(names) == 8
+    for name in names:
+        args = differentiable.get(name, (xs,))
+        a, b = _outcome(getattr(before, name), args), _outcome(getattr(after, name), args)
+        assert a[0] == b[0], name
+        if a[0] == "raise":
+            assert a[1] == b[1], name
+            continue
+        for u, v in zip(a[1], b[1], strict=True):
+            assert u.dtype == v.dtype and u.shape == v.shape and np.array_equal(u, v), name
+        if name in differentiable:
+            loss = lambda f: lambda *z: sum(jnp.sum(leaf) for leaf in jax.tree.leaves(f(*z)))
+            grads = [jax.grad(loss(getattr(m, name)), (0, 1))(*args) for m in (before, after)]
+            for u, v in zip(jax.tree.leaves(grads[0]), jax.tree.leaves(grads[1]), strict=True):
+                assert np.allclose(u, v), name

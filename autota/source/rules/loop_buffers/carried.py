@@ -316,7 +316,13 @@ class CarriedBuffers:
             problem = self._dus_range(write, length_of, start_code, bounds, trips)
             if problem:
                 unsafe.append(problem)
-        if _python_number(write.row):
+        row_value = self._value_before(write.row) if isinstance(write.row, cst.Name) else None
+        if isinstance(write.row, (cst.Tuple, cst.List)) or isinstance(row_value, (cst.Tuple, cst.List)):
+            return (
+                f"the written value `{self.code_of(write.row)}` is a tuple or list: `.at[].set` makes one array of it, "
+                "a stacked output would stack each element apart"
+            )
+        if _python_number(write.row) or row_value is not None and _python_number(row_value):
             unsafe.append(
                 f"the written value `{self.code_of(write.row)}` is a Python number: as a stacked output it becomes a "
                 "32-bit JAX value first (overflow, double rounding) where the write converted it to the buffer's dtype"

@@ -7,6 +7,7 @@ import libcst as cst
 from autota.catalogue import Fix
 from autota.source import scopes
 from autota.source.rules.loop_buffers.syntax import FORI, JNP, is_bool_literal, rebinds
+from autota.source.rules.loop_buffers.carried import _python_number
 
 
 class SelectUpdates:
@@ -36,6 +37,9 @@ class SelectUpdates:
             if write.problem or write.row is None or write.axis != 0:
                 self.report("AT204", call, message, reason=write.problem or "the write is not on axis 0")
                 return
+            if scopes.find(write.index, lambda n: isinstance(n, cst.NamedExpr)):
+                self.report("AT204", call, message, reason="the index binds a name with `:=`, which the fix would evaluate twice")
+                return
             jnp_name = scopes.module_alias(self.context.module, JNP)
             func = call.func
             where = self.code_of(func) if self.matches(func, {f"{JNP}.where"}) else (
@@ -60,6 +64,13 @@ class SelectUpdates:
                 )
             elif scopes.find(write.index, lambda n: isinstance(n, cst.Call)):
                 problem = "the index is computed by a call, which the fix evaluates twice"
+            elif _python_number(write.row) or isinstance(write.row, cst.Name) and _python_number(
+                self._value_before(write.row)
+            ):
+                problem = (
+                    f"the written value `{self.code_of(write.row)}` is a Python number: `jnp.asarray` makes it a 32-bit "
+                    "JAX value first (it overflows where `.at[].set` would convert it to the buffer's dtype)"
+                )
             if problem:
                 self.report("AT204", call, f"{message}; select the slot instead", Fix("unsafe", fix.message, fix.edits),
                             reason=problem)

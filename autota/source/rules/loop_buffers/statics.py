@@ -157,8 +157,8 @@ class StaticFacts:
             return self._is_static(expr.expression, where, depth + 1)
         if isinstance(expr, cst.BinaryOperation):
             return self._is_static(expr.left, where, depth + 1) and self._is_static(expr.right, where, depth + 1)
-        if isinstance(expr, cst.Attribute) and expr.attr.value in ("ndim", "size"):
-            return True
+        # `x.size`/`x.ndim` are static ints only if `x` is an array; a NamedTuple or dataclass field
+        # named `size` may hold a traced int8 or a vector, so they prove nothing
         if isinstance(expr, cst.Subscript) and isinstance(expr.value, cst.Attribute) and expr.value.attr.value == "shape":
             return True
         if isinstance(expr, cst.Call) and self.matches(expr.func, {"builtins.len"}):
