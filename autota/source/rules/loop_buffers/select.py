@@ -64,12 +64,10 @@ class SelectUpdates:
                 )
             elif scopes.find(write.index, lambda n: isinstance(n, cst.Call)):
                 problem = "the index is computed by a call, which the fix evaluates twice"
-            elif _python_number(write.row) or isinstance(write.row, cst.Name) and _python_number(
-                self._value_before(write.row)
-            ):
+            elif _python_int(write.row) or isinstance(write.row, cst.Name) and _python_int(self._value_before(write.row)):
                 problem = (
-                    f"the written value `{self.code_of(write.row)}` is a Python number: `jnp.asarray` makes it a 32-bit "
-                    "JAX value first (it overflows where `.at[].set` would convert it to the buffer's dtype)"
+                    f"the written value `{self.code_of(write.row)}` is a Python int: `jnp.asarray` makes it an int32 "
+                    "first (it overflows where `.at[].set` converts it to the buffer's dtype, `uint32` say)"
                 )
             if problem:
                 self.report("AT204", call, f"{message}; select the slot instead", Fix("unsafe", fix.message, fix.edits),
@@ -119,3 +117,8 @@ class SelectUpdates:
                     and not (isinstance(ancestor, cst.FunctionDef) and rebinds(ancestor, expr.value))
                 )
         return False
+
+
+def _python_int(expr) -> bool:
+    """Integer literals and arithmetic on them only (a float literal converts alike either way)."""
+    return _python_number(expr) and not scopes.find(expr, lambda n: isinstance(n, (cst.Float, cst.Imaginary)))
