@@ -108,6 +108,14 @@ class Opaque(Value):
     node: cst.CSTNode | None = None
 
 
+@dataclass(eq=False)
+class Either(Value):
+    """One of ``options``, chosen by a Python condition (``(out, None) if force_scan else out``)
+    that the model cannot evaluate; the loop picks the one its carry's shape admits."""
+
+    options: list
+
+
 OPAQUE = Opaque()
 
 
@@ -237,6 +245,15 @@ class LoopModeler:
         except _GiveUp as stop:
             model.problem = str(stop) or "the body does something the model does not follow"
             return model
+        if isinstance(result, Either):  # the option whose shape fits the loop's carry
+            init = args[vocabulary.INIT_ARG[kind]].value
+            size = len(init.elements) if isinstance(init, (cst.Tuple, cst.List)) else None
+            fits = [
+                o for o in result.options
+                if kind == "scan" and len(o.items) == 2 and (size is None or isinstance(o.items[0], Pack) and len(o.items[0].items) == size)
+                or kind != "scan" and size is not None and len(o.items) == size
+            ]
+            result = fits[0] if len(fits) == 1 else OPAQUE
         if kind == "scan":
             if not (isinstance(result, Pack) and len(result.items) == 2):
                 model.problem = "the body does not visibly return `(carry, y)`"
@@ -528,7 +545,11 @@ class _Evaluation:
             return self.call_expr(node, env, depth)
         if isinstance(node, cst.IfExp):
             self.read(self.expr(node.test, env, depth), node.test)
-            return _merge(self.expr(node.body, env, depth), self.expr(node.orelse, env, depth), node)
+            body, orelse = self.expr(node.body, env, depth), self.expr(node.orelse, env, depth)
+            merged = _merge(body, orelse, node)
+            if isinstance(merged, Opaque) and isinstance(body, Pack) and isinstance(orelse, Pack):
+                return Either([body, orelse])
+            return merged
         if isinstance(node, cst.Lambda):
             return Function(node, closure=env)
         for name in scopes.find(node, lambda n: isinstance(n, cst.Name)):
