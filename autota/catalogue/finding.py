@@ -44,7 +44,10 @@ class Fix:
 class Finding:
     """One reported anti-pattern: a catalogue code, a message and where it is.
 
-    ``fix`` is ``None`` where no fix is offered; the message then says why.
+    ``fix`` is ``None`` where no fix is offered, and ``reason`` then says why: the precondition
+    that failed. With an unsafe fix, ``reason`` names the assumption the fix rests on. The
+    message says what is wrong and what to do; the reason is kept apart so that reports can
+    show it as its own field (``details.reason`` in JSON, a SARIF property).
     """
 
     code: str
@@ -52,6 +55,16 @@ class Finding:
     location: Location
     fix: Fix | None = None
     details: dict = field(default_factory=dict, compare=False)
+    reason: str | None = None
+
+    @property
+    def text(self) -> str:
+        """The message with its reason, as a human reads it in one line."""
+        if self.reason is None:
+            return self.message
+        if self.fix is not None and self.fix.applicability == "unsafe":
+            return f"{self.message}; the fix is unsafe: {self.reason}"
+        return f"{self.message}; no safe fix: {self.reason}"
 
     @property
     def name(self) -> str:

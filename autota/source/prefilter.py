@@ -13,15 +13,13 @@ import ast
 import re
 from dataclasses import dataclass, field
 
-UPDATE_METHODS = ("set", "add", "subtract", "multiply", "mul", "divide", "power", "min", "max", "apply")
-JIT_NAMES = frozenset({"jit", "pmap", "pjit", "filter_jit", "filter_pmap"})
-LOOP_NAMES = frozenset({"fori_loop", "scan", "while_loop", "map"})
-DYNAMIC_UPDATE_NAMES = frozenset(
-    {"dynamic_update_slice", "dynamic_update_index_in_dim", "dynamic_update_slice_in_dim"}
-)
-GROWTH_NAMES = frozenset(
-    {"concatenate", "append", "vstack", "row_stack", "hstack", "dstack", "column_stack", "stack"}
-)
+from autota.source import vocabulary
+
+UPDATE_METHODS = vocabulary.UPDATE_METHODS
+JIT_NAMES = vocabulary.JIT_TERMINALS
+LOOP_NAMES = vocabulary.LOOP_TERMINALS
+DYNAMIC_UPDATE_NAMES = vocabulary.DYNAMIC_WRITE_TERMINALS
+GROWTH_NAMES = frozenset(vocabulary.GROWTH_FUNCTIONS)
 FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
 
 
@@ -61,6 +59,13 @@ class Facts:
 
     tree: ast.Module
     top_is_definition: list[bool]
+    """By unit (see :func:`gather`): whether it is a ``def`` or ``class`` that slicing may drop."""
+    units: list[ast.stmt] = field(default_factory=list)
+    """The units of the module: its top-level statements, except that a top-level class is split
+    into its shell (the ``class`` line and its other statements) and one unit per method, so that
+    a test class of a hundred methods costs libcst only the methods with a candidate."""
+    members: dict[int, list[int]] = field(default_factory=dict)
+    """A class shell's unit -> its methods' units."""
     aliases: dict[str, str] = field(default_factory=dict)
     """Local name -> imported name, for ``from m import name as local``."""
     calls: list[Site] = field(default_factory=list)
@@ -115,6 +120,14 @@ class _Walker(ast.NodeVisitor):
     def site(self, node: ast.AST) -> Site:
         return Site(node, self.top, self.loop_depth > 0, self.functions)
 
+    def visit_ClassDef_shell(self, node: ast.ClassDef, methods) -> None:
+        """A top-level class without the methods (each is visited as its own unit)."""
+        for child in (*node.bases, *node.keywords, *node.decorator_list):
+            self.visit(child)
+        for statement in node.body:
+            if statement not in methods:
+                self.visit(statement)
+
     def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
         for alias in node.names:
             if alias.asname:
@@ -168,12 +181,28 @@ def _reads(call: ast.Call, name: str) -> bool:
 
 def gather(tree: ast.Module) -> Facts:
     """One walk over ``tree``, recording each node of interest with its top-level statement."""
-    facts = Facts(
-        tree, [isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) for s in tree.body]
-    )
+    facts = Facts(tree, [])
     walker = _Walker(facts)
-    for walker.top, statement in enumerate(tree.body):
-        walker.visit(statement)
+    definitions = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+    for statement in tree.body:
+        shell = len(facts.units)
+        facts.units.append(statement)
+        facts.top_is_definition.append(isinstance(statement, definitions))
+        if not isinstance(statement, ast.ClassDef):
+            walker.top = shell
+            walker.visit(statement)
+            continue
+        methods = [m for m in statement.body if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef))]
+        facts.members[shell] = []
+        for method in methods:
+            facts.members[shell].append(len(facts.units))
+            facts.units.append(method)
+            facts.top_is_definition.append(True)
+        walker.top = shell
+        walker.visit_ClassDef_shell(statement, methods)
+        for unit, method in zip(facts.members[shell], methods):
+            walker.top = unit
+            walker.visit(method)
     return facts
 
 
@@ -186,17 +215,34 @@ def inside(site: Site, function: Site) -> bool:
     return any(f is function.node for f in site.functions)
 
 
+TRACING_TERMINALS = JIT_NAMES | LOOP_NAMES | frozenset(
+    vocabulary.terminal(n) for n in (*vocabulary.TRACING_TRANSFORMS, *vocabulary.PARTIAL)
+)
+
+
 def tracing_call_tops(facts: Facts, functions: list[Site]) -> set[int]:
-    """Statements holding ``jit(f)`` or ``lax.scan(f, ...)`` for one of ``functions``.
+    """Statements that may show one of ``functions`` runs traced: ``jit(f)``, ``lax.scan(f, ...)``,
+    ``vmap(f)``, ``partial(f, ...)`` given to one of those, and the functions that call ``f`` (a
+    function called from a traced one is traced too), a few calls up.
 
     Rules read them to tell that ``f`` runs traced, so they are kept along with ``f``.
     """
     names = {f.node.name for f in functions if not isinstance(f.node, ast.Lambda)}
-    return {
-        site.top
-        for site in facts.calls_named(JIT_NAMES | LOOP_NAMES)
-        if any(isinstance(arg, ast.Name) and arg.id in names for arg in site.node.args)
-    }
+    found: set[int] = set()
+    for _ in range(3):
+        callers: set[str] = set()
+        for site in facts.calls:
+            call = site.node
+            passed = any(isinstance(n, ast.Name) and n.id in names for a in call.args for n in ast.walk(a))
+            if passed and facts.name(call.func) in TRACING_TERMINALS:
+                found.add(site.top)
+            elif terminal(call.func) in names:
+                found.add(site.top)
+                callers.update(f.name for f in site.functions if not isinstance(f, ast.Lambda))
+        if not callers - names:
+            break
+        names |= callers
+    return found
 
 
 def slice_module(text: str, facts: Facts, keep: set[int]) -> tuple[str, list[int]]:
@@ -209,8 +255,15 @@ def slice_module(text: str, facts: Facts, keep: set[int]) -> tuple[str, list[int
     """
     lines = re.split(r"(?<=\r\n)|(?<=\r)(?!\n)|(?<=\n)", text)
     dropped = [False] * len(lines)
-    for index, statement in enumerate(facts.tree.body):
+    for shell, methods in facts.members.items():
+        if shell in keep:  # the class is needed whole
+            keep = keep | set(methods)
+        elif keep.intersection(methods):  # some methods are: the class line and its other statements too
+            keep = keep | {shell}
+    for index, statement in enumerate(facts.units):
         if index in keep or not facts.top_is_definition[index]:
+            continue
+        if index in facts.members and keep.intersection(facts.members[index]):
             continue
         first = min([statement.lineno, *(d.lineno for d in statement.decorator_list)])
         for n in range(first - 1, statement.end_lineno):

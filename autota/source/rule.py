@@ -6,11 +6,12 @@ engine runs only visitors with at least one enabled code whose ``triggers`` occu
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import ClassVar
 
 import libcst as cst
-from libcst.metadata import ParentNodeProvider, PositionProvider, QualifiedNameProvider
+from libcst.metadata import ParentNodeProvider, PositionProvider, QualifiedNameProvider, ScopeProvider
 
 from autota.catalogue import Edit, Finding, Fix, Location
 from autota.source import scopes
@@ -31,9 +32,19 @@ class RuleContext:
     given_names: dict[int, set[str]] = field(default_factory=dict)
     """Names fixes of this pass introduce, by top-level statement: fixes applied in one round
     must not pick the same name where they could meet."""
+    _identifiers: set[str] | None = None
+    semantics: scopes.Semantics | None = None
+    """The file's names and bindings, indexed once for every rule (see :class:`scopes.Semantics`)."""
     line_map: list[int] | None = None
     """Where each line of the parsed text sits in the file, when libcst parsed only a slice
     of it (see :func:`autota.source.prefilter.slice_module`); ``None``: the whole file."""
+
+    def file_identifiers(self) -> set[str]:
+        """Every identifier-like word of the whole file (the parsed slice may lack some): a fresh
+        name must clash with none, even in code that slicing left out."""
+        if self._identifiers is None:
+            self._identifiers = set(re.findall(r"[^\W\d]\w*", self.source.text))
+        return self._identifiers
 
     def file_line(self, line: int) -> int:
         """The file's line for a line of the parsed text."""
@@ -45,7 +56,7 @@ class SourceRule(cst.CSTVisitor):
     triggers: ClassVar[tuple[str, ...]] = ()
     """Substrings one of which a file must contain for this rule to be worth parsing it."""
 
-    METADATA_DEPENDENCIES = (PositionProvider, ParentNodeProvider, QualifiedNameProvider)
+    METADATA_DEPENDENCIES = (PositionProvider, ParentNodeProvider, QualifiedNameProvider, ScopeProvider)
 
     @classmethod
     def relevant(cls, facts: Facts) -> set[int] | None:
@@ -68,6 +79,15 @@ class SourceRule(cst.CSTVisitor):
             self._traced = TracedFunctions(self, self.context.module)
         return self._traced
 
+    @property
+    def semantics(self) -> scopes.Semantics:
+        """The file's name index, built on first use and shared by the rules of the pass."""
+        if self.context.semantics is None:
+            self.context.semantics = scopes.Semantics(
+                self.context.module, self.metadata[ParentNodeProvider], self.metadata[ScopeProvider]
+            )
+        return self.context.semantics
+
     # -- helpers shared by every rule -------------------------------------------------------
     def code_of(self, node: cst.CSTNode) -> str:
         return self.context.module.code_for_node(node)
@@ -77,7 +97,10 @@ class SourceRule(cst.CSTVisitor):
         fix of this pass in the same top-level statement."""
         top = next((a for a in [near, *self.ancestors(near)] if isinstance(self.parent(a), cst.Module)), near)
         given = self.context.given_names.setdefault(id(top), set())
-        name = scopes.fresh_name(self.context.module, base, given)
+        taken = self.semantics.taken() | self.context.file_identifiers() | given
+        name, k = base, 2
+        while name in taken:
+            name, k = f"{base}_{k}", k + 1
         given.add(name)
         return name
 
@@ -131,9 +154,12 @@ class SourceRule(cst.CSTVisitor):
         node: cst.CSTNode,
         message: str,
         fix: Fix | None = None,
+        reason: str | None = None,
         **details,
     ) -> None:
+        """Report ``message`` at ``node``; ``reason``: why no safe fix is offered (with ``fix=None``)
+        or what an unsafe fix assumes."""
         if code in self.context.enabled:
             self.context.findings.append(
-                Finding(code, message, self.location(node), fix, details=details)
+                Finding(code, message, self.location(node), fix, details=details, reason=reason)
             )

@@ -123,16 +123,6 @@ def assign_to(node: cst.CSTNode, name: str | None = None) -> str | None:
     return None
 
 
-def fresh_name(module: cst.Module, base: str, given: set[str] | frozenset[str] = frozenset()) -> str:
-    """``base``, or ``base_2``, ``base_3``... whichever no name in the module uses yet, nor ``given``
-    (names other fixes of the same round introduce)."""
-    taken = {n.value for n in find(module, lambda n: isinstance(n, cst.Name))} | set(given)
-    candidate, k = base, 2
-    while candidate in taken:
-        candidate, k = f"{base}_{k}", k + 1
-    return candidate
-
-
 def module_alias(module: cst.Module, qualified: str) -> str | None:
     """How the module's top-level imports spell the module ``qualified`` (``jnp`` for
     ``jax.numpy`` after ``import jax.numpy as jnp``; ``jax.numpy`` after ``import jax``)."""
@@ -232,3 +222,198 @@ def at_update(call: cst.BaseExpression) -> tuple[str, str] | None:
     ):
         return func.value.value.value.value, func.attr.value
     return None
+
+
+class Semantics:
+    """The file's names and bindings, indexed once: what the rules ask of every candidate.
+
+    Answering "which names does this scope use" by walking the scope is cheap for a function
+    and costs the whole file for the module; asked once per candidate, that made checking a
+    file quadratic in its size. The index is built in one pass over the parent map libcst's
+    metadata already holds, and libcst's ``ScopeProvider`` gives the bindings of each scope.
+    """
+
+    def __init__(self, module: cst.Module, parents, scope_of) -> None:
+        self.module = module
+        self.parents = parents
+        self.scope_of = scope_of
+        self.by_value: dict[str, list[cst.Name]] = {}
+        self.by_top: dict[tuple[int, str], list[cst.Name]] = {}
+        """Names by the top-level statement they are in: a function's question costs its statement."""
+        self.definitions: dict[str, list[cst.FunctionDef | cst.ClassDef]] = {}
+        self._top: dict[int, cst.CSTNode] = {}
+        for node in parents:
+            if isinstance(node, cst.Name):
+                self.by_value.setdefault(node.value, []).append(node)
+                self.by_top.setdefault((id(self.top(node)), node.value), []).append(node)
+            elif isinstance(node, (cst.FunctionDef, cst.ClassDef)):
+                self.definitions.setdefault(node.name.value, []).append(node)
+        self._scope_node: dict[int, cst.CSTNode] = {}
+        self._shadowed: dict[tuple[str, ...], str | None] = {}
+        self._assignments: dict[str, list] | None = None
+
+    # -- where nodes are ---------------------------------------------------------------------
+    def ancestors(self, node: cst.CSTNode):
+        parent = self.parents.get(node)
+        while parent is not None:
+            yield parent
+            parent = self.parents.get(parent)
+
+    def top(self, node: cst.CSTNode) -> cst.CSTNode:
+        """The top-level statement holding ``node`` (the module for the module)."""
+        path = []
+        while node is not self.module and id(node) not in self._top:
+            parent = self.parents.get(node)
+            if parent is None or parent is self.module:
+                self._top[id(node)] = node
+                break
+            path.append(node)
+            node = parent
+        top = self._top.get(id(node), self.module)
+        for visited in path:
+            self._top[id(visited)] = top
+        return top
+
+    def within(self, node: cst.CSTNode, tree: cst.CSTNode) -> bool:
+        return node is tree or tree is self.module or any(a is tree for a in self.ancestors(node))
+
+    def enclosing_scope(self, node: cst.CSTNode) -> cst.CSTNode:
+        """The function, lambda, class or module whose body holds ``node``."""
+        for ancestor in self.ancestors(node):
+            if isinstance(ancestor, SCOPES):
+                return ancestor
+        return self.module
+
+    # -- names -------------------------------------------------------------------------------
+    def taken(self) -> set[str]:
+        """Every identifier the file spells."""
+        return set(self.by_value)
+
+    def names_in(self, tree: cst.CSTNode, name: str) -> list[cst.Name]:
+        """Like :func:`names` (every ``Name`` spelled ``name`` below ``tree``), from the index."""
+        if tree is self.module:
+            return list(self.by_value.get(name, ()))
+        return [n for n in self.by_top.get((id(self.top(tree)), name), ()) if self.within(n, tree)]
+
+    def definitions_in(self, scope: cst.CSTNode, name: str) -> list[cst.FunctionDef | cst.ClassDef]:
+        """The ``def``/``class`` statements named ``name`` whose enclosing scope is ``scope``."""
+        return [d for d in self.definitions.get(name, ()) if self.enclosing_scope(d) is scope]
+
+    def assignments(self, name: str) -> list:
+        """libcst's assignments of ``name`` in every scope of the file."""
+        if self._assignments is None:
+            self._assignments = {}
+            for scope in {id(s): s for s in self.scope_of.values() if s is not None}.values():
+                for assignment in scope.assignments:
+                    self._assignments.setdefault(assignment.name, []).append(assignment)
+        return self._assignments.get(name, [])
+
+    def shadowed(self, roots: tuple[str, ...]) -> str | None:
+        """A builtin the fixes call (``tuple``, ``range``) bound anywhere in the file, or one of
+        ``roots`` (``jnp``, ``lax``) bound other than by a module-level import."""
+        if roots not in self._shadowed:
+            found = None
+            for builtin in ("tuple", "range"):
+                if self.assignments(builtin):
+                    found = builtin
+                    break
+            for root in roots if found is None else ():
+                for assignment in self.assignments(root):
+                    imported = isinstance(assignment.node, (cst.Import, cst.ImportFrom))
+                    if not (imported and isinstance(self.scope_of.get(assignment.node), _global_scope())):
+                        found = root
+                        break
+                if found is None and any(
+                    isinstance(self.parents.get(n), (cst.Global, cst.Nonlocal, cst.NameItem))
+                    for n in self.by_value.get(root, ())
+                ):
+                    found = root
+                if found:
+                    break
+            self._shadowed[roots] = found
+        return self._shadowed[roots]
+
+    def single_assignment(self, scope: cst.CSTNode, name: str) -> cst.BaseExpression | None:
+        """:func:`single_assignment` answered from the index: the value of the one plain
+        ``name = value`` of ``scope``'s own code, if nothing else binds ``name`` there."""
+        values = []
+        for node in self.names_in(scope, name):
+            role, holder = binding_role(self.parents, node)
+            if role is None:
+                continue
+            own = self.enclosing_scope(node) is scope
+            if role == "plain" and own:
+                values.append(holder.value)
+            elif role in ("plain", "unpack", "param", "def"):
+                if own and role != "plain":
+                    return None
+            else:  # augmented, annotated, loop targets, `as`, `del`, `:=`, `global`: anywhere below
+                return None
+        return values[0] if len(values) == 1 else None
+
+    def unpacked_shape(self, scope: cst.CSTNode, name: str) -> bool:
+        """:func:`unpacked_shape` answered from the index."""
+        unpacks, others = [], False
+        for node in self.names_in(scope, name):
+            role, holder = binding_role(self.parents, node)
+            if role is None or role in ("param", "def"):
+                continue
+            own = self.enclosing_scope(node) is scope
+            if role == "unpack" and own:
+                unpacks.append(holder)
+            elif role == "plain" and own or role not in ("plain", "unpack"):
+                others = True
+        if others or len(unpacks) != 1:
+            return False
+        (unpack,) = unpacks
+        target = unpack.targets[0].target if len(unpack.targets) == 1 else None
+        return (
+            isinstance(target, (cst.Tuple, cst.List))
+            and any(isinstance(e.value, cst.Name) and e.value.value == name for e in target.elements)
+            and isinstance(unpack.value, cst.Attribute)
+            and unpack.value.attr.value == "shape"
+            and not any(isinstance(e, cst.StarredElement) for e in target.elements)
+        )
+
+
+def _global_scope():
+    from libcst.metadata import GlobalScope
+
+    return GlobalScope
+
+
+def binding_role(parents, name: cst.Name) -> tuple[str | None, cst.CSTNode | None]:
+    """How ``name`` is bound where it stands, and the statement that binds it: ``"plain"``
+    (``name = v``, one target), ``"unpack"`` (in a tuple or list target, or one of several
+    targets), ``"param"``, ``"def"`` (a ``def``/``class`` name), ``"other"`` (augmented or
+    annotated assignment, a loop or comprehension target, ``as``, ``del``, ``:=``, ``global``);
+    ``(None, None)`` where it is read."""
+    parent = parents.get(name)
+    if isinstance(parent, cst.Param) and parent.name is name:
+        return "param", parent
+    if isinstance(parent, (cst.FunctionDef, cst.ClassDef)) and parent.name is name:
+        return "def", parent
+    if isinstance(parent, cst.NameItem):
+        return "other", parent
+    if isinstance(parent, cst.AsName) and parent.name is name:
+        return "other", parent
+    if isinstance(parent, cst.NamedExpr) and parent.target is name:
+        return "other", parent
+    if isinstance(parent, (cst.AugAssign, cst.AnnAssign)) and parent.target is name:
+        return "other", parent
+    node, packed = name, False
+    while isinstance(parent, (cst.Tuple, cst.List, cst.Element, cst.StarredElement)):
+        packed = packed or isinstance(parent, (cst.Tuple, cst.List, cst.StarredElement))
+        node, parent = parent, parents.get(parent)
+    if isinstance(parent, cst.AssignTarget) and parent.target is node:
+        assign = parents.get(parent)
+        return ("unpack" if packed or len(assign.targets) != 1 else "plain"), assign
+    if isinstance(parent, (cst.For, cst.CompFor)) and parent.target is node:
+        return "other", parent
+    if isinstance(parent, cst.Del) and parent.target is node:
+        return "other", parent
+    if isinstance(parent, (cst.AugAssign, cst.AnnAssign)) and parent.target is node:
+        return "other", parent
+    if isinstance(parent, cst.WithItem) or isinstance(parent, cst.AsName):
+        return "other", parent
+    return None, None

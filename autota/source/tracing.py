@@ -11,33 +11,22 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from autota.source import scopes
+from autota.source import scopes, vocabulary
 
-JIT = frozenset(
-    {
-        "jax.jit",
-        "jax.pmap",
-        "jax.experimental.pjit.pjit",
-        "equinox.filter_jit",
-        "equinox.filter_pmap",
-        "flax.linen.jit",
-    }
-)
-PARTIAL = frozenset({"functools.partial"})
-LOOP_BODIES = {
-    "jax.lax.fori_loop": (2,),
-    "jax.lax.scan": (0,),
-    "jax.lax.while_loop": (0, 1),
-    "jax.lax.map": (0,),
-}
+JIT = vocabulary.JIT
+PARTIAL = vocabulary.PARTIAL
+LOOP_BODIES = vocabulary.TRACED_ARGUMENTS
 
 
 @dataclass(frozen=True)
 class Traced:
-    """Why a function is traced: ``"jit"`` or ``"loop-body"``, and the node that says so."""
+    """Why a function is traced: ``"jit"``, ``"loop-body"``, ``"transform"`` (``vmap``, ``grad``...) or
+    ``"called"`` (called from a traced function of this module), and the node that says so."""
 
     kind: str
     node: cst.CSTNode
+    origin: str | None = None
+    """For ``"called"``: how the function at the root of the calls is traced."""
 
 
 class TracedFunctions:
@@ -51,8 +40,39 @@ class TracedFunctions:
                 for decorator in node.decorators:
                     if self._is_jit(decorator.decorator):
                         self.by_function[node] = Traced("jit", decorator)
+                    elif self._is_transform(decorator.decorator):
+                        self.by_function.setdefault(node, Traced("transform", decorator))
             else:
                 self._record_call(node)
+        self._propagate(module)
+
+    def _propagate(self, module: cst.Module) -> None:
+        """A function a traced function calls runs traced too (its loops see tracers)."""
+        calls: dict[cst.CSTNode, list[cst.Call]] = {}
+        for call in scopes.find(module, lambda n: isinstance(n, cst.Call) and isinstance(n.func, cst.Name)):
+            caller = next((a for a in self.rule.ancestors(call) if isinstance(a, (cst.FunctionDef, cst.Lambda))), None)
+            if caller is not None:
+                calls.setdefault(caller, []).append(call)
+        work = list(self.by_function)
+        while work:
+            caller = work.pop()
+            for call in calls.get(caller, ()):
+                for definition in self._definitions(call.func):
+                    if definition not in self.by_function:
+                        root = self.by_function[caller]
+                        self.by_function[definition] = Traced("called", call, root.origin or root.kind)
+                        work.append(definition)
+
+    def _is_transform(self, expr: cst.BaseExpression) -> bool:
+        """``jax.vmap``/``grad``... or ``partial(jax.vmap, ...)``: the function given is traced."""
+        if self.rule.matches(expr, vocabulary.TRACING_TRANSFORMS):
+            return True
+        if isinstance(expr, cst.Call):
+            if self.rule.matches(expr.func, vocabulary.TRACING_TRANSFORMS):
+                return True
+            if self.rule.matches(expr.func, PARTIAL) and expr.args:
+                return bool(self.rule.matches(expr.args[0].value, vocabulary.TRACING_TRANSFORMS))
+        return False
 
     def _is_jit(self, expr: cst.BaseExpression) -> bool:
         if self.rule.matches(expr, JIT):
@@ -67,6 +87,8 @@ class TracedFunctions:
     def _record_call(self, call: cst.Call) -> None:
         if self._is_jit(call.func) and call.args:
             self._mark(call.args[0].value, Traced("jit", call))
+        elif self._is_transform(call.func) and call.args:
+            self._mark(call.args[0].value, Traced("transform", call))
         positions = None
         name = self.rule.matches(call.func, LOOP_BODIES)
         if name:
@@ -76,7 +98,9 @@ class TracedFunctions:
                 self._mark(call.args[index].value, Traced("loop-body", call))
 
     def _mark(self, expr: cst.BaseExpression, traced: Traced) -> None:
-        if isinstance(expr, cst.Lambda):
+        if isinstance(expr, cst.Call) and self.rule.matches(expr.func, PARTIAL) and expr.args:
+            self._mark(expr.args[0].value, traced)  # `partial(body, ...)` runs `body`
+        elif isinstance(expr, cst.Lambda):
             self.by_function.setdefault(expr, traced)
         elif isinstance(expr, cst.Name):
             for definition in self._definitions(expr):
@@ -86,9 +110,7 @@ class TracedFunctions:
         scope = scopes.enclosing_scope(self.rule, name)
         while True:
             found = [
-                node
-                for node in scopes.find(scope, lambda n: isinstance(n, cst.FunctionDef))
-                if node.name.value == name.value and scopes.enclosing_scope(self.rule, node) is scope
+                d for d in self.rule.semantics.definitions_in(scope, name.value) if isinstance(d, cst.FunctionDef)
             ]
             if found or isinstance(scope, cst.Module):
                 return found

@@ -14,5 +14,5 @@ def decay_trace(x):
         h = 0.5 * h + jnp.sin(x[i])
         return i + 1, h, trace.at[i].set(h)
 
-    _, _, trace = lax.while_loop(cond, body, (0, jnp.zeros(F), jnp.zeros((T, F))))
+    _, _, trace = lax.fori_loop(0, T, lambda _, carry: body(carry), (0, jnp.zeros(F), jnp.zeros((T, F))))
     return trace

@@ -26,7 +26,7 @@ def test_dynamic_bound_is_unsafe_and_says_why():
     (finding,) = _findings(text)
     assert finding.code == "AT201"
     assert finding.fix is not None and finding.fix.applicability == "unsafe"
-    assert "not provably static" in finding.message
+    assert "not provably static" in finding.reason
     assert fix(text.encode(), "t.py", ALL).fixed_text is None
 
 
@@ -58,7 +58,7 @@ def test_no_jnp_import_means_no_fix():
         "    return buf\n"
     )
     (finding,) = _findings(text.replace("import jax\n", ""))
-    assert finding.fix is None and "`jax.numpy` is not imported" in finding.message
+    assert finding.fix is None and "`jax.numpy` is not imported" in finding.reason
 
 
 def test_stacked_outputs_are_not_reported():
@@ -85,4 +85,4 @@ def test_reading_the_slot_being_overwritten_withholds_the_fix():
     )
     (finding,) = _findings(text)
     assert finding.code == "AT201" and finding.fix is None
-    assert "reads the slot it overwrites" in finding.message
+    assert "reads the slot it overwrites" in finding.reason

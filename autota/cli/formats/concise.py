@@ -6,4 +6,4 @@ from autota.cli.formats import Report, where
 
 
 def render(report: Report) -> str:
-    return "".join(f"{where(f)}: {f.code} {f.message}\n" for f in report.findings)
+    return "".join(f"{where(f)}: {f.code} {f.text}\n" for f in report.findings)

@@ -24,7 +24,7 @@ def render(report: Report) -> str:
     for f in report.findings:
         loc = f.location
         props = {"file": loc.path}
-        message = f.message
+        message = f.text
         cell = cell_of(f)
         if cell is None:
             props |= {"line": loc.line, "endLine": loc.end_line, "col": loc.column, "endColumn": loc.end_column}

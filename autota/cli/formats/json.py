@@ -33,6 +33,8 @@ def finding_to_dict(f: Finding) -> dict:
         "end_column": loc.end_column,
         "fix": fix,
     }
+    if f.reason is not None:
+        entry["details"] = {"reason": f.reason}
     if cell_of(f) is not None:
         entry["cell"] = cell_of(f)
     return entry

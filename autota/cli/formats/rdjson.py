@@ -31,7 +31,7 @@ def diagnostic(f: Finding, report: Report) -> dict:
     source = SourceText(text) if text is not None else None
     cell = cell_of(f)
     location: dict = {"path": loc.path}
-    message = f.message
+    message = f.text
     if cell is None:
         location["range"] = {
             "start": _position(source, loc.line, loc.column),

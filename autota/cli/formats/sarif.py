@@ -75,7 +75,7 @@ def _fix(f: Finding, text: str) -> dict | None:
 def result(f: Finding, report: Report) -> dict:
     loc = f.location
     physical: dict = {"artifactLocation": {"uri": _uri(loc.path)}}
-    entry: dict = {"ruleId": f.code, "level": "warning", "message": {"text": f.message}}
+    entry: dict = {"ruleId": f.code, "level": "warning", "message": {"text": f.text}}
     if f.code in RULES:
         entry["ruleIndex"] = list(RULES).index(f.code)
     cell = cell_of(f)
@@ -87,8 +87,10 @@ def result(f: Finding, report: Report) -> dict:
             "endColumn": loc.end_column,
         }
     else:
-        entry["message"]["text"] = f"cell {cell}, line {loc.line}, column {loc.column}: {f.message}"
+        entry["message"]["text"] = f"cell {cell}, line {loc.line}, column {loc.column}: {f.text}"
         entry["properties"] = {"cell": cell, "line": loc.line, "column": loc.column}
+    if f.reason is not None:
+        entry.setdefault("properties", {})["reason"] = f.reason
     entry["locations"] = [{"physicalLocation": physical}]
     text = report.sources.get(loc.path)
     if report.offers_fix(f) and text is not None and cell is None:

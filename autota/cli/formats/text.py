@@ -9,7 +9,7 @@ def render(report: Report) -> str:
     lines = []
     for f in report.findings:
         mark = " [*]" if report.offers_fix(f) else ""
-        lines.append(f"{where(f)}: {f.code}{mark} {f.message}")
+        lines.append(f"{where(f)}: {f.code}{mark} {f.text}")
     if report.color:
         lines = [_paint(line, f) for line, f in zip(lines, report.findings)]
     if not report.summary:

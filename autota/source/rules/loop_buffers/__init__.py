@@ -20,6 +20,7 @@ from autota.source import prefilter
 from autota.source.rule import SourceRule
 from autota.source.rules.loop_buffers.body import LoopBodies, Write
 from autota.source.rules.loop_buffers.carried import CarriedBuffers
+from autota.source.rules.loop_buffers.model import BufferWrite, LoopModel, LoopModeler
 from autota.source.rules.loop_buffers.select import SelectUpdates
 from autota.source.rules.loop_buffers.statics import StaticFacts
 from autota.source.rules.loop_buffers.syntax import BODY_ARG, INIT_ARG, LOOPS, WHERE
@@ -36,31 +37,56 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
 
     @classmethod
     def relevant(cls, facts: prefilter.Facts) -> set[int] | None:
-        """``lax`` loop calls whose body (a named function or a lambda) updates an array, with
-        every function the call names (a ``while_loop``'s condition too)."""
+        """``lax`` loop calls whose body updates an array: the functions the call's arguments name
+        (a ``def``, a method, through a ``partial`` or a forwarding ``lambda``), and the functions
+        those call, a few levels deep, as the loop model inlines them."""
         functions: dict[str, list[prefilter.Site]] = {}
         for f in facts.functions:
             if not isinstance(f.node, ast.Lambda):
                 functions.setdefault(f.node.name, []).append(f)
+        mentions: dict[int, set[str]] = {}
+
+        def mentioned(node: ast.AST) -> set[str]:
+            if id(node) not in mentions:
+                mentions[id(node)] = {
+                    n.id if isinstance(n, ast.Name) else n.attr
+                    for n in ast.walk(node)
+                    if isinstance(n, (ast.Name, ast.Attribute))
+                }
+            return mentions[id(node)]
+
+        updated = {id(f) for u in facts.updates for f in u.functions}
         needed: set[int] = set()
         classes = None
         for call in facts.calls_named(prefilter.LOOP_NAMES):
             args = [*call.node.args, *(k.value for k in call.node.keywords)]
-            lambdas = [a for a in args if isinstance(a, ast.Lambda)]
-            # a named body, or one a lambda forwards to (`lambda c, i: step(i, c)`)
-            mentioned = [a for a in args if isinstance(a, ast.Name)]
-            mentioned += [n for a in lambdas for n in ast.walk(a.body) if isinstance(n, ast.Name)]
-            named = [f for a in mentioned for f in functions.get(a.id, ())]
-            if any(prefilter.inside(u, f) for u in facts.updates for f in named) or any(
-                f is arg for u in facts.updates for f in u.functions for arg in lambdas
-            ):
-                needed |= {call.top} | prefilter.tops(named)
-            unknown = {a.id for a in mentioned} - set(functions)
+            lambdas = [n for a in args for n in ast.walk(a) if isinstance(n, ast.Lambda)]
+            names = set().union(*(mentioned(a) for a in args)) if args else set()
+            reached: list[prefilter.Site] = []
+            seen: set[int] = set()
+            frontier = names
+            for _ in range(4):
+                # a name reaches the functions of its statement and the module's own
+                new = [
+                    f
+                    for name in frontier
+                    for f in functions.get(name, ())
+                    if (f.top == call.top or not f.functions) and id(f) not in seen
+                ]
+                if not new:
+                    break
+                seen.update(id(f) for f in new)
+                reached += new
+                frontier = set().union(*(mentioned(f.node) for f in new)) - names
+                names |= frontier
+            if any(id(f.node) in updated for f in reached) or any(id(arg) in updated for arg in lambdas):
+                needed |= {call.top} | prefilter.tops(reached)
+            unknown = names - set(functions)
             if unknown:  # `nn.scan(Cell, ...)`: a class whose method updates an array
                 if classes is None:
                     classes = [
                         (top, node)
-                        for top, statement in enumerate(facts.tree.body)
+                        for top, statement in enumerate(facts.units)
                         for node in ast.walk(statement)
                         if isinstance(node, ast.ClassDef)
                     ]
@@ -75,13 +101,13 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
         super().__init__(context)
         self._reported: set[tuple[str, int, int]] = set()
 
-    def report(self, code, node, message, fix=None, **details) -> None:
+    def report(self, code, node, message, fix=None, reason=None, **details) -> None:
         """Once per code and place: a body shared by two loops is judged by each of them."""
         location = self.location(node)
         key = (code, location.line, location.column)
         if key not in self._reported:
             self._reported.add(key)
-            super().report(code, node, message, fix, **details)
+            super().report(code, node, message, fix, reason, **details)
 
     def visit_Call(self, node: cst.Call) -> None:
         name = self.matches(node.func, LOOPS)
@@ -102,8 +128,6 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
         function = self._function(args[BODY_ARG[kind]].value)
         body = self._body(function, kind)
         writes = self._writes(body)
-        if not writes:
-            return
         by_buffer: dict[str, list[Write]] = {}
         for write in writes:
             by_buffer.setdefault(write.label, []).append(write)
@@ -118,3 +142,110 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
                 self._report_while(call, args, body, write, group)
                 continue
             self._report_carried(call, kind, args, body, write, group, previous or [])
+        # every other spelling of a carried buffer: the loop model sees through it
+        model = self._modeler().build(call, kind, args)
+        seen = [self.location(w.call) for w in writes]
+        for found in model.writes:
+            where = self.location(found.write.call)
+            if not any(_within(where, s) or _within(s, where) for s in seen):
+                seen.append(where)
+                self._report_modelled(model, found)
+
+    def _modeler(self) -> LoopModeler:
+        if getattr(self, "_loop_modeler", None) is None:
+            self._loop_modeler = LoopModeler(self)
+        return self._loop_modeler
+
+    def _report_modelled(self, model: LoopModel, found: BufferWrite) -> None:
+        """A carried buffer the model found in a spelling the fix builder does not rewrite."""
+        loop = {"fori": "fori_loop", "scan": "scan", "while": "while_loop"}[model.kind]
+        write = found.write
+        if found.read is not None and found.index != "fixed":
+            self.report(
+                "AT203",
+                found.read,
+                f"the `{loop}` body reads `{found.label}` (line {self.start_line(found.read)}), the buffer it writes "
+                f"at line {self.start_line(write.call)}: under `jax.grad` an array as large as the buffer is saved "
+                "every step, O(T^2) memory; use `autota.transform`, carry a running summary of the rows instead of "
+                "reading them back, or wrap the body in `jax.checkpoint`",
+                reason="the rows are read back inside the loop, so they cannot leave the carry",
+            )
+            return
+        if model.kind == "while":
+            self.report(
+                "AT202",
+                write.call,
+                f"`{found.label}` is written in a `while_loop`, which cannot be reverse-differentiated (`jax.grad` "
+                "fails); if it runs a fixed number of steps, a `fori_loop`/`scan` with stacked outputs makes it "
+                "differentiable; otherwise a `scan` over the maximum length that masks the steps after the exit "
+                "(`jnp.where(done, old, new)`); or, without `grad`, donate the buffer at the `jit` boundary",
+                reason=_spelling(found) or "the condition is not visibly a counter compared with a static bound",
+            )
+            return
+        cost = "under `jax.grad` the carried buffer costs ~T^1.85 time (10-12x slower than stacked outputs at T=1024)"
+        where = f"`{found.label}` is carried through `{loop}`"
+        if write.form == "some-steps":
+            message = f"{where} and written on some steps only: {cost}"
+        elif found.index == "fixed":
+            message = (
+                f"{where} and written at the fixed slot `{self.code_of(write.index_node)}` every step: {cost}; "
+                "carry that slot's value instead of the whole buffer"
+            )
+        elif found.index == "data":
+            message = (
+                f"{where} and written at `{self.code_of(write.index_node)}`, an index that does not step with the "
+                f"loop: {cost}; if the indices are distinct, return `(index, value)` as a `scan` output and write "
+                "them all with one `.at[indices].set(values)` after the loop"
+            )
+        else:
+            message = f"{where} and written one slot a step: {cost}; return the written value as a `scan` output instead"
+        reason = _spelling(found)
+        if reason is None and found.maybe_read is not None:
+            reason = (
+                f"the body hands the carry holding `{found.label}` to code that may read it (line "
+                f"{self.start_line(found.maybe_read)}), so its rows may not leave the carry"
+            )
+        self.report("AT201", write.call, message, reason=reason or self._spelling_of(model))
+
+
+    def _spelling_of(self, model: LoopModel) -> str:
+        """What in the body's spelling keeps the rewrite away, where the model saw the buffer."""
+        body = model.body.node
+        if model.body.bound:
+            return "the body is a `functools.partial` or a method; the rewrite takes a `def` called with the loop's arguments"
+        if isinstance(body, cst.Lambda):
+            return "the body is a `lambda`; write it as a `def` to get a fix"
+        if not any(_within(self.location(w.write.call), self.location(body)) for w in model.writes):
+            return "the write is made in a helper function the body calls; inline it to get a fix"
+        return (
+            "the carry is indexed (`state[k]`) or the write is bound to another name than the buffer's; unpack the "
+            "carry into names and write `buf = buf.at[i].set(row)` to get a fix"
+        )
+
+
+def _within(inner, outer) -> bool:
+    return (outer.line, outer.column) <= (inner.line, inner.column) and (inner.end_line, inner.end_column) <= (
+        outer.end_line,
+        outer.end_column,
+    )
+
+
+def _spelling(found: BufferWrite) -> str | None:
+    """Why the fix builder, which rewrites ``buf = buf.at[i].set(row)`` over a carry unpacked into
+    names, does not rewrite this spelling."""
+    form = found.write.form
+    if form == "some-steps":
+        return (
+            "the write is made on some steps only (one branch of a `lax.cond`, `jnp.where` or `if` leaves the "
+            "buffer as it was), where a stacked output needs a row every step"
+        )
+    if form == "cond":
+        return (
+            "both branches of a `lax.cond`, `jnp.where` or `if` write the slot: select the row first and write it "
+            "once (`buf.at[i].set(lax.cond(p, f, g, x))`), then the rewrite applies"
+        )
+    if form == "tree_map":
+        return "the buffers are a pytree written with `tree_map`; the rewrite takes one buffer at a time"
+    if any(isinstance(p, str) for p in found.path):
+        return "the buffer is a field of a NamedTuple or dataclass carry; the rewrite takes a tuple of names"
+    return None

@@ -44,6 +44,8 @@ class Write:
     """``buf[i]`` at the written index elsewhere in the body (see ``slot_read_when``)."""
     slot_read_when: str | None = None
     """``"before"``: it reads the slot's old contents; ``"after"``: the value just written."""
+    in_return: bool = False
+    """The write is the buffer's element of the returned carry (``return h, buf.at[i].set(h)``)."""
 
 
 @dataclass
@@ -94,16 +96,12 @@ class LoopBodies:
             return None
         scope = scopes.enclosing_scope(self, expr)
         while True:
-            found = [
-                node
-                for node in scopes.find(scope, lambda n: isinstance(n, cst.FunctionDef))
-                if node.name.value == expr.value and scopes.enclosing_scope(self, node) is scope
-            ]
+            found = [d for d in self.semantics.definitions_in(scope, expr.value) if isinstance(d, cst.FunctionDef)]
             if len(found) == 1:
                 return found[0]
             if found:
                 return None
-            value = scopes.single_assignment(scope, expr.value)  # `cond = lambda s: ...`
+            value = self.semantics.single_assignment(scope, expr.value)  # `cond = lambda s: ...`
             if value is not None:
                 return value if isinstance(value, cst.Lambda) else None
             if isinstance(scope, cst.Module):
@@ -291,6 +289,13 @@ class LoopBodies:
                 continue
             if write is not None:
                 found.append(write)
+        if body.returned is not None and len(body.returned) == len(body.elements):
+            for name, returned in zip(body.elements, body.returned):
+                if isinstance(returned, cst.Call):
+                    write = self._write_call(returned, name, None)
+                    if write is not None:
+                        write.in_return = True
+                        found.append(write)
         return found
 
     def _conditional_write(self, call: cst.Call, receiver: str, statement) -> Write | None:
@@ -423,11 +428,7 @@ class LoopBodies:
         """The class ``name`` refers to, defined once in an enclosing scope."""
         scope = scopes.enclosing_scope(self, name)
         while True:
-            found = [
-                n
-                for n in scopes.find(scope, lambda n: isinstance(n, (cst.ClassDef, cst.FunctionDef)))
-                if n.name.value == name.value and scopes.enclosing_scope(self, n) is scope
-            ]
+            found = self.semantics.definitions_in(scope, name.value)
             if found or isinstance(scope, cst.Module):
                 return found[0] if len(found) == 1 and isinstance(found[0], cst.ClassDef) else None
             scope = scopes.enclosing_scope(self, scope)

@@ -62,8 +62,8 @@ class CarriedBuffers:
             self.report(
                 "AT201",
                 write.call,
-                f"{self._carried_message(where, body, write, output)}; no safe fix: autota does not rewrite a "
-                "module and the calls of its scanned form",
+                self._carried_message(where, body, write, output),
+                reason="autota does not rewrite a module and the calls of its scanned form",
             )
 
     def _report_read_back(self, kind: str, write: Write, read: cst.Name) -> None:
@@ -74,7 +74,8 @@ class CarriedBuffers:
             f"the `{loop}` body reads `{write.label}` (line {self.start_line(read)}), the buffer it writes "
             f"at line {self.start_line(write.call)}: under `jax.grad` an array as large as the buffer (the buffer, "
             "or the mask over it) is saved every step, O(T^2) memory; use `autota.transform`, carry a running "
-            "summary of the rows instead of reading them back, or wrap the body in `jax.checkpoint`; no safe fix",
+            "summary of the rows instead of reading them back, or wrap the body in `jax.checkpoint`",
+            reason="the rows are read back inside the loop, so they cannot leave the carry",
         )
 
     def _report_carried(self, call, kind: str, args, body: Body, write: Write, group: list[Write],
@@ -88,12 +89,12 @@ class CarriedBuffers:
             )
         plan = self._plan(call, kind, args, body, write, group, previous)
         if isinstance(plan, str):
-            self.report("AT201", write.call, f"{message}; no safe fix: {plan}")
+            self.report("AT201", write.call, message, reason=plan)
             return
         fix, unsafe_reason = plan
         if unsafe_reason:
             fix = Fix("unsafe", fix.message, fix.edits)
-            self.report("AT201", write.call, f"{message}; the fix is unsafe: {unsafe_reason}", fix)
+            self.report("AT201", write.call, message, fix, reason=unsafe_reason)
             return
         self.report("AT201", write.call, message, fix)
 
@@ -131,14 +132,23 @@ class CarriedBuffers:
         if isinstance(body.function, cst.Lambda):
             return "the body is a `lambda`; write it as a `def` to get a fix"
         function = body.function
-        if write.statement is None or not any(
+        if write.in_return:
+            position = body.elements.index(write.buf)
+            if not all(isinstance(e, (cst.Name, cst.Integer, cst.Float)) for e in body.returned[:position]):
+                return (
+                    "the carry values returned before the write are computed in the `return`, and the fix "
+                    "computes the row first"
+                )
+            if len(self.parent(body.ret).body) != 1:
+                return "the `return` shares its line with other statements"
+        elif write.statement is None or not any(
             isinstance(line, cst.SimpleStatementLine) and write.statement in line.body for line in function.body.body
         ):
             return "the write is not an unconditional statement of the body (it sits under `if`/`with`/a loop)"
         stores = [s for s in scopes.stores(function.body, write.buf)]
         plain = scopes.own_nodes(function, lambda n: scopes.assign_to(n, write.buf) is not None)
         aliased = body.alias is not None and body.elements == [write.buf]
-        if stores or len(plain) != (0 if write.dict_entry else 1) + aliased:
+        if stores or len(plain) != (0 if write.dict_entry or write.in_return else 1) + aliased:
             return f"`{write.buf}` is bound more than once in the body"
         key = None
         if write.dict_entry:
@@ -148,9 +158,9 @@ class CarriedBuffers:
                 return f"the dict carry `{write.buf}` is written at a key that is not a string literal"
         position = body.elements.index(write.buf)
         returned = body.returned[position]
-        if not (isinstance(returned, cst.Name) and returned.value == write.buf):
+        if not (isinstance(returned, cst.Name) and returned.value == write.buf or returned is write.call):
             return f"the body does not return `{write.buf}` in its place in the carry"
-        if len(scopes.names(scopes.enclosing_scope(self, function), function.name.value)) != 2:
+        if len(self.semantics.names_in(scopes.enclosing_scope(self, function), function.name.value)) != 2:
             return f"the body function `{function.name.value}` is used elsewhere too"
         if function.decorators:
             return f"the body function `{function.name.value}` is decorated"
@@ -184,7 +194,7 @@ class CarriedBuffers:
             holder = self.parent(value) if value is not None else None
             if (
                 isinstance(value, (cst.Tuple, cst.List))
-                and len(scopes.names(scope, init.value)) == 2
+                and len(self.semantics.names_in(scope, init.value)) == 2
                 and isinstance(holder, cst.Assign)
                 and scopes.enclosing_scope(self, holder) is scope
                 and self.start_line(holder) < self.start_line(call)
@@ -306,7 +316,13 @@ class CarriedBuffers:
             problem = self._dus_range(write, length_of, start_code, bounds, trips)
             if problem:
                 unsafe.append(problem)
-        if _python_number(write.row):
+        row_value = self._value_before(write.row) if isinstance(write.row, cst.Name) else None
+        if isinstance(write.row, (cst.Tuple, cst.List)) or isinstance(row_value, (cst.Tuple, cst.List)):
+            return (
+                f"the written value `{self.code_of(write.row)}` is a tuple or list: `.at[].set` makes one array of it, "
+                "a stacked output would stack each element apart"
+            )
+        if _python_number(write.row) or row_value is not None and _python_number(row_value):
             unsafe.append(
                 f"the written value `{self.code_of(write.row)}` is a Python number: as a stacked output it becomes a "
                 "32-bit JAX value first (overflow, double rounding) where the write converted it to the buffer's dtype"
@@ -367,23 +383,8 @@ class CarriedBuffers:
 
     def _shadowed(self, *modules: str | None) -> str | None:
         """A name the fix writes that the file binds to something else: a module (`jnp`, `lax`)
-        bound in a function or class, or a builtin it calls (`tuple`, `range`) bound anywhere."""
-        roots = {m.split(".")[0] for m in modules if m}
-        module = self.context.module
-        for builtin in ("tuple", "range"):
-            if scopes.stores(module, builtin) or scopes.find(
-                module,
-                lambda n: isinstance(n, cst.Param) and n.name.value == builtin
-                or isinstance(n, cst.Assign) and any(scopes.names(t.target, builtin) for t in n.targets)
-                or isinstance(n, (cst.FunctionDef, cst.ClassDef)) and n.name.value == builtin,
-            ):
-                return builtin
-        for node in scopes.find(module, lambda n: isinstance(n, (cst.FunctionDef, cst.Lambda, cst.ClassDef))):
-            for root in roots:
-                params = [p.name.value for p in all_params(node)] if not isinstance(node, cst.ClassDef) else []
-                if root in params or scopes.stores(node, root) or assigns(node, root):
-                    return root
-        return None
+        bound other than by a module-level import, or a builtin it calls (`tuple`, `range`) bound anywhere."""
+        return self.semantics.shadowed(tuple(sorted({m.split(".")[0] for m in modules if m})))
 
     def _entry_initial(self, write: Write, inits, position: int) -> cst.BaseExpression | None:
         """The initial value of the dict entry ``write`` writes, from a ``{"key": value}`` literal."""
@@ -467,8 +468,9 @@ class CarriedBuffers:
             param = next(p for p in function.params.params if p.name.value == body.carry_param)
             edits.append(self.replace(param.name, prev))
         value = write.row
+        holder = write.call if write.in_return else write.statement
         for read in previous:
-            if scopes.contains(write.statement, read):
+            if scopes.contains(holder, read):
                 if not scopes.contains(write.row, read):
                     return "the previous row is read in the write's index"
                 value = value.deep_replace(read, cst.Name(prev))
@@ -478,10 +480,14 @@ class CarriedBuffers:
         if "\n" in code:  # it spanned lines inside the write's parentheses
             code = f"({code})"
         comments = [  # the write's own comments, outside the row, would go with it
-            c.value for c in scopes.find(write.statement, lambda n: isinstance(n, cst.Comment))
+            c.value for c in scopes.find(holder, lambda n: isinstance(n, cst.Comment))
             if not scopes.contains(write.row, c)
         ]
-        edits.append(self.replace(write.statement, f"{row} = {code}" + "".join(f"  {c}" for c in comments)))
+        if write.in_return:  # the row is computed just before the `return` that wrote it
+            line = self.start_line(body.ret)
+            edits.append(source.insert_lines_before(line, [f"{source.indentation(line)}{row} = {code}"]))
+        else:
+            edits.append(self.replace(write.statement, f"{row} = {code}" + "".join(f"  {c}" for c in comments)))
         carried = [self.code_of(body.returned[k]) for k in keep]
         if previous:
             carried[keep.index(position)] = (

@@ -7,6 +7,7 @@ import libcst as cst
 from autota.catalogue import Fix
 from autota.source import scopes
 from autota.source.rules.loop_buffers.syntax import FORI, JNP, is_bool_literal, rebinds
+from autota.source.rules.loop_buffers.carried import _python_number
 
 
 class SelectUpdates:
@@ -26,14 +27,18 @@ class SelectUpdates:
             if write is None or write.form != "at":
                 continue
             traced = self.traced.context(call)
-            if not (traced is not None and traced.kind == "loop-body" or scopes.enclosing_loops(self, call)):
+            in_body = traced is not None and "loop-body" in (traced.kind, traced.origin)
+            if not (in_body or scopes.enclosing_loops(self, call)):
                 return
             message = (
                 f"selecting between `{other.value}` and its one-slot update rewrites the whole buffer every "
                 "step (O(size) a step, O(T^2) in all)"
             )
             if write.problem or write.row is None or write.axis != 0:
-                self.report("AT204", call, f"{message}; no safe fix: {write.problem or 'the write is not on axis 0'}")
+                self.report("AT204", call, message, reason=write.problem or "the write is not on axis 0")
+                return
+            if scopes.find(write.index, lambda n: isinstance(n, cst.NamedExpr)):
+                self.report("AT204", call, message, reason="the index binds a name with `:=`, which the fix would evaluate twice")
                 return
             jnp_name = scopes.module_alias(self.context.module, JNP)
             func = call.func
@@ -41,7 +46,7 @@ class SelectUpdates:
                 f"{jnp_name}.where" if jnp_name else None
             )
             if where is None:
-                self.report("AT204", call, f"{message}; no safe fix: `jax.numpy` is not imported under a module name here")
+                self.report("AT204", call, message, reason="`jax.numpy` is not imported under a module name here")
                 return
             index = self.code_of(write.index)
             slot = f"{other.value}[{index}]"
@@ -59,9 +64,14 @@ class SelectUpdates:
                 )
             elif scopes.find(write.index, lambda n: isinstance(n, cst.Call)):
                 problem = "the index is computed by a call, which the fix evaluates twice"
+            elif _python_int(write.row) or isinstance(write.row, cst.Name) and _python_int(self._value_before(write.row)):
+                problem = (
+                    f"the written value `{self.code_of(write.row)}` is a Python int: `jnp.asarray` makes it an int32 "
+                    "first (it overflows where `.at[].set` converts it to the buffer's dtype, `uint32` say)"
+                )
             if problem:
-                self.report("AT204", call, f"{message}; select the slot instead; the fix is unsafe: {problem}",
-                            Fix("unsafe", fix.message, fix.edits))
+                self.report("AT204", call, f"{message}; select the slot instead", Fix("unsafe", fix.message, fix.edits),
+                            reason=problem)
             else:
                 self.report("AT204", call, f"{message}; select the slot instead: `{new}`", fix)
             return
@@ -96,7 +106,7 @@ class SelectUpdates:
                     continue
                 traced = self.traced.by_function.get(ancestor)
                 only_the_loop = isinstance(ancestor, cst.Lambda) or len(
-                    scopes.names(scopes.enclosing_scope(self, ancestor), ancestor.name.value)
+                    self.semantics.names_in(scopes.enclosing_scope(self, ancestor), ancestor.name.value)
                 ) == 2  # a body also called directly may get a vector there
                 return (
                     only_the_loop
@@ -107,3 +117,8 @@ class SelectUpdates:
                     and not (isinstance(ancestor, cst.FunctionDef) and rebinds(ancestor, expr.value))
                 )
         return False
+
+
+def _python_int(expr) -> bool:
+    """Integer literals and arithmetic on them only (a float literal converts alike either way)."""
+    return _python_number(expr) and not scopes.find(expr, lambda n: isinstance(n, (cst.Float, cst.Imaginary)))

@@ -87,7 +87,7 @@ class StaticFacts:
         while True:
             if isinstance(scope, cst.FunctionDef) and name.value in [p.name.value for p in all_params(scope)]:
                 return None
-            value = scopes.single_assignment(scope, name.value)
+            value = self.semantics.single_assignment(scope, name.value)
             if value is not None:
                 return value
             if isinstance(scope, cst.Module) or scopes.stores(scope, name.value) or scopes.own_nodes(
@@ -157,8 +157,8 @@ class StaticFacts:
             return self._is_static(expr.expression, where, depth + 1)
         if isinstance(expr, cst.BinaryOperation):
             return self._is_static(expr.left, where, depth + 1) and self._is_static(expr.right, where, depth + 1)
-        if isinstance(expr, cst.Attribute) and expr.attr.value in ("ndim", "size"):
-            return True
+        # `x.size`/`x.ndim` are static ints only if `x` is an array; a NamedTuple or dataclass field
+        # named `size` may hold a traced int8 or a vector, so they prove nothing
         if isinstance(expr, cst.Subscript) and isinstance(expr.value, cst.Attribute) and expr.value.attr.value == "shape":
             return True
         if isinstance(expr, cst.Call) and self.matches(expr.func, {"builtins.len"}):
@@ -169,7 +169,7 @@ class StaticFacts:
                 return self._is_static(value, where, depth + 1)
             scope = scopes.enclosing_scope(self, expr)
             while True:  # `n, d = x.shape` in this function or one around it
-                if scopes.unpacked_shape(scope, expr.value):
+                if self.semantics.unpacked_shape(scope, expr.value):
                     return True
                 if isinstance(scope, cst.Module) or _binds(scope, expr.value):
                     break

@@ -7,26 +7,24 @@ import libcst as cst
 from autota.source import scopes
 
 
-LAX = "jax.lax"
-JNP = "jax.numpy"
-FORI, SCAN, WHILE = f"{LAX}.fori_loop", f"{LAX}.scan", f"{LAX}.while_loop"
-LOOPS = {FORI: "fori", SCAN: "scan", WHILE: "while", "flax.linen.scan": "nn.scan"}
-PARAMS = {
-    "fori": ("lower", "upper", "body_fun", "init_val"),
-    "scan": ("f", "init", "xs", "length", "reverse", "unroll"),
-    "while": ("cond_fun", "body_fun", "init_val"),
-}
-BODY_ARG = {"fori": "body_fun", "scan": "f", "while": "body_fun"}
-INIT_ARG = {"fori": "init_val", "scan": "init", "while": "init_val"}
-DUS = f"{LAX}.dynamic_update_slice"
-DUS_IN_DIM = f"{LAX}.dynamic_update_slice_in_dim"
-DUI_IN_DIM = f"{LAX}.dynamic_update_index_in_dim"
-DYNAMIC_WRITES = frozenset({DUS, DUS_IN_DIM, DUI_IN_DIM})
-CONSTRUCTORS = frozenset(
-    f"{JNP}.{name}" for name in ("zeros", "ones", "empty", "full", "zeros_like", "ones_like", "full_like", "empty_like")
+from autota.source.vocabulary import (  # noqa: F401  (the rules import them from here)
+    LAX,
+    JNP,
+    FORI,
+    SCAN,
+    WHILE,
+    LOOPS,
+    BODY_ARG,
+    INIT_ARG,
+    DUS,
+    DUS_IN_DIM,
+    DUI_IN_DIM,
+    DYNAMIC_WRITES,
+    CONSTRUCTORS,
+    WHERE,
+    COND,
+    LOOP_PARAMS as PARAMS,
 )
-WHERE = frozenset({f"{JNP}.where", f"{LAX}.select"})
-COND = f"{LAX}.cond"
 
 
 def is_full_slice(node) -> bool:

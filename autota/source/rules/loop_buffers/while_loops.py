@@ -23,11 +23,11 @@ class WhileLoops:
             self.report(
                 "AT202",
                 write.call,
-                f"{base}; no safe fix: {test}, so the loop is not proven to run a fixed number of steps (it may "
-                "exit early, or its bound may not be static); options: a `scan` over the maximum length that masks "
-                "the steps after "
+                f"{base}; the loop is not proven to run a fixed number of steps (it may exit early, or its bound "
+                "may not be static); options: a `scan` over the maximum length that masks the steps after "
                 "the exit (`jnp.where(done, old, new)`) makes it differentiable; or, without `grad`, keep the "
                 "buffer and donate it at the `jit` boundary (`donate_argnums`)",
+                reason=test,
             )
             return
         counter, position, bound = test
@@ -40,8 +40,8 @@ class WhileLoops:
             self.report(
                 "AT202",
                 write.call,
-                f"{message}: rewrite it as a `fori_loop`/`scan` (then AT201 applies) and `grad` becomes possible; "
-                f"no safe fix: {plan}",
+                f"{message}: rewrite it as a `fori_loop`/`scan` (then AT201 applies) and `grad` becomes possible",
+                reason=plan,
             )
             return
         self.report(
@@ -168,7 +168,7 @@ class WhileLoops:
                 if function.decorators:
                     return f"the {role} function `{function.name.value}` is decorated"
                 scope = scopes.enclosing_scope(self, function)
-                if len(scopes.names(scope, function.name.value)) != 2:
+                if len(self.semantics.names_in(scope, function.name.value)) != 2:
                     return f"the {role} function `{function.name.value}` is used or bound elsewhere too"
         if cond is not args["cond_fun"].value and scopes.find(bound, lambda n: isinstance(n, cst.Name)):
             if scopes.enclosing_scope(self, cond) is not scopes.enclosing_scope(self, call):

@@ -1,0 +1,795 @@
+"""The loop model: what one ``lax`` loop call computes, as facts the AT2xx rules ask about.
+
+Built once per loop call. The body is resolved wherever it comes from (a ``def``, a ``lambda``,
+a ``functools.partial``, a method, a nested ``def``; a name defined twice resolves to the
+binding that reaches the call). Then the body is evaluated symbolically: each carry output
+becomes a small dataflow expression of the carry inputs, the loop index and the scanned
+element, following local assignments, tuple packing and unpacking, subscripts and attributes
+of the carry, NamedTuple/dataclass construction and ``_replace``/``replace``, same-module
+helpers (inlined a few levels), ``tree_map`` over pytrees of buffers, and ``lax.cond``/
+``jnp.where`` or a static ``if`` whose branches write the same slot.
+
+So a rule asks "does carry output ``p`` leave as a write into carry input ``p``, at which
+index?" and gets the same answer however the program spells it: the write in the ``return``,
+bound to a new name, through ``state.buf``, ``state[2]`` or ``state._replace(buf=...)``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from autota.source import scopes, vocabulary
+from autota.source.rules.loop_buffers.syntax import int_value, is_full_slice, is_none
+
+INLINE_DEPTH = 3
+"""How many levels of same-module helper calls are inlined."""
+STATIC_ATTRIBUTES = frozenset({"shape", "dtype", "ndim", "size"})
+
+
+# -- values ---------------------------------------------------------------------------------
+@dataclass(eq=False)
+class Value:
+    """A symbolic value computed by the body."""
+
+
+@dataclass(eq=False)
+class Carry(Value):
+    """The carry input at ``path`` (``()``: the whole carry; ``(2,)``; ``(".buf",)``)."""
+
+    path: tuple
+
+
+@dataclass(eq=False)
+class Index(Value):
+    """The loop index (``fori_loop``) or the scanned element (``scan``), plus ``offset``."""
+
+    offset: int = 0
+    element: bool = False
+
+
+@dataclass(eq=False)
+class Counted(Value):
+    """A carry input plus an int constant: ``t + 1`` for a carried ``t``."""
+
+    carry: Carry
+    offset: int
+
+
+@dataclass(eq=False)
+class Const(Value):
+    value: int
+
+
+@dataclass(eq=False)
+class Pack(Value):
+    """A tuple or list."""
+
+    items: list
+
+
+@dataclass(eq=False)
+class Record(Value):
+    """A NamedTuple or dataclass: ``fields`` set explicitly, the rest taken from ``base``."""
+
+    fields: dict
+    base: Value | None = None
+
+
+@dataclass(eq=False)
+class Written(Value):
+    """``base`` with one slot set: ``base.at[index].set(row)`` and the ``dynamic_update_*`` forms."""
+
+    base: Value
+    index: Value
+    index_node: cst.BaseExpression | None
+    call: cst.Call
+    form: str
+    """``at``, ``dus``, ``cond`` (both branches of a ``lax.cond``/``where``/``if`` write the
+    slot), ``some-steps`` (one branch leaves the buffer as it was), ``tree_map``."""
+    row: cst.BaseExpression | None = None
+
+
+@dataclass(eq=False)
+class Function(Value):
+    """A function value: a ``def`` or ``lambda`` with the leading arguments already bound."""
+
+    node: cst.FunctionDef | cst.Lambda
+    bound: list = field(default_factory=list)
+    closure: dict | None = None
+    """The body's names where a nested ``def`` or ``lambda`` was made."""
+
+
+@dataclass(eq=False)
+class Opaque(Value):
+    """Anything else."""
+
+    node: cst.CSTNode | None = None
+
+
+@dataclass(eq=False)
+class Either(Value):
+    """One of ``options``, chosen by a Python condition (``(out, None) if force_scan else out``)
+    that the model cannot evaluate; the loop picks the one its carry's shape admits."""
+
+    options: list
+
+
+OPAQUE = Opaque()
+
+
+# -- the model ------------------------------------------------------------------------------
+@dataclass
+class BufferWrite:
+    """A carry output that leaves the loop as a one-slot write into the same carry input."""
+
+    path: tuple
+    write: Written
+    label: str
+    """How a message names the buffer: ``buf``, ``state.buf``, ``carry[2]``."""
+    index: str
+    """``loop-index`` (``+ offset``), ``element`` (the scanned element), ``counter`` (a carried
+    value stepped by one), ``fixed`` (a constant slot) or ``data`` (anything else)."""
+    offset: int = 0
+    read: cst.CSTNode | None = None
+    """Where the body reads the buffer other than to write it, if it does."""
+    maybe_read: cst.CSTNode | None = None
+    """Where the body hands a structure holding the buffer to code the model does not follow."""
+
+
+@dataclass
+class LoopModel:
+    kind: str
+    call: cst.Call
+    body: Function | None
+    problem: str | None = None
+    """Why the body could not be evaluated, if it could not."""
+    outputs: list = field(default_factory=list)
+    """``(path, value)`` for each carry output, leaves only."""
+    writes: list = field(default_factory=list)
+    """The :class:`BufferWrite` s."""
+
+
+class _GiveUp(Exception):
+    pass
+
+
+class LoopModeler:
+    """Builds :class:`LoopModel` s; ``rule`` answers name resolution and source positions."""
+
+    def __init__(self, rule) -> None:
+        self.rule = rule
+        self.semantics = rule.semantics
+
+    # -- resolving callables ---------------------------------------------------------------
+    def callable(self, expr: cst.BaseExpression, depth: int = 0) -> Function | None:
+        """The function ``expr`` denotes, with the arguments a ``partial`` or method binds."""
+        if depth > 4:
+            return None
+        if isinstance(expr, cst.Lambda):
+            return Function(expr)
+        if isinstance(expr, cst.Call):
+            if self.rule.matches(expr.func, vocabulary.PARTIAL) and expr.args and not expr.args[0].star:
+                inner = self.callable(expr.args[0].value, depth + 1)
+                if inner is None or any(a.keyword is not None or a.star for a in expr.args[1:]):
+                    return None
+                return Function(inner.node, inner.bound + [OPAQUE] * (len(expr.args) - 1))
+            if self.rule.matches(expr.func, {"jax.checkpoint", "jax.remat"}) and len(expr.args) == 1:
+                return self.callable(expr.args[0].value, depth + 1)
+            return None
+        if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) and expr.value.value == "self":
+            cls = next((a for a in self.rule.ancestors(expr) if isinstance(a, cst.ClassDef)), None)
+            if cls is None:
+                return None
+            methods = [
+                s for s in cls.body.body if isinstance(s, cst.FunctionDef) and s.name.value == expr.attr.value
+            ]
+            if len(methods) != 1:
+                return None
+            (method,) = methods
+            static = any(
+                isinstance(d.decorator, cst.Name) and d.decorator.value == "staticmethod" for d in method.decorators
+            )
+            return Function(method, [] if static else [OPAQUE])
+        if isinstance(expr, cst.Name):
+            binding = self.binding(expr)
+            if isinstance(binding, cst.FunctionDef):
+                return Function(binding)
+            if isinstance(binding, cst.BaseExpression):
+                return self.callable(binding, depth + 1)
+        return None
+
+    def binding(self, name: cst.Name) -> cst.CSTNode | None:
+        """The ``def`` or assigned value that ``name`` holds where it is read: the nearest scope
+        that binds it, and there the last binding before the read (the last one of the scope
+        when the read is in a nested function, which runs later)."""
+        scope = scopes.enclosing_scope(self.rule, name)
+        reader = scope
+        while True:
+            candidates = []
+            for node in self.semantics.names_in(scope, name.value):
+                if self.semantics.enclosing_scope(node) is not scope and not (
+                    isinstance(self.rule.parent(node), (cst.FunctionDef, cst.ClassDef))
+                    and self.semantics.enclosing_scope(self.rule.parent(node)) is scope
+                ):
+                    continue
+                role, holder = scopes.binding_role(self.semantics.parents, node)
+                if role is not None:
+                    candidates.append((role, holder, node))
+            if candidates:
+                if reader is scope:
+                    line = self.rule.start_line(name)
+                    candidates = [c for c in candidates if self.rule.start_line(c[2]) < line] or candidates
+                role, holder, _ = max(candidates, key=lambda c: self.rule.start_line(c[2]))
+                if role == "def":
+                    return holder
+                if role == "plain":
+                    return holder.value
+                return None
+            if isinstance(scope, cst.Module):
+                return None
+            scope = scopes.enclosing_scope(self.rule, scope)
+
+    # -- the model -------------------------------------------------------------------------
+    def build(self, call: cst.Call, kind: str, args: dict) -> LoopModel:
+        body = self.callable(args[vocabulary.BODY_ARG[kind]].value)
+        model = LoopModel(kind, call, body)
+        if body is None:
+            model.problem = "the body is not a function found in this module"
+            return model
+        inputs = {"fori": [Index(), Carry(())], "scan": [Carry(()), Index(element=True)], "while": [Carry(())]}[kind]
+        evaluation = _Evaluation(self)
+        try:
+            result = evaluation.call(body, inputs, {}, 0)
+        except _GiveUp as stop:
+            model.problem = str(stop) or "the body does something the model does not follow"
+            return model
+        if isinstance(result, Either):  # the option whose shape fits the loop's carry
+            init = args[vocabulary.INIT_ARG[kind]].value
+            size = len(init.elements) if isinstance(init, (cst.Tuple, cst.List)) else None
+            fits = [
+                o for o in result.options
+                if kind == "scan" and len(o.items) == 2 and (size is None or isinstance(o.items[0], Pack) and len(o.items[0].items) == size)
+                or kind != "scan" and size is not None and len(o.items) == size
+            ]
+            result = fits[0] if len(fits) == 1 else OPAQUE
+        if kind == "scan":
+            if not (isinstance(result, Pack) and len(result.items) == 2):
+                model.problem = "the body does not visibly return `(carry, y)`"
+                return model
+            result = result.items[0]
+        model.outputs = list(_leaves(result, ()))
+        params = [p.name.value for p in (*body.node.params.posonly_params, *body.node.params.params)]
+        carry_at = len(body.bound) + (1 if kind == "fori" else 0)
+        self._carry_name = params[carry_at] if carry_at < len(params) else "carry"
+        for path, value in model.outputs:
+            if isinstance(value, Written) and isinstance(value.base, Carry) and value.base.path == path:
+                index, offset = self._classify(value.index, model.outputs)
+                read = next((n for p, n in evaluation.reads if len(p) >= len(path) and _overlap(p, path)), None)
+                maybe = next((n for p, n in evaluation.reads if len(p) < len(path) and _overlap(p, path)), None)
+                model.writes.append(BufferWrite(path, value, self._label(value, path), index, offset, read, maybe))
+        return model
+
+    def _classify(self, index: Value, outputs) -> tuple[str, int]:
+        if isinstance(index, Index):
+            return ("element" if index.element else "loop-index"), index.offset
+        if isinstance(index, Const):
+            return "fixed", index.value
+        counter = index if isinstance(index, Counted) else Counted(index, 0) if isinstance(index, Carry) else None
+        if counter is not None:
+            stepped = dict(outputs).get(counter.carry.path) if counter.carry.path in dict(outputs) else None
+            if isinstance(stepped, Counted) and stepped.carry.path == counter.carry.path and stepped.offset == 1:
+                return "counter", counter.offset
+        return "data", 0
+
+    def _label(self, write: Written, path: tuple) -> str:
+        """The buffer as the body's carry parameter reaches it: ``buf``, ``state[2]``, ``s.buf``."""
+        return self._carry_name + "".join(f"[{p}]" if isinstance(p, int) else p for p in path)
+
+
+def _leaves(value: Value, path: tuple):
+    if isinstance(value, Pack):
+        for k, item in enumerate(value.items):
+            yield from _leaves(item, path + (k,))
+    elif isinstance(value, Record):
+        for name, item in value.fields.items():
+            yield from _leaves(item, path + (f".{name}",))
+    else:
+        yield path, value
+
+
+def _overlap(a: tuple, b: tuple) -> bool:
+    n = min(len(a), len(b))
+    return a[:n] == b[:n]
+
+
+def _carries(value: Value, seen=None):
+    """The carry inputs a value is built from."""
+    if isinstance(value, Carry):
+        yield value.path
+    elif isinstance(value, Counted):
+        yield value.carry.path
+    elif isinstance(value, Pack):
+        for item in value.items:
+            yield from _carries(item)
+    elif isinstance(value, Record):
+        for item in value.fields.values():
+            yield from _carries(item)
+        if value.base is not None:
+            yield from _carries(value.base)
+    elif isinstance(value, Written):
+        yield from _carries(value.base)
+    elif isinstance(value, Function):
+        for item in value.bound:
+            yield from _carries(item)
+
+
+class _Evaluation:
+    """One symbolic run of a body: environments per inlined call, and the reads of the carry."""
+
+    def __init__(self, modeler: LoopModeler) -> None:
+        self.modeler = modeler
+        self.rule = modeler.rule
+        self.reads: list[tuple[tuple, cst.CSTNode]] = []
+        self.active: set[int] = set()
+
+    def read(self, value: Value, node: cst.CSTNode) -> None:
+        for path in _carries(value):
+            self.reads.append((path, node))
+
+    # -- calls -----------------------------------------------------------------------------
+    def call(self, function: Function, args: list, kwargs: dict, depth: int) -> Value:
+        node = function.node
+        if id(node) in self.active or depth > INLINE_DEPTH:
+            raise _GiveUp("the body calls a helper recursively or too deeply")
+        params = node.params
+        if params.star_arg not in (None, cst.MaybeSentinel.DEFAULT) or params.star_kwarg is not None:
+            raise _GiveUp("the body takes `*args` or `**kwargs`")
+        names = [p.name.value for p in (*params.posonly_params, *params.params)]
+        values = [*function.bound, *args]
+        if len(values) > len(names):
+            raise _GiveUp("the body does not take the loop's arguments one by one")
+        env = {**(function.closure or {}), **dict(zip(names, values))}
+        for p in (*params.posonly_params, *params.params, *params.kwonly_params):
+            name = p.name.value
+            if name in kwargs:
+                env[name] = kwargs[name]
+            elif name not in env:
+                if p.default is None:
+                    raise _GiveUp("the body does not take the loop's arguments one by one")
+                env[name] = OPAQUE
+        self.active.add(id(node))
+        try:
+            if isinstance(node, cst.Lambda):
+                return self.expr(node.body, env, depth)
+            returned = self.block(node.body.body, env, depth)
+            if returned is None:
+                raise _GiveUp("the body does not end in a `return`")
+            return returned
+        finally:
+            self.active.discard(id(node))
+
+    # -- statements ------------------------------------------------------------------------
+    def block(self, statements, env: dict, depth: int) -> Value | None:
+        """Run ``statements``; the returned value, or ``None`` if they fall through."""
+        for statement in statements:
+            if isinstance(statement, cst.SimpleStatementLine):
+                for small in statement.body:
+                    if isinstance(small, cst.Return):
+                        return self.expr(small.value, env, depth) if small.value is not None else Opaque(small)
+                    self.small(small, env, depth)
+            elif isinstance(statement, cst.FunctionDef):
+                env[statement.name.value] = Function(statement, closure=env)
+            elif isinstance(statement, cst.If):
+                returned = self.branches(statement, env, depth)
+                if returned is not None:
+                    return returned
+            elif isinstance(statement, cst.With):
+                for item in statement.items:
+                    self.expr(item.item, env, depth)
+                returned = self.block(statement.body.body, env, depth)
+                if returned is not None:
+                    return returned
+            else:  # loops, try, match, classes: what they bind is not followed
+                if scopes.find(statement, lambda n: isinstance(n, cst.Return)):
+                    raise _GiveUp("the body returns from inside a loop or `try`")
+                self.opaque_block(statement, env)
+        return None
+
+    def opaque_block(self, statement: cst.CSTNode, env: dict) -> None:
+        for name in scopes.find(statement, lambda n: isinstance(n, cst.Name)):
+            if name.value in env:
+                role, _ = scopes.binding_role(self.modeler.semantics.parents, name)
+                if role is None:
+                    self.read(env[name.value], name)
+                else:
+                    env[name.value] = Opaque(statement)
+
+    def branches(self, statement: cst.If, env: dict, depth: int) -> Value | None:
+        self.read(self.expr(statement.test, env, depth), statement.test)
+        left, right = dict(env), dict(env)
+        returned_left = self.block(statement.body.body, left, depth)
+        orelse = statement.orelse
+        if isinstance(orelse, cst.If):
+            returned_right = self.branches(orelse, right, depth)
+        elif orelse is not None:
+            returned_right = self.block(orelse.body.body, right, depth)
+        else:
+            returned_right = None
+        if (returned_left is None) != (returned_right is None):
+            raise _GiveUp("the body returns from one branch of an `if` only")
+        if returned_left is not None:
+            return _merge(returned_left, returned_right, statement)
+        for name in {*left, *right}:
+            a, b = left.get(name, OPAQUE), right.get(name, OPAQUE)
+            env[name] = a if a is b else _merge(a, b, statement)
+        return None
+
+    def small(self, small: cst.BaseSmallStatement, env: dict, depth: int) -> None:
+        if isinstance(small, cst.Assign):
+            value = self.expr(small.value, env, depth)
+            for target in small.targets:
+                self.bind(target.target, value, env, depth)
+        elif isinstance(small, cst.AnnAssign):
+            if small.value is not None:
+                self.bind(small.target, self.expr(small.value, env, depth), env, depth)
+        elif isinstance(small, cst.AugAssign):
+            value = self.expr(small.value, env, depth)
+            if isinstance(small.target, cst.Name):
+                old = env.get(small.target.value, OPAQUE)
+                step = value.value if isinstance(value, Const) else None
+                if step is not None and isinstance(small.operator, (cst.AddAssign, cst.SubtractAssign)):
+                    env[small.target.value] = _shift(old, step if isinstance(small.operator, cst.AddAssign) else -step)
+                else:
+                    self.read(old, small)
+                    self.read(value, small)
+                    env[small.target.value] = Opaque(small)
+            else:
+                self.read(value, small)
+                self.expr(small.target, env, depth)
+        elif isinstance(small, cst.Expr):
+            self.read(self.expr(small.value, env, depth), small)
+        elif isinstance(small, (cst.Global, cst.Nonlocal)):
+            raise _GiveUp("the body declares `global`/`nonlocal` names")
+        elif isinstance(small, cst.Del):
+            for name in scopes.find(small.target, lambda n: isinstance(n, cst.Name)):
+                env.pop(name.value, None)
+        else:
+            self.opaque_block(small, env)
+
+    def bind(self, target: cst.BaseExpression, value: Value, env: dict, depth: int) -> None:
+        if isinstance(target, cst.Name):
+            env[target.value] = value
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            elements = target.elements
+            if any(isinstance(e, cst.StarredElement) for e in elements):
+                self.read(value, target)
+                for name in scopes.find(target, lambda n: isinstance(n, cst.Name)):
+                    env[name.value] = OPAQUE
+                return
+            for k, element in enumerate(elements):
+                self.bind(element.value, _item(value, k, len(elements)), env, depth)
+        else:  # `d["k"] = v`, `self.x = v`: the container is read and changed in place
+            self.read(value, target)
+            for name in scopes.find(target, lambda n: isinstance(n, cst.Name)):
+                if name.value in env:
+                    self.read(env[name.value], target)
+
+    # -- expressions -----------------------------------------------------------------------
+    def function(self, node: cst.BaseExpression, env: dict, depth: int) -> Value:
+        """``node`` where a function is expected: a local value, else resolved in the module
+        (asked only here, so that names which are not called cost no lookup)."""
+        if isinstance(node, cst.Name) and node.value not in env or isinstance(node, cst.Attribute) and (
+            isinstance(node.value, cst.Name) and node.value.value == "self" and "self" not in env
+            or isinstance(self.expr(node.value, env, depth), Opaque)
+        ) or isinstance(node, cst.Call):
+            function = self.modeler.callable(node)
+            if function is not None:
+                return function
+        return self.expr(node, env, depth)
+
+    def expr(self, node: cst.BaseExpression, env: dict, depth: int) -> Value:
+        if isinstance(node, cst.Name):
+            return env.get(node.value) or Opaque(node)
+        if isinstance(node, cst.Integer):
+            return Const(int(node.evaluated_value))
+        if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
+            inner = self.expr(node.expression, env, depth)
+            if isinstance(inner, Const):
+                return Const(-inner.value)
+            self.read(inner, node)
+            return Opaque(node)
+        if isinstance(node, (cst.Tuple, cst.List)):
+            if any(isinstance(e, cst.StarredElement) for e in node.elements):
+                for e in node.elements:
+                    self.read(self.expr(e.value, env, depth), node)
+                return Opaque(node)
+            return Pack([self.expr(e.value, env, depth) for e in node.elements])
+        if isinstance(node, cst.BinaryOperation):
+            left, right = self.expr(node.left, env, depth), self.expr(node.right, env, depth)
+            if isinstance(node.operator, (cst.Add, cst.Subtract)):
+                sign = 1 if isinstance(node.operator, cst.Add) else -1
+                if isinstance(right, Const):
+                    if isinstance(left, Const):
+                        return Const(left.value + sign * right.value)
+                    shifted = _shift(left, sign * right.value)
+                    if not isinstance(shifted, Opaque):
+                        return shifted
+                if isinstance(left, Const) and sign == 1:
+                    shifted = _shift(right, left.value)
+                    if not isinstance(shifted, Opaque):
+                        return shifted
+            self.read(left, node)
+            self.read(right, node)
+            return Opaque(node)
+        if isinstance(node, cst.Attribute):
+            base = self.expr(node.value, env, depth)
+            attr = node.attr.value
+            if attr in STATIC_ATTRIBUTES:
+                return Opaque(node)
+            if isinstance(base, Record):
+                if attr in base.fields:
+                    return base.fields[attr]
+                if base.base is not None:
+                    return _attribute(base.base, attr)
+            if isinstance(base, Carry):
+                return Carry(base.path + (f".{attr}",))
+            if isinstance(base, Opaque) and base.node is not None and isinstance(node.value, cst.Name):
+                return Opaque(node)  # a module attribute: `jnp.zeros`
+            self.read(base, node)
+            return Opaque(node)
+        if isinstance(node, cst.Subscript):
+            return self.subscript(node, env, depth)
+        if isinstance(node, cst.Call):
+            return self.call_expr(node, env, depth)
+        if isinstance(node, cst.IfExp):
+            self.read(self.expr(node.test, env, depth), node.test)
+            body, orelse = self.expr(node.body, env, depth), self.expr(node.orelse, env, depth)
+            merged = _merge(body, orelse, node)
+            if isinstance(merged, Opaque) and isinstance(body, Pack) and isinstance(orelse, Pack):
+                return Either([body, orelse])
+            return merged
+        if isinstance(node, cst.Lambda):
+            return Function(node, closure=env)
+        for name in scopes.find(node, lambda n: isinstance(n, cst.Name)):
+            if name.value in env:
+                self.read(env[name.value], name)
+        return Opaque(node)
+
+    def subscript(self, node: cst.Subscript, env: dict, depth: int) -> Value:
+        base = self.expr(node.value, env, depth)
+        if len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index):
+            key = int_value(node.slice[0].slice.value)
+            if key is not None:
+                if isinstance(base, Pack) and -len(base.items) <= key < len(base.items):
+                    return base.items[key]
+                if isinstance(base, Carry) and key >= 0:
+                    return Carry(base.path + (key,))
+        if isinstance(base, Opaque) and isinstance(node.value, cst.Attribute) and node.value.attr.value == "shape":
+            return Opaque(node)
+        self.read(base, node)
+        for element in node.slice:
+            self.read_slice(element.slice, env, depth)
+        return Opaque(node)
+
+    def read_slice(self, part, env: dict, depth: int) -> None:
+        if isinstance(part, cst.Index):
+            self.read(self.expr(part.value, env, depth), part)
+        else:
+            for bound in (part.lower, part.upper, part.step):
+                if bound is not None:
+                    self.read(self.expr(bound, env, depth), bound)
+
+    def call_expr(self, node: cst.Call, env: dict, depth: int) -> Value:
+        rule = self.rule
+        func = node.func
+        # `x.at[i].set(v)`
+        if (
+            isinstance(func, cst.Attribute)
+            and isinstance(func.value, cst.Subscript)
+            and isinstance(func.value.value, cst.Attribute)
+            and func.value.value.attr.value == "at"
+        ):
+            base = self.expr(func.value.value.value, env, depth)
+            index_node = _single_index(func.value.slice)
+            args = [self.expr(a.value, env, depth) for a in node.args]
+            for value in args:
+                self.read(value, node)
+            if func.attr.value == "set" and index_node is not None and len(node.args) == 1 and not node.args[0].keyword:
+                index = self.expr(index_node, env, depth)
+                self.read(index, index_node)
+                return Written(base, index, index_node, node, "at", node.args[0].value)
+            self.read(base, node)
+            for element in func.value.slice:
+                self.read_slice(element.slice, env, depth)
+            return Opaque(node)
+        name = rule.matches(func, vocabulary.DYNAMIC_WRITES)
+        if name is not None and len(node.args) >= 3 and not any(a.keyword or a.star for a in node.args[:3]):
+            base = self.expr(node.args[0].value, env, depth)
+            update = self.expr(node.args[1].value, env, depth)
+            self.read(update, node)
+            start = node.args[2].value
+            if name == vocabulary.DUS and isinstance(start, (cst.Tuple, cst.List)):
+                moving = [e.value for e in start.elements if int_value(e.value) != 0]
+                index_node = moving[0] if len(moving) == 1 else None
+                for e in start.elements:
+                    self.read(self.expr(e.value, env, depth), e)
+            else:
+                index_node = start
+            if index_node is not None:
+                index = self.expr(index_node, env, depth)
+                self.read(index, index_node)
+                return Written(base, index, index_node, node, "dus")
+            self.read(base, node)
+            return Opaque(node)
+        # `state._replace(f=v)`, `state.replace(f=v)`, `dataclasses.replace(state, f=v)`
+        if isinstance(func, cst.Attribute) and func.attr.value in ("_replace", "replace") and all(
+            a.keyword is not None for a in node.args
+        ) and node.args:
+            base = self.expr(func.value, env, depth)
+            if isinstance(base, (Carry, Record)):
+                return _replaced(base, {a.keyword.value: self.expr(a.value, env, depth) for a in node.args})
+        if rule.matches(func, vocabulary.REPLACE) and node.args and all(a.keyword is not None for a in node.args[1:]):
+            base = self.expr(node.args[0].value, env, depth)
+            if isinstance(base, (Carry, Record)):
+                return _replaced(base, {a.keyword.value: self.expr(a.value, env, depth) for a in node.args[1:]})
+        if rule.matches(func, {vocabulary.COND}) and len(node.args) >= 3 and not any(a.keyword or a.star for a in node.args):
+            self.read(self.expr(node.args[0].value, env, depth), node.args[0])
+            operands = [self.expr(a.value, env, depth) for a in node.args[3:]]
+            results = []
+            for branch in node.args[1:3]:
+                function = self.function(branch.value, env, depth)
+                if not isinstance(function, Function):
+                    for value in operands:
+                        self.read(value, node)
+                    return Opaque(node)
+                results.append(self.call(function, operands, {}, depth + 1))
+            return _merge(results[0], results[1], node)
+        if rule.matches(func, vocabulary.WHERE) and len(node.args) == 3 and not any(a.keyword or a.star for a in node.args):
+            self.read(self.expr(node.args[0].value, env, depth), node.args[0])
+            merged = _merge(self.expr(node.args[1].value, env, depth), self.expr(node.args[2].value, env, depth), node)
+            if isinstance(merged, Written) and merged.form == "cond":
+                return merged
+            self.read(merged, node)
+            return Opaque(node)
+        if rule.matches(func, vocabulary.TREE_MAP) and len(node.args) >= 2 and not any(a.keyword or a.star for a in node.args):
+            function = self.function(node.args[0].value, env, depth)
+            trees = [self.expr(a.value, env, depth) for a in node.args[1:]]
+            if isinstance(function, Function):
+                result = self.call(function, trees, {}, depth + 1)
+                if isinstance(result, Written) and isinstance(result.base, Carry):
+                    return Written(result.base, result.index, result.index_node, node, "tree_map", result.row)
+            for value in trees:
+                self.read(value, node)
+            return Opaque(node)
+        callee = self.function(func, env, depth)
+        args = [(a, self.expr(a.value, env, depth)) for a in node.args]
+        if isinstance(callee, Opaque) and isinstance(func, cst.Name):
+            record = self.record(func, args)
+            if record is not None:
+                return record
+        if isinstance(callee, Function) and not any(a.star for a, _ in args) and isinstance(callee.node, (cst.FunctionDef, cst.Lambda)):
+            if not (isinstance(callee.node, cst.FunctionDef) and callee.node.decorators):
+                try:
+                    return self.call(
+                        callee,
+                        [v for a, v in args if a.keyword is None],
+                        {a.keyword.value: v for a, v in args if a.keyword is not None},
+                        depth + 1,
+                    )
+                except _GiveUp:
+                    pass
+        self.read(callee, node)
+        for _, value in args:
+            self.read(value, node)
+        return Opaque(node)
+
+    def record(self, func: cst.Name, args) -> Record | None:
+        """``State(a, b=c)`` for a NamedTuple or dataclass of this module, whose fields are its
+        annotated class attributes in order."""
+        definitions = self.modeler.semantics.definitions.get(func.value, [])
+        classes = [d for d in definitions if isinstance(d, cst.ClassDef)]
+        if len(classes) != 1 or len(definitions) != 1:
+            return None
+        fields = [
+            small.target.value
+            for line in classes[0].body.body
+            if isinstance(line, cst.SimpleStatementLine)
+            for small in line.body
+            if isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name)
+        ]
+        if not fields or any(a.star for a, _ in args):
+            return None
+        values: dict = {}
+        for k, (arg, value) in enumerate(args):
+            name = arg.keyword.value if arg.keyword is not None else fields[k] if k < len(fields) else None
+            if name not in fields:
+                return None
+            values[name] = value
+        return Record(values)
+
+
+# -- value algebra --------------------------------------------------------------------------
+def _shift(value: Value, offset: int) -> Value:
+    if isinstance(value, Index):
+        return Index(value.offset + offset, value.element)
+    if isinstance(value, Carry):
+        return Counted(value, offset)
+    if isinstance(value, Counted):
+        return Counted(value.carry, value.offset + offset)
+    return OPAQUE
+
+
+def _item(value: Value, k: int, n: int) -> Value:
+    if isinstance(value, Pack) and len(value.items) == n:
+        return value.items[k]
+    if isinstance(value, Carry):
+        return Carry(value.path + (k,))
+    return OPAQUE
+
+
+def _attribute(value: Value, attr: str) -> Value:
+    if isinstance(value, Carry):
+        return Carry(value.path + (f".{attr}",))
+    return OPAQUE
+
+
+def _replaced(base: Value, fields: dict) -> Record:
+    if isinstance(base, Record):
+        return Record({**base.fields, **fields}, base.base)
+    return Record(dict(fields), base)
+
+
+def _same(a: Value, b: Value) -> bool:
+    if a is b:
+        return True
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, Carry):
+        return a.path == b.path
+    if isinstance(a, Index):
+        return a.offset == b.offset and a.element == b.element
+    if isinstance(a, Counted):
+        return a.offset == b.offset and a.carry.path == b.carry.path
+    if isinstance(a, Const):
+        return a.value == b.value
+    return False
+
+
+def _merge(a: Value, b: Value, node: cst.CSTNode) -> Value:
+    """What a value is after a branch: the same on both sides, or a write of the same slot."""
+    if _same(a, b):
+        return a
+    if isinstance(a, Pack) and isinstance(b, Pack) and len(a.items) == len(b.items):
+        return Pack([_merge(x, y, node) for x, y in zip(a.items, b.items)])
+    if isinstance(a, Record) and isinstance(b, Record) and (
+        a.base is b.base or a.base is not None and b.base is not None and _same(a.base, b.base)
+    ):
+        # `state._replace(x=...)` on one side, `state._replace(y=...)` on the other: each field as
+        # it leaves either side (a field one side leaves alone is the base's)
+        if a.fields.keys() != b.fields.keys() and a.base is None:
+            return Opaque(node)
+        pick = lambda r, k: r.fields[k] if k in r.fields else _attribute(r.base, k[1:] if k.startswith(".") else k)
+        return Record({k: _merge(pick(a, k), pick(b, k), node) for k in {**a.fields, **b.fields}}, a.base)
+    if isinstance(a, Written) and isinstance(b, Written) and _same(a.base, b.base) and _same(a.index, b.index):
+        return Written(a.base, a.index, a.index_node, a.call, "cond", None)
+    for written, other in ((a, b), (b, a)):
+        if isinstance(written, Written) and _same(written.base, other):
+            return Written(written.base, written.index, written.index_node, written.call, "some-steps", None)
+    return Opaque(node)
+
+
+def _single_index(elements) -> cst.BaseExpression | None:
+    """The index of ``x.at[..., i, ...]`` with one non-``:`` element, else ``None``."""
+    found = None
+    for element in elements:
+        if isinstance(element.slice, cst.Index) and not is_full_slice(element.slice):
+            if found is not None:
+                return None
+            found = element.slice.value
+        elif not is_full_slice(element.slice):
+            return None
+    if found is None or isinstance(found, (cst.Ellipsis, cst.Tuple)) or is_none(found):
+        return None
+    return found

@@ -1,0 +1,92 @@
+"""The JAX vocabulary the source rules recognise: qualified names of loops, writes, growth
+functions and tracing transforms, in one place.
+
+The prefilter reads the last segment of each name (it runs on Python's ``ast``, before any name
+is resolved); the rules and :mod:`autota.source.tracing` match the qualified names through
+libcst's ``QualifiedNameProvider``. A new spelling of a JAX API is added here once.
+"""
+
+from __future__ import annotations
+
+LAX = "jax.lax"
+JNP = "jax.numpy"
+
+# -- loops -------------------------------------------------------------------------------------
+FORI, SCAN, WHILE, MAP = f"{LAX}.fori_loop", f"{LAX}.scan", f"{LAX}.while_loop", f"{LAX}.map"
+FLAX_SCAN = "flax.linen.scan"
+LOOPS = {FORI: "fori", SCAN: "scan", WHILE: "while", FLAX_SCAN: "nn.scan", "flax.linen.transforms.scan": "nn.scan"}
+"""Loop callables and the kind of loop each one is."""
+LOOP_PARAMS = {
+    "fori": ("lower", "upper", "body_fun", "init_val"),
+    "scan": ("f", "init", "xs", "length", "reverse", "unroll"),
+    "while": ("cond_fun", "body_fun", "init_val"),
+}
+BODY_ARG = {"fori": "body_fun", "scan": "f", "while": "body_fun"}
+INIT_ARG = {"fori": "init_val", "scan": "init", "while": "init_val"}
+TRACED_ARGUMENTS = {FORI: (2,), SCAN: (0,), WHILE: (0, 1), MAP: (0,), FLAX_SCAN: (0,)}
+"""Positional arguments of each loop that are functions run traced."""
+
+# -- writes ------------------------------------------------------------------------------------
+UPDATE_METHODS = ("set", "add", "subtract", "multiply", "mul", "divide", "power", "min", "max", "apply")
+"""Methods of ``x.at[...]``."""
+DUS = f"{LAX}.dynamic_update_slice"
+DUS_IN_DIM = f"{LAX}.dynamic_update_slice_in_dim"
+DUI_IN_DIM = f"{LAX}.dynamic_update_index_in_dim"
+DYNAMIC_WRITES = frozenset({DUS, DUS_IN_DIM, DUI_IN_DIM})
+CONSTRUCTORS = frozenset(
+    f"{JNP}.{name}" for name in ("zeros", "ones", "empty", "full", "zeros_like", "ones_like", "full_like", "empty_like")
+)
+WHERE = frozenset({f"{JNP}.where", f"{LAX}.select"})
+COND = f"{LAX}.cond"
+TREE_MAP = frozenset({"jax.tree_util.tree_map", "jax.tree.map", "jax.tree_map"})
+REPLACE = frozenset({"dataclasses.replace"})
+"""Functions that rebuild a dataclass with some fields changed (``x._replace``/``x.replace`` are methods)."""
+
+# -- growth ------------------------------------------------------------------------------------
+GROWTH_FUNCTIONS = ("concatenate", "append", "vstack", "row_stack", "hstack", "dstack", "column_stack", "stack")
+
+# -- tracing -----------------------------------------------------------------------------------
+JIT = frozenset(
+    {
+        "jax.jit",
+        "jax.pmap",
+        "jax.experimental.pjit.pjit",
+        "equinox.filter_jit",
+        "equinox.filter_pmap",
+        "flax.linen.jit",
+    }
+)
+TRACING_TRANSFORMS = frozenset(
+    {
+        "jax.vmap",
+        "jax.grad",
+        "jax.value_and_grad",
+        "jax.jacfwd",
+        "jax.jacrev",
+        "jax.hessian",
+        "jax.checkpoint",
+        "jax.remat",
+        "jax.jvp",
+        "jax.vjp",
+        "jax.linearize",
+        "jax.eval_shape",
+        "jax.make_jaxpr",
+        "equinox.filter_vmap",
+        "equinox.filter_grad",
+        "equinox.filter_value_and_grad",
+        "flax.linen.vmap",
+        "flax.linen.remat",
+    }
+)
+"""Transforms that trace the function they are given (its Python loop runs on tracers)."""
+PARTIAL = frozenset({"functools.partial"})
+
+
+def terminal(qualified: str) -> str:
+    """The last segment of a qualified name: what the prefilter can see before resolution."""
+    return qualified.rsplit(".", 1)[-1]
+
+
+LOOP_TERMINALS = frozenset(terminal(name) for name in (*LOOPS, MAP))
+JIT_TERMINALS = frozenset(terminal(name) for name in JIT)
+DYNAMIC_WRITE_TERMINALS = frozenset(terminal(name) for name in DYNAMIC_WRITES)

@@ -1,0 +1,257 @@
+"""The loop model sees programs, not spellings: the same carried buffer in many spellings gets the
+same code; every rule gives the same findings with and without the prefilter's slicing."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import libcst as cst
+import pytest
+from libcst.metadata import MetadataWrapper
+
+from autota.catalogue import RULES
+from autota.source import check, fix
+from autota.source.engine import _findings, _unsuppressed
+from autota.source.rule import RuleContext
+from autota.source.rules import RULE_CLASSES
+from autota.source.text import SourceText
+
+ALL = frozenset(RULES)
+HEADER = (
+    "import dataclasses\nimport functools\nfrom typing import NamedTuple\n\nimport jax\nimport jax.numpy as jnp\n"
+    "from jax import lax\n\n\n"
+)
+SPELLINGS = {
+    "statement": """
+def f(xs, h0):
+    def step(i, carry):
+        h, buf = carry
+        h = jnp.tanh(h + xs[i])
+        buf = buf.at[i].set(h)
+        return h, buf
+    h, buf = lax.fori_loop(0, xs.shape[0], step, (h0, jnp.zeros_like(xs)))
+    return buf
+""",
+    "in the return": """
+def f(xs, h0):
+    def step(i, carry):
+        h, buf = carry
+        h = jnp.tanh(h + xs[i])
+        return h, buf.at[i].set(h)
+    h, buf = lax.fori_loop(0, xs.shape[0], step, (h0, jnp.zeros_like(xs)))
+    return buf
+""",
+    "another name": """
+def f(xs, h0):
+    def step(i, carry):
+        h, buf = carry
+        h = jnp.tanh(h + xs[i])
+        new_buf = lax.dynamic_update_slice(buf, h[None], (i, 0))
+        return h, new_buf
+    return lax.fori_loop(0, xs.shape[0], step, (h0, jnp.zeros_like(xs)))[1]
+""",
+    "namedtuple": """
+class State(NamedTuple):
+    h: jax.Array
+    buf: jax.Array
+
+
+def f(xs, h0):
+    def step(i, s):
+        h = jnp.tanh(s.h + xs[i])
+        return s._replace(h=h, buf=s.buf.at[i].set(h))
+    return lax.fori_loop(0, xs.shape[0], step, State(h0, jnp.zeros_like(xs))).buf
+""",
+    "dataclass": """
+@dataclasses.dataclass
+class State:
+    h: jax.Array
+    buf: jax.Array
+
+
+def f(xs, h0):
+    def step(i, s):
+        h = jnp.tanh(s.h + xs[i])
+        return dataclasses.replace(s, h=h, buf=s.buf.at[i].set(h))
+    return lax.fori_loop(0, xs.shape[0], step, State(h0, jnp.zeros_like(xs))).buf
+""",
+    "partial": """
+def _step(xs, i, carry):
+    h, buf = carry
+    h = jnp.tanh(h + xs[i])
+    return h, buf.at[i].set(h)
+
+
+def f(xs, h0):
+    return lax.fori_loop(0, xs.shape[0], functools.partial(_step, xs), (h0, jnp.zeros_like(xs)))[1]
+""",
+    "method": """
+class Model:
+    def _step(self, i, carry):
+        h, buf = carry
+        h = jnp.tanh(h + self.xs[i])
+        return h, buf.at[i].set(h)
+
+    def f(self, h0):
+        return lax.fori_loop(0, self.xs.shape[0], self._step, (h0, jnp.zeros_like(self.xs)))[1]
+""",
+    "helper write": """
+def _write(buf, t, v):
+    return buf.at[t].set(v)
+
+
+def f(xs, h0):
+    def step(i, carry):
+        h, buf = carry
+        h = jnp.tanh(h + xs[i])
+        return h, _write(buf, i, h)
+    return lax.fori_loop(0, xs.shape[0], step, (h0, jnp.zeros_like(xs)))[1]
+""",
+    "imported under another name": """
+from jax.lax import fori_loop as loop
+
+
+def f(xs, h0):
+    def step(i, carry):
+        h, buf = carry
+        h = jnp.tanh(h + xs[i])
+        return h, buf.at[i].set(h)
+    return loop(0, xs.shape[0], step, (h0, jnp.zeros_like(xs)))[1]
+""",
+    "indexed state": """
+def f(xs, h0):
+    def step(i, state):
+        h = jnp.tanh(state[0] + xs[i])
+        return h, state[1].at[i].set(h)
+    return lax.fori_loop(0, xs.shape[0], step, (h0, jnp.zeros_like(xs)))[1]
+""",
+    "lambda": """
+def f(xs, h0):
+    return lax.fori_loop(0, xs.shape[0], lambda i, buf: buf.at[i].set(xs[i] * 2), jnp.zeros_like(xs))
+""",
+    "defined twice": """
+def step(i, carry):
+    return carry
+
+
+def step(i, carry):
+    h, buf = carry
+    h = jnp.tanh(h + xs_global[i])
+    return h, buf.at[i].set(h)
+
+
+def f(xs, h0):
+    return lax.fori_loop(0, xs.shape[0], step, (h0, jnp.zeros_like(xs)))[1]
+
+
+xs_global = jnp.ones((3, 2))
+""",
+}
+
+
+@pytest.mark.parametrize("spelling", SPELLINGS)
+def test_every_spelling_is_the_same_finding(spelling):
+    findings = check((HEADER + SPELLINGS[spelling]).encode(), "t.py", ALL).findings
+    assert [f.code for f in findings] == ["AT201"], [f.text for f in findings]
+    assert findings[0].fix is not None or findings[0].reason
+
+
+def test_a_body_defined_once_more_after_the_loop_is_not_the_one_it_runs():
+    text = HEADER + (
+        "def f(xs):\n"
+        "    def step(i, buf):\n"
+        "        return buf.at[i].set(xs[i])\n"
+        "    out = lax.fori_loop(0, xs.shape[0], step, jnp.zeros_like(xs))\n"
+        "    def step(i, buf):\n"
+        "        return buf\n"
+        "    return out, step\n"
+    )
+    assert [f.code for f in check(text.encode(), "t.py", ALL).findings] == ["AT201"]
+
+
+def _unsliced(text: str, path: str) -> list:
+    """Every rule over the whole module: no substring test, no prefilter, no slicing."""
+    module = cst.parse_module(text)
+    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
+    context = RuleContext(path, SourceText(text), module, ALL)
+    for cls in RULE_CLASSES:
+        wrapper.visit(cls(context))
+    return sorted(context.findings, key=lambda f: (f.location.line, f.location.column, f.code))
+
+
+ROOT = Path(__file__).parents[2]
+SOURCES = sorted(
+    [*ROOT.joinpath("tests", "source", "fixtures").glob("*/*.in.py"), *ROOT.joinpath("corpus").glob("**/*.py")]
+)
+
+
+@pytest.mark.parametrize("path", SOURCES, ids=[str(p.relative_to(ROOT)) for p in SOURCES])
+def test_the_prefilter_loses_no_finding(path):
+    text = path.read_text()
+    if "autota: skip-file" in text:
+        pytest.skip("skipped by its own comment")
+    filtered = _findings(text, str(path), ALL)
+    whole = _unsuppressed(_unsliced(text, str(path)), text)
+    describe = lambda fs: [(f.location, f.code, f.message, f.reason) for f in fs]
+    assert describe(filtered) == describe(whole)
+
+
+def test_code_that_runs_traced_gets_no_eager_loop_finding():
+    """A function called from a loop body, a `partial` body and a `vmap`ped function run traced;
+    only the eager function is AT102."""
+    text = Path(__file__).parent.joinpath("programs", "traced.py").read_bytes()
+    findings = check(text, "t.py", frozenset({"AT102"})).findings
+    assert [(f.code, f.location.line) for f in findings] == [("AT102", 45)]
+
+
+def _load(path: Path, name: str):
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _outcome(function, args):
+    import jax
+    import numpy as np
+
+    try:
+        return "ok", [np.asarray(leaf) for leaf in jax.tree.leaves(function(*args))]
+    except Exception as error:  # the exception itself is part of what a program computes
+        return "raise", type(error).__name__
+
+
+def test_safe_fixes_keep_values_dtypes_exceptions_and_gradients(tmp_path):
+    """Each program is fixed (safe fixes only) and run before and after under JAX: same values,
+    shapes and dtypes, or the same exception; and the same gradients where it differentiates."""
+    import jax
+    import jax.numpy as jnp
+    import numpy as np
+
+    source = Path(__file__).parent.joinpath("programs", "at2_safety.py")
+    fixed = fix(source.read_bytes(), str(source), frozenset(c for c in RULES if c.startswith("AT2")))
+    assert fixed.fixed_text is not None and fixed.fixes_applied == 2  # write_in_return, ret_fori
+    target = tmp_path / "fixed.py"
+    target.write_bytes(fixed.fixed_text)
+    before, after = _load(source, "at2_safety_before"), _load(target, "at2_safety_after")
+    xs = jnp.arange(1.0, 13.0).reshape(4, 3) / 7.0
+    differentiable = {"write_in_return": (xs, xs[0]), "ret_fori": (xs, xs[0])}
+    names = [n for n, f in vars(before).items() if callable(f) and getattr(f, "__module__", "") == before.__name__]
+    names = [n for n in names if not n[0].isupper()]
+    assert len(names) == 8
+    for name in names:
+        args = differentiable.get(name, (xs,))
+        a, b = _outcome(getattr(before, name), args), _outcome(getattr(after, name), args)
+        assert a[0] == b[0], name
+        if a[0] == "raise":
+            assert a[1] == b[1], name
+            continue
+        for u, v in zip(a[1], b[1], strict=True):
+            assert u.dtype == v.dtype and u.shape == v.shape and np.array_equal(u, v), name
+        if name in differentiable:
+            loss = lambda f: lambda *z: sum(jnp.sum(leaf) for leaf in jax.tree.leaves(f(*z)))
+            grads = [jax.grad(loss(getattr(m, name)), (0, 1))(*args) for m in (before, after)]
+            for u, v in zip(jax.tree.leaves(grads[0]), jax.tree.leaves(grads[1]), strict=True):
+                assert np.allclose(u, v), name
