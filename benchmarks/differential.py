@@ -47,7 +47,7 @@ def main(argv=None) -> int:
         bad += len(changed) if rule != "AT401" else len(changed)
         print(f"{rule}: {len(programs)} programs, {len(fixed)} fixed, {len(changed)} changed "
               f"{'beyond the unsafe fix doc ' if rule == 'AT401' else ''}in {elapsed:.0f} s")
-        for line in census(changed):
+        for line in census(changed, fixed):
             print("   ", line)
         for v in changed[: args.show]:
             print(v.report())

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 
 from tests.differential.harness import Verdict
@@ -25,18 +26,25 @@ def undocumented(verdict: Verdict) -> list[str]:
     return out
 
 
-def census(verdicts: list[Verdict]) -> list[str]:
-    """One line per twist: how many changed programs carry it, against how many programs changed."""
-    by_twist = Counter(t for v in verdicts for t in v.program.twists)
-    by_change = Counter(_kind(c) for v in verdicts for c in set(map(_kind, v.changes)))
-    lines = [f"{n:4d} x {t}" for t, n in by_twist.most_common()]
+def census(changed: list[Verdict], fixed: list[Verdict] | None = None) -> list[str]:
+    """One line per twist: how many changed programs carry it (of how many fixed programs did),
+    most telling first, then the kinds of change."""
+    fixed = fixed or changed
+    carried = Counter(t for v in fixed for t in v.program.twists)
+    by_twist = Counter(t for v in changed for t in v.program.twists)
+    rate = sorted(by_twist, key=lambda t: (-by_twist[t] / carried[t], -by_twist[t]))
+    lines = [f"{by_twist[t]:4d} / {carried[t]:4d} x {t}" for t in rate]
+    by_change = Counter(k for v in changed for k in {_kind(c) for c in v.changes})
     lines += [f"{n:4d} x change: {c}" for c, n in by_change.most_common()]
     return lines
 
 
 def _kind(change: str) -> str:
     what, _, how = change.partition(": ")
-    for word in ("values differ", "shape", "dtype", "weak type", "kind", "structure", "became", "only"):
+    prefix = "grad " if what.startswith("grad") else ""
+    if "became" in how and not any(w in how for w in ("kind", "shape", "dtype", "weak type", "structure")):
+        return prefix + re.sub(r"\(.*?\)", "", how)
+    for word in ("values differ", "shape", "dtype", "weak type", "kind", "structure", "only"):
         if word in how:
-            return ("grad " if what.startswith("grad") else "") + (how if "became" in how and word == "became" else word)
-    return how
+            return prefix + word
+    return prefix + how
