@@ -38,6 +38,22 @@ ACC_NAMES = ["acc", "acc", "acc", "p", "v", "i", "_", "parts", "acc_parts", "row
 LOOP_VARS = ["t", "t", "t", "i", "v", "p", "_"]
 
 
+def _chooser(draw, dimensions):
+    """``pick(dimension, options)``: a draw, except that most programs vary one dimension only.
+
+    With a focus drawn, every other dimension takes its first (plain) option, so that a change
+    in such a program belongs to one class; without one (one program in a few), all vary at once.
+    """
+    focus = draw(st.sampled_from([None, None, *dimensions]))
+
+    def pick(dimension, options):
+        if focus is not None and dimension != focus:
+            return options[0]
+        return draw(st.sampled_from(list(options)))
+
+    return pick
+
+
 def _indent(lines, by="    "):
     return [by + line if line else line for line in lines]
 
@@ -64,23 +80,24 @@ def concat_growth(draw) -> Program:
     twists = []
     call = draw(st.sampled_from(sorted(GROWTHS)))
     init_t, piece_t, scalar_ok = GROWTHS[call]
-    acc_d = draw(st.sampled_from(JNP_DTYPES))
-    piece_d = draw(st.sampled_from([acc_d, *JNP_DTYPES]))
-    acc = draw(st.sampled_from(ACC_NAMES))
-    var = draw(st.sampled_from([v for v in LOOP_VARS if v != acc]))
+    pick = _chooser(draw, ["name", "init", "piece", "axis", "context"])
+    acc_d = pick("piece", JNP_DTYPES)
+    piece_d = pick("piece", [acc_d, *JNP_DTYPES])
+    acc = pick("name", ACC_NAMES)
+    var = pick("name", [v for v in LOOP_VARS if v != acc])
     if acc != "acc" or var != "t":
         twists.append("name-clash")
     n0 = draw(st.sampled_from([0, 1]))
     init = init_t.format(n0=n0, d=f"jnp.{acc_d}")
-    init_kind = draw(st.sampled_from(["jnp", "jnp", "numpy", "weak"]))
+    init_kind = pick("init", ["jnp", "numpy", "weak"])
     if init_kind == "numpy":
         init = init.replace("jnp.zeros", "np.zeros").replace("jnp.", "np.") if acc_d not in ("bfloat16",) else init
         twists.append("numpy-accumulator")
     elif init_kind == "weak" and acc_d in ("float32", "int32", "bool", "complex64"):
         init = f"jnp.full({init.split('(', 1)[1].split('), ')[0]}), {'0.0' if acc_d == 'float32' else '0' if acc_d == 'int32' else 'False' if acc_d == 'bool' else '0j'})"
         twists.append("weak-accumulator")
-    value = draw(st.sampled_from([var, f"{var} * 1.5", f"{var} * 37 - 100", f"{var} + 0.001"]))
-    piece_kind = draw(st.sampled_from(["jnp", "jnp", "numpy", "scalar", "mixed", "arg"]))
+    value = pick("piece", [var, f"{var} * 1.5", f"{var} * 37 - 100", f"{var} + 0.001"]))
+    piece_kind = pick("piece", ["jnp", "numpy", "scalar", "mixed", "arg"])
     if piece_kind in ("scalar", "mixed") and not scalar_ok:
         piece_kind = "jnp"
     piece = piece_t.format(v=value, d=f"jnp.{piece_d}")
@@ -110,7 +127,7 @@ def concat_growth(draw) -> Program:
     if extra:
         args = f"{args}, {piece}"
         twists.append("two-pieces")
-    axis_rebound = "axis=0" in call and draw(st.integers(0, 4)) == 0
+    axis_rebound = "axis=0" in call and pick("axis", [False, True])
     grow_call = call.format(a=args)
     if axis_rebound:
         grow_call = grow_call.replace("axis=0", "axis=ax")
@@ -130,7 +147,7 @@ def concat_growth(draw) -> Program:
     body = []
     before, after = [], []
     returns = acc
-    twist = draw(st.sampled_from(["none"] * 4 + ["raise-caught", "stop-iteration", "suppress", "closure", "locals", "nested", "class-body", "finally-reads"]))
+    twist = pick("context", ["none", "raise-caught", "stop-iteration", "suppress", "closure", "locals", "nested", "class-body", "finally-reads"])
     if axis_rebound:
         before.append("ax = 0")
         body.append(draw(st.sampled_from(["ax = 0", "ax = -1", f"ax = {var} % 2" if "(1, 2)" in piece_t else "ax = 0"])))
@@ -213,23 +230,24 @@ ROWS = {
 @st.composite
 def eager_update(draw) -> Program:
     twists = []
-    buf = draw(st.sampled_from(ACC_NAMES + ["buf", "buf", "buf"]))
-    var = draw(st.sampled_from([v for v in LOOP_VARS if v != buf]))
+    pick = _chooser(draw, ["name", "row", "init", "context"])
+    buf = pick("name", ["buf", *ACC_NAMES])
+    var = pick("name", [v for v in LOOP_VARS if v != buf])
     if buf not in ("acc", "buf") or var != "t":
         twists.append("name-clash")
-    d = draw(st.sampled_from(JNP_DTYPES))
+    d = pick("row", JNP_DTYPES)
     F = draw(st.sampled_from([1, 2, 3]))
-    row_kind = draw(st.sampled_from(sorted(ROWS)))
+    row_kind = pick("row", ["argument-row", *sorted(set(ROWS) - {"argument-row"})])
     if row_kind in ("tuple-row", "namedtuple-row"):
         F = 2
-    row = ROWS[row_kind].format(v=var, F=F, d=draw(st.sampled_from(JNP_DTYPES)))
+    row = ROWS[row_kind].format(v=var, F=F, d=pick("row", JNP_DTYPES))
     twists.append(row_kind)
     size = draw(st.sampled_from(["n + 2", "n", "n + 2", "0", "1", "4"]))
     rank = draw(st.sampled_from(["vector", "matrix"]))
     shape = f"({size},)" if rank == "vector" else f"({size}, {F})"
     if rank == "vector" and row_kind in ("numpy-row", "jnp-row", "argument-row", "tuple-row", "namedtuple-row"):
         shape = f"({size}, {F})"
-    init = draw(st.sampled_from([f"jnp.zeros({shape}, jnp.{d})", f"jnp.zeros({shape}, jnp.{d})", f"jnp.full({shape}, 0)", f"jnp.full({shape}, 0.0)"]))
+    init = pick("init", [f"jnp.zeros({shape}, jnp.{d})", f"jnp.full({shape}, 0)", f"jnp.full({shape}, 0.0)"])
     if "full" in init:
         twists.append("weak-buffer")
     else:
@@ -246,7 +264,7 @@ def eager_update(draw) -> Program:
         write = [f"if {var} % 2 == 1:", *_indent(write)]
         twists.append("conditional")
     before, returns = [], buf
-    twist = draw(st.sampled_from(["none"] * 4 + ["try-index-error", "raise-caught", "closure", "nested", "class-body", "suppress"]))
+    twist = pick("context", ["none", "try-index-error", "raise-caught", "closure", "nested", "class-body", "suppress"])
     body = list(write)
     if twist == "raise-caught":
         body = [*write, f"if {var} == 1:", "    raise ValueError('stop')"]

@@ -34,9 +34,21 @@ def census(changed: list[Verdict], fixed: list[Verdict] | None = None) -> list[s
     by_twist = Counter(t for v in changed for t in v.program.twists)
     rate = sorted(by_twist, key=lambda t: (-by_twist[t] / carried[t], -by_twist[t]))
     lines = [f"{by_twist[t]:4d} / {carried[t]:4d} x {t}" for t in rate]
+    lines.append("changed programs with a single twist beyond the ordinary ones (the clearest classes):")
+    single = Counter(next(iter(_exotic(v))) for v in changed if len(_exotic(v)) == 1)
+    single_fixed = Counter(next(iter(_exotic(v))) for v in fixed if len(_exotic(v)) == 1)
+    lines += [f"{n:4d} / {single_fixed[t]:4d} x only {t}" for t, n in single.most_common()]
+    lines.append(f"{sum(1 for v in changed if not _exotic(v)):4d} changed with ordinary twists only")
     by_change = Counter(k for v in changed for k in {_kind(c) for c in v.changes})
     lines += [f"{n:4d} x change: {c}" for c, n in by_change.most_common()]
     return lines
+
+
+ORDINARY = re.compile(r"^(conditional|offset|reverse|[01]-trip|prepend|two-pieces|\w+-buffer|\w+-carry|fori-\w+|scan|none|trips:.*|mixed-dtypes)$")
+
+
+def _exotic(verdict: Verdict) -> frozenset[str]:
+    return frozenset(t for t in verdict.program.twists if not ORDINARY.match(t))
 
 
 def _kind(change: str) -> str:
