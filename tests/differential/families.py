@@ -96,7 +96,7 @@ def concat_growth(draw) -> Program:
     elif init_kind == "weak" and acc_d in ("float32", "int32", "bool", "complex64"):
         init = f"jnp.full({init.split('(', 1)[1].split('), ')[0]}), {'0.0' if acc_d == 'float32' else '0' if acc_d == 'int32' else 'False' if acc_d == 'bool' else '0j'})"
         twists.append("weak-accumulator")
-    value = pick("piece", [var, f"{var} * 1.5", f"{var} * 37 - 100", f"{var} + 0.001"]))
+    value = pick("piece", [var, f"{var} * 1.5", f"{var} * 37 - 100", f"{var} + 0.001"])
     piece_kind = pick("piece", ["jnp", "numpy", "scalar", "mixed", "arg"])
     if piece_kind in ("scalar", "mixed") and not scalar_ok:
         piece_kind = "jnp"
