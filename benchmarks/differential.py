@@ -15,6 +15,7 @@ how many programs were drawn, fixed and changed, the changes counted by twist, a
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import time
 from pathlib import Path
@@ -32,6 +33,7 @@ def main(argv=None) -> int:
     parser.add_argument("--rules", nargs="*", default=["AT101", "AT102", "AT201", "AT202", "AT204", "AT401"])
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--show", type=int, default=2, help="changed programs to print in full, per rule")
+    parser.add_argument("--save", help="append the changed programs to this file, one JSON object a line")
     parser.add_argument("--chunk", type=int, default=500, help="programs judged per pair of processes")
     args = parser.parse_args(argv)
     bad = 0
@@ -49,6 +51,12 @@ def main(argv=None) -> int:
               f"{'beyond the unsafe fix doc ' if rule == 'AT401' else ''}in {elapsed:.0f} s")
         for line in census(changed, fixed):
             print("   ", line)
+        if args.save:
+            with open(args.save, "a") as out:
+                for v in changed:
+                    p = v.program
+                    out.write(json.dumps({"rule": p.rule, "family": p.family, "twists": p.twists, "source": p.source,
+                                          "calls": p.calls, "unsafe": p.unsafe, "changes": v.changes}) + "\n")
         for v in changed[: args.show]:
             print(v.report())
     return 1 if bad else 0

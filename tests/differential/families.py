@@ -41,10 +41,10 @@ LOOP_VARS = ["t", "t", "t", "i", "v", "p", "_"]
 def _chooser(draw, dimensions):
     """``pick(dimension, options)``: a draw, except that most programs vary one dimension only.
 
-    With a focus drawn, every other dimension takes its first (plain) option, so that a change
-    in such a program belongs to one class; without one (one program in a few), all vary at once.
+    With a focus drawn (half the programs), every other dimension takes its first (plain) option,
+    so that a change in such a program belongs to one class; without one, all vary at once.
     """
-    focus = draw(st.sampled_from([None, None, *dimensions]))
+    focus = draw(st.sampled_from([*[None] * len(dimensions), *dimensions]))
 
     def pick(dimension, options):
         if focus is not None and dimension != focus:
@@ -97,7 +97,7 @@ def concat_growth(draw) -> Program:
         init = f"jnp.full({init.split('(', 1)[1].split('), ')[0]}), {'0.0' if acc_d == 'float32' else '0' if acc_d == 'int32' else 'False' if acc_d == 'bool' else '0j'})"
         twists.append("weak-accumulator")
     value = pick("piece", [var, f"{var} * 1.5", f"{var} * 37 - 100", f"{var} + 0.001"])
-    piece_kind = pick("piece", ["jnp", "numpy", "scalar", "mixed", "arg"])
+    piece_kind = pick("piece", ["jnp", "numpy", "scalar", "mixed", "arg", "scratch"])
     if piece_kind in ("scalar", "mixed") and not scalar_ok:
         piece_kind = "jnp"
     piece = piece_t.format(v=value, d=f"jnp.{piece_d}")
@@ -108,6 +108,10 @@ def concat_growth(draw) -> Program:
     if piece_kind == "numpy" and piece_d != "bfloat16":
         piece = piece.replace("jnp.full", "np.full").replace("jnp.", "np.")
         twists.append("numpy-piece")
+    elif piece_kind == "scratch":
+        scratch_shape = "(1, 2)" if "(1, 2)" in piece_t else "(2,)"
+        piece = "scratch"
+        twists.append("numpy-scratch-piece")
     elif piece_kind == "scalar":
         piece = value
         twists.append("python-scalar-piece")
@@ -152,6 +156,9 @@ def concat_growth(draw) -> Program:
         before.append("ax = 0")
         body.append(draw(st.sampled_from(["ax = 0", "ax = -1", f"ax = {var} % 2" if "(1, 2)" in piece_t else "ax = 0"])))
     loop_body = [*grow]
+    if piece_kind == "scratch":
+        before.append(f"scratch = np.zeros({scratch_shape}, np.float32)")
+        loop_body.insert(0, f"scratch[...] = {value}")
     if twist == "raise-caught":
         loop_body.insert(0, f"if {var} == {draw(st.sampled_from([0, 1, 2]))}:")
         loop_body.insert(1, "    raise ValueError('stop')")
