@@ -411,7 +411,7 @@ class GrowthRule(SourceRule):
             return
         fix = self._update_fix(statement, buf, call, loop)
         if fix is None:
-            self.report("AT102", call, f"{message}; no safe fix: `jax.numpy` is not imported under a module name here")
+            self.report("AT102", call, f"{message}; no safe fix: `jax.numpy` or `jax.lax` is not imported under a module name here")
             return
         assumptions = self._assumptions(loop, buf, "written so far")
         if assumptions:
@@ -480,13 +480,15 @@ class GrowthRule(SourceRule):
         return False
 
     def _update_fix(self, statement, buf, call, loop) -> Fix | None:
-        """Each row converted when it is made, as ``.at[i].set`` converts it (``asarray``, then to
-        the buffer's dtype with wrap-around, broadcast to the row's shape), and all rows written in
+        """Each row converted when it is made, as ``.at[i].set`` converts it (``asarray``, then
+        ``lax.convert_element_type`` to the buffer's dtype, wrapping around, complex to its real
+        part, broadcast to the row's shape), and all rows written in
         one ``.at[].set`` after the loop, which keeps the buffer's dtype and weak type. Reading the
         row's shape as ``buf[i].shape`` raises where ``.at[i]`` would (a zero-length axis, a 0-d
         buffer), at the same step."""
         namespace = scopes.module_alias(self.context.module, JNP)
-        if namespace is None:
+        lax = scopes.module_alias(self.context.module, "jax.lax")
+        if namespace is None or lax is None:
             return None
         value_arg = call.args[0] if call.args else None
         if value_arg is None or value_arg.keyword is not None or len(call.args) != 1:
@@ -495,7 +497,7 @@ class GrowthRule(SourceRule):
         rows = self.fresh_name(f"{buf}_rows", loop)
         index = self.code_of(call.func.value.slice[0].slice.value)
         value = self.code_of(value_arg.value)
-        row = f"{namespace}.broadcast_to({namespace}.asarray({value}).astype({buf}.dtype), {buf}[{index}].shape)"
+        row = f"{namespace}.broadcast_to({lax}.convert_element_type({namespace}.asarray({value}), {buf}.dtype), {buf}[{index}].shape)"
         indent = source.indentation(self.start_line(loop))
         unit = self.context.module.default_indent
         rebuild = [
