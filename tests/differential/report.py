@@ -9,8 +9,8 @@ from tests.differential.harness import Verdict
 
 # What the AT401 doc says may differ: where the original raised IndexError, the scan clamps the
 # index and gives a value; Python numbers carried through the loop come back as arrays (so their
-# kind, dtype and weak type differ).
-AT401_DOCUMENTED = ("IndexError", "kind int became jax", "kind float became jax", "kind complex became jax", "kind bool became jax")
+# kind, dtype and weak type differ); a carry whose type changes between steps makes the scan raise.
+AT401_DOCUMENTED = ("TypeError(scan body function carry input and carry output must have equal types", "IndexError", "kind int became jax", "kind float became jax", "kind complex became jax", "kind bool became jax")
 
 
 def undocumented(verdict: Verdict) -> list[str]:
