@@ -9,7 +9,11 @@ def features(xs):
     rows_parts = []
     for x in xs:
         row = cat([np.sin(x), np.cos(x)])
-        rows_parts.append(row[None])
+        rows_parts.append(np.asarray(row[None]))
     if rows_parts:
-        rows = cat([rows, *rows_parts])
+        if np.result_type(np.asarray(rows), *rows_parts) == np.asarray(rows).dtype:
+            rows = cat([rows, *rows_parts])
+        else:  # a piece widens the dtype part-way: grow step by step, as the loop did
+            for rows_part in rows_parts:
+                rows = cat([rows, rows_part])  # noqa: AT101 - only where the dtype widens
     return rows

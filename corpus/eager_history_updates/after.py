@@ -14,9 +14,7 @@ def fit(w, xs, ys, epochs):
     for epoch in range(epochs):
         loss, grad = jax.value_and_grad(loss_fn)(w, xs, ys)
         w = w - 0.05 * grad
-        history_rows.append((epoch, jnp.stack([loss, jnp.linalg.norm(grad)])))
+        history_rows.append((epoch, jnp.broadcast_to(jax.lax.convert_element_type(jnp.asarray(jnp.stack([loss, jnp.linalg.norm(grad)])), history.dtype), history[epoch].shape)))
     if history_rows:
-        history = history.at[jnp.asarray([i for i, _ in history_rows])].set(
-            jnp.stack([jnp.broadcast_to(jnp.asarray(v, history.dtype), history.shape[1:]) for _, v in history_rows])
-        )
+        history = history.at[jnp.asarray([i for i, _ in history_rows])].set(jnp.stack([row for _, row in history_rows]))
     return w, history

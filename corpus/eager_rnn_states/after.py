@@ -11,7 +11,11 @@ def rnn_states(params, xs, h0):
     states_parts = []
     for t in range(xs.shape[0]):
         h = jnp.tanh(xs[t] @ w_xh + h @ w_hh + b)
-        states_parts.append(h[None, :])  # grow by one row
+        states_parts.append(jnp.asarray(h[None, :]))  # grow by one row
     if states_parts:
-        states = jnp.concatenate([states, *states_parts], axis=0)
+        if jnp.result_type(jnp.asarray(states), *states_parts) == jnp.asarray(states).dtype:
+            states = jnp.concatenate([states, *states_parts], axis=0)
+        else:  # a piece widens the dtype part-way: grow step by step, as the loop did
+            for states_part in states_parts:
+                states = jnp.concatenate([states, states_part], axis=0)  # noqa: AT101 - only where the dtype widens
     return states, h

@@ -12,7 +12,11 @@ def train(w, xs, ys, epochs, lr=0.1):
         grad = 2.0 * xs.T @ (pred - ys) / xs.shape[0]
         w = w - lr * grad
         # jnp.append without axis flattens both arguments
-        history_parts.append(loss)
+        history_parts.append(J.ravel(loss))
     if history_parts:
-        history = J.append(history, J.concatenate([J.ravel(p) for p in history_parts]))
+        if J.result_type(J.asarray(history), *history_parts) == J.asarray(history).dtype:
+            history = J.concatenate([J.ravel(history), *history_parts])
+        else:  # a piece widens the dtype part-way: grow step by step, as the loop did
+            for history_part in history_parts:
+                history = J.append(history, history_part)  # noqa: AT101 - only where the dtype widens
     return w, history

@@ -13,7 +13,11 @@ def simulate(x, v, steps, dt=0.01):
     for _ in range(steps):
         v = v - dt * x
         x = x + dt * v
-        trajectory_parts.append(x[None])
+        trajectory_parts.append(jnp.asarray(x[None]))
     if trajectory_parts:
-        trajectory = jnp.vstack([trajectory, *trajectory_parts])
+        if jnp.result_type(jnp.asarray(trajectory), *trajectory_parts) == jnp.asarray(trajectory).dtype:
+            trajectory = jnp.vstack([trajectory, *trajectory_parts])
+        else:  # a piece widens the dtype part-way: grow step by step, as the loop did
+            for trajectory_part in trajectory_parts:
+                trajectory = jnp.vstack([trajectory, trajectory_part])  # noqa: AT101 - only where the dtype widens
     return trajectory

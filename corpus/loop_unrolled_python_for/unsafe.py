@@ -9,10 +9,11 @@ import jax.numpy as jnp
 @functools.partial(jax.jit, static_argnums=(3,))
 def rnn_final(W, xs, h, n_steps):
     total = jnp.zeros_like(h)
-    def scan_body(carry, t):
-        h, total = carry
+    def scan_body(carry, _):
+        (h, total), t = carry
         h = jnp.tanh(W @ h + xs[t])
         total = total + h
-        return (h, total), None
-    (h, total), _ = jax.lax.scan(scan_body, (h, total), jnp.arange(n_steps))
+        return ((h, total), t + 1), None
+    if len(range(n_steps)):  # as the loop, run nothing for no steps (a scan traces its body even then)
+        (h, total) = jax.lax.scan(scan_body, ((h, total), 0), None, length=len(range(n_steps)))[0][0]
     return h, total

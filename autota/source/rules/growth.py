@@ -33,6 +33,10 @@ GROWTH = {
     f"{JNP}.stack": ("seq", "axis"),
 }
 UPDATE_METHODS = prefilter.UPDATE_METHODS
+FRAME_READERS = frozenset(
+    {"builtins.locals", "builtins.vars", "builtins.eval", "builtins.exec", "sys._getframe", "inspect.currentframe"}
+)
+"""Calls that can read a function's locals by name, so that a deferred write could be seen."""
 DYNAMIC_UPDATES = frozenset(
     {
         "jax.lax.dynamic_update_slice",
@@ -170,7 +174,7 @@ class GrowthRule(SourceRule):
             )
             return
         target = self._outermost(growth, loops)
-        problem = self._unsafe_context(growth.acc, target)
+        problem = self._refusal(growth.acc, target) or self._axis_refusal(growth, target)
         if problem:
             self.report("AT101", growth.call, f"{message}; no safe fix: {problem}")
             return
@@ -180,6 +184,15 @@ class GrowthRule(SourceRule):
                 "AT101",
                 growth.call,
                 f"{message}; no safe fix: `jax.numpy` is not imported under a module name here",
+            )
+            return
+        assumptions = self._assumptions(target, growth.acc, "grown so far") + self._axis_assumptions(growth, target)
+        if assumptions:
+            self.report(
+                "AT101",
+                growth.call,
+                f"{message}; the fix is unsafe: it assumes {'; and '.join(assumptions)}",
+                Fix("unsafe", fix.message, fix.edits),
             )
             return
         self.report(
@@ -242,63 +255,118 @@ class GrowthRule(SourceRule):
             target = loop
         return target
 
-    def _unsafe_context(self, acc: str, loop: cst.CSTNode) -> str | None:
-        """Why deferring the growth to after ``loop`` could be observed, if it could."""
+    def _refusal(self, name: str, loop: cst.CSTNode) -> str | None:
+        """Why deferring the writes to ``name`` until after ``loop`` would be seen: no fix at all."""
         if isinstance(loop, (cst.For, cst.While)) and loop.orelse is not None:
             return "the loop has an `else` clause"
         scope = scopes.enclosing_scope(self, loop)
         if scopes.find(scope, lambda n: isinstance(n, (cst.Global, cst.Nonlocal))
-                       and any(item.name.value == acc for item in n.names)):
-            return f"`{acc}` is declared global or nonlocal"
+                       and any(item.name.value == name for item in n.names)):
+            return f"`{name}` is declared global or nonlocal"
         for nested in scopes.find(scope, lambda n: isinstance(n, scopes.NESTED_SCOPES) and n is not scope):
-            if scopes.sees(nested, acc) and not scopes.contains(loop, nested):
-                return f"a nested function (line {self.start_line(nested)}) can see `{acc}` while the loop runs"
+            if scopes.sees(nested, name) and not scopes.contains(loop, nested):
+                return f"a nested function (line {self.start_line(nested)}) can see `{name}` while the loop runs"
+        for call in scopes.find(scope, lambda n: isinstance(n, cst.Call)):
+            introspection = self.matches(call.func, FRAME_READERS)
+            if introspection:
+                return (
+                    f"`{introspection.rsplit('.', 1)[1]}()` (line {self.start_line(call)}) can read `{name}` "
+                    "while the loop runs"
+                )
+        return None
+
+    def _assumptions(self, loop: cst.CSTNode, name: str, partial: str) -> list[str]:
+        """What a fix of ``loop`` takes for granted beyond what the source proves: each makes it unsafe."""
+        found = []
+        scope = scopes.enclosing_scope(self, loop)
         for ancestor in self.ancestors(loop):
             if ancestor is scope:
                 break
-            if isinstance(ancestor, (cst.Try, cst.TryStar)) and scopes.contains(ancestor.body, loop):
-                handlers = [*ancestor.handlers, ancestor.orelse, ancestor.finalbody]
-                if any(h is not None and scopes.names(h, acc) for h in handlers):
-                    return f"an exception handler reads `{acc}` if the loop fails part-way"
+            if isinstance(ancestor, (cst.Try, cst.TryStar)):
+                found.append(
+                    f"that no exception raised in the loop is caught by the `try` at line "
+                    f"{self.start_line(ancestor)}: after one, the original's `{name}` holds what was {partial}, "
+                    "the fix's none of it"
+                )
+                break
+            if isinstance(ancestor, cst.With):
+                found.append(
+                    f"that the `with` at line {self.start_line(ancestor)} swallows no exception raised in the "
+                    f"loop: after one, the original's `{name}` holds what was {partial}, the fix's none of it"
+                )
+                break
+        if isinstance(scope, (cst.Module, cst.ClassDef)):
+            where = "module" if isinstance(scope, cst.Module) else "class"
+            found.append(f"that nothing reads the names the fix adds: at {where} level they become attributes of the {where}")
+        return found
+
+    def _axis_refusal(self, growth: Growth, loop: cst.CSTNode) -> str | None:
+        axis = growth.axis.value if growth.axis is not None else None
+        if isinstance(axis, cst.Name) and (
+            scopes.stores(loop, axis.value) or any(scopes.assign_to(a, axis.value) for a in scopes.find(loop, lambda n: isinstance(n, cst.Assign)))
+        ):
+            return f"the axis `{axis.value}` is rebound in the loop, so one call after it would use its last value"
         return None
 
+    def _axis_assumptions(self, growth: Growth, loop: cst.CSTNode) -> list[str]:
+        axis = growth.axis.value if growth.axis is not None else None
+        if axis is None or _literal_int(axis, None) or isinstance(axis, cst.Name):
+            return []
+        return [f"that the axis `{self.code_of(axis)}` has the same value at every step"]
+
     def _growth_fix(self, growth: Growth, loop: cst.CSTNode) -> Fix | None:
+        """Pieces converted as the growth call converts them (``asarray``, or ``ravel`` for a flat
+        ``append``) when they are made, then one call after the loop. Where a piece would widen the
+        accumulator's dtype part-way, promotion step by step can round differently from one
+        promotion over everything, so the collected pieces are then grown one by one, as the loop
+        did: the result is the original's by construction, dtype, weak type and value."""
         source, acc = self.context.source, growth.acc
+        namespace = self._jnp_namespace(growth.call.func)
+        if namespace is None:
+            return None
         parts = self.fresh_name(f"{acc}_parts", loop)
+        part = self.fresh_name(f"{acc}_part", loop)
         func = self.code_of(growth.call.func)
+        pair = GROWTH[growth.function][0] == "pair"
+        flat = pair and growth.axis is None
+        growths = self._growths_in(loop, acc)
+        grouped = any(len(g.pieces) > 1 for g in growths)
+        convert = f"{namespace}.ravel" if flat else f"{namespace}.asarray"
         edits = []
-        for g in self._growths_in(loop, acc):
-            pieces = [self.code_of(p) for p in g.pieces]
-            new = f"{parts}.append({pieces[0]})" if len(pieces) == 1 else f"{parts}.extend(({', '.join(pieces)}))"
-            edits.append(self.replace(g.statement, new))
+        for g in growths:
+            pieces = [f"{convert}({self.code_of(p)})" for p in g.pieces]
+            item = (f"({pieces[0]},)" if len(pieces) == 1 else f"({', '.join(pieces)})") if grouped else pieces[0]
+            edits.append(self.replace(g.statement, f"{parts}.append({item})"))
         axis = ""
         if growth.axis is not None:
             axis_code = self.code_of(growth.axis.value)
             axis = f", {growth.axis.keyword.value}={axis_code}" if growth.axis.keyword else f", {axis_code}"
-        ordered = f"*{parts}[::-1]" if growth.prepend else f"*{parts}"
-        if GROWTH[growth.function][0] == "pair":
-            if growth.axis is not None:
-                namespace = self._jnp_namespace(growth.call.func)
-                if namespace is None:
-                    return None
-                seq = f"[{ordered}, {acc}]" if growth.prepend else f"[{acc}, {ordered}]"
-                final = f"{namespace}.concatenate({seq}{axis})"
-            else:
-                namespace = self._jnp_namespace(growth.call.func)
-                if namespace is None:
-                    return None
-                flat = f"{namespace}.concatenate([{namespace}.ravel(p) for p in {ordered[1:]}])"
-                final = f"{func}({flat}, {acc})" if growth.prepend else f"{func}({acc}, {flat})"
+        collected = f"[p for group in {parts} for p in group]" if grouped else parts
+        ordered = f"*{collected}[::-1]" if growth.prepend else f"*{collected}"
+        head = f"{namespace}.ravel({acc})" if flat else acc
+        seq = f"[{ordered}, {head}]" if growth.prepend else f"[{head}, {ordered}]"
+        once_func = f"{namespace}.concatenate" if pair else func
+        once = f"{once_func}({seq}{'' if flat else axis})"
+        step_pieces = f"*{part}" if grouped else part
+        if pair:
+            step = f"{func}({step_pieces}, {acc}{axis})" if growth.prepend else f"{func}({acc}, {step_pieces}{axis})"
         else:
-            seq = f"[{ordered}, {acc}]" if growth.prepend else f"[{acc}, {ordered}]"
-            final = f"{func}({seq}{axis})"
+            step = f"{func}([{step_pieces}, {acc}]{axis})" if growth.prepend else f"{func}([{acc}, {step_pieces}]{axis})"
         indent = source.indentation(self.start_line(loop))
         unit = self.context.module.default_indent
+        asarray = f"{namespace}.asarray({acc})"
         edits.append(source.insert_lines_before(self.start_line(loop), [f"{indent}{parts} = []"]))
         edits.append(
             source.insert_lines_before(
                 self.end_line(loop) + 1,
-                [f"{indent}if {parts}:", f"{indent}{unit}{acc} = {final}"],
+                [
+                    f"{indent}if {parts}:",
+                    f"{indent}{unit}if {namespace}.result_type({asarray}, {ordered.replace('[::-1]', '')}) == {asarray}.dtype:",
+                    f"{indent}{unit}{unit}{acc} = {once}",
+                    f"{indent}{unit}else:  # a piece widens the dtype part-way: grow step by step, as the loop did",
+                    f"{indent}{unit}{unit}for {part} in {parts}:",
+                    f"{indent}{unit}{unit}{unit}{acc} = {step}  # noqa: AT101 - only where the dtype widens",
+                ],
             )
         )
         return Fix("safe", f"collect the pieces in `{parts}` and grow `{acc}` once after the loop", tuple(edits))
@@ -343,7 +411,16 @@ class GrowthRule(SourceRule):
             return
         fix = self._update_fix(statement, buf, call, loop)
         if fix is None:
-            self.report("AT102", call, f"{message}; no safe fix: `jax.numpy` is not imported under a module name here")
+            self.report("AT102", call, f"{message}; no safe fix: `jax.numpy` or `jax.lax` is not imported under a module name here")
+            return
+        assumptions = self._assumptions(loop, buf, "written so far")
+        if assumptions:
+            self.report(
+                "AT102",
+                call,
+                f"{message}; the fix is unsafe: it assumes {'; and '.join(assumptions)}",
+                Fix("unsafe", fix.message, fix.edits),
+            )
             return
         self.report("AT102", call, f"{message}; collect the rows and write them in one update after the loop", fix)
 
@@ -380,7 +457,7 @@ class GrowthRule(SourceRule):
                 return f"the loop also reads `{buf}` (line {self.start_line(name)})"
         if scopes.stores(loop, buf):
             return f"`{buf}` is rebound in the loop"
-        return self._unsafe_context(buf, loop)
+        return self._refusal(buf, loop)
 
     def _nonnegative_range(self, iterator: cst.BaseExpression) -> bool:
         if not (isinstance(iterator, cst.Call) and self.matches(iterator.func, {"builtins.range"})):
@@ -403,34 +480,43 @@ class GrowthRule(SourceRule):
         return False
 
     def _update_fix(self, statement, buf, call, loop) -> Fix | None:
+        """Each row converted when it is made, as ``.at[i].set`` converts it (``asarray``, then
+        ``lax.convert_element_type`` to the buffer's dtype, wrapping around, complex to its real
+        part, broadcast to the row's shape), and all rows written in
+        one ``.at[].set`` after the loop, which keeps the buffer's dtype and weak type. Reading the
+        row's shape as ``buf[i].shape`` raises where ``.at[i]`` would (a zero-length axis, a 0-d
+        buffer), at the same step."""
         namespace = scopes.module_alias(self.context.module, JNP)
-        if namespace is None:
+        lax = scopes.module_alias(self.context.module, "jax.lax")
+        if namespace is None or lax is None:
+            return None
+        value_arg = call.args[0] if call.args else None
+        if value_arg is None or value_arg.keyword is not None or len(call.args) != 1:
             return None
         source = self.context.source
         rows = self.fresh_name(f"{buf}_rows", loop)
         index = self.code_of(call.func.value.slice[0].slice.value)
-        value_arg = call.args[0] if call.args else None
-        if value_arg is None or value_arg.keyword is not None or len(call.args) != 1:
-            return None
         value = self.code_of(value_arg.value)
+        row = f"{namespace}.broadcast_to({lax}.convert_element_type({namespace}.asarray({value}), {buf}.dtype), {buf}[{index}].shape)"
         indent = source.indentation(self.start_line(loop))
         unit = self.context.module.default_indent
         rebuild = [
             f"{indent}if {rows}:",
-            f"{indent}{unit}{buf} = {buf}.at[{namespace}.asarray([i for i, _ in {rows}])].set(",
-            f"{indent}{unit}{unit}{namespace}.stack([{namespace}.broadcast_to({namespace}.asarray(v, {buf}.dtype), "
-            f"{buf}.shape[1:]) for _, v in {rows}])",
-            f"{indent}{unit})",
+            f"{indent}{unit}{buf} = {buf}.at[{namespace}.asarray([i for i, _ in {rows}])].set("
+            f"{namespace}.stack([row for _, row in {rows}]))",
         ]
         edits = (
             source.insert_lines_before(self.start_line(loop), [f"{indent}{rows} = []"]),
-            self.replace(statement, f"{rows}.append(({index}, {value}))"),
+            self.replace(statement, f"{rows}.append(({index}, {row}))"),
             source.insert_lines_before(self.end_line(loop) + 1, rebuild),
         )
-        return Fix("safe", f"collect `(index, row)` pairs in `{rows}` and write them once", edits)
+        return Fix("safe", f"collect `(index, row)` pairs in `{rows}`, each row converted as `.at[].set` converts it, and write them once", edits)
 
 
-def _literal_int(node: cst.BaseExpression, minimum: int) -> bool:
+def _literal_int(node: cst.BaseExpression, minimum: int | None) -> bool:
+    """An integer literal (negated too, where ``minimum`` is ``None``) of at least ``minimum``."""
+    if minimum is None and isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
+        node = node.expression
     if isinstance(node, cst.Integer):
-        return int(node.evaluated_value) >= minimum
+        return minimum is None or int(node.evaluated_value) >= minimum
     return False

@@ -2,9 +2,10 @@
 
 Under ``jit`` a Python loop runs at trace time: the program holds one copy of the body per
 iteration, so compile time grows with the trip count (23 s at T=1024, 58 s with ``grad``,
-against 0.1-0.3 s for ``lax.scan``). The fix to ``lax.scan`` is unsafe: the loop index becomes
-a traced value (out-of-range indexing clamps instead of raising) and Python numbers carried
-through the loop become arrays.
+against 0.1-0.3 s for ``lax.scan``). The fix to ``lax.scan`` is unsafe, for the reasons in
+:data:`UNSAFE_DIFFERENCES`. It keeps what it can by construction: the index is carried from a
+Python int (weakly typed, as the Python int promoted), no step runs for an empty range, and a
+loop whose carried names a nested function or ``locals()`` can read gets no fix.
 """
 
 from __future__ import annotations
@@ -16,7 +17,15 @@ import libcst as cst
 from autota.catalogue import Fix
 from autota.source import prefilter, scopes
 from autota.source.rule import SourceRule
-from autota.source.rules.growth import GROWTH
+from autota.source.rules.growth import FRAME_READERS, GROWTH
+
+
+UNSAFE_DIFFERENCES = (
+    "the loop index becomes a traced int32 (weakly typed, so it promotes as the Python int did), and indexing "
+    "with it clamps instead of raising; Python numbers carried through the loop come back as arrays; and a carry "
+    "whose dtype or shape changes from one step to the next makes `lax.scan` raise a TypeError"
+)
+"""What may differ after the fix, and nothing else: the message and the doc both say it."""
 
 
 class UnrolledLoopRule(SourceRule):
@@ -58,8 +67,7 @@ class UnrolledLoopRule(SourceRule):
         self.report(
             "AT401",
             node,
-            f"{message}; the fix is unsafe: the loop index becomes a traced value (indexing clamps instead of "
-            "raising) and Python numbers carried through the loop become arrays",
+            f"{message}; the fix is unsafe: {UNSAFE_DIFFERENCES}",
             fix,
         )
 
@@ -113,27 +121,45 @@ class UnrolledLoopRule(SourceRule):
         outside = [n for n in scopes.names(function.body, var) if not scopes.contains(loop, n)]
         if outside:
             return f"the loop variable `{var}` is used outside the loop"
+        for nested in scopes.find(function.body, lambda n: isinstance(n, scopes.NESTED_SCOPES)):
+            seen = next((c for c in carried if scopes.sees(nested, c)), None)
+            if seen and not scopes.contains(loop, nested):
+                return (
+                    f"a nested function (line {self.start_line(nested)}) reads `{seen}`: in the loop it sees each "
+                    "step's value, inside a scan body only the value before the loop"
+                )
+        for call in scopes.find(function.body, lambda n: isinstance(n, cst.Call)):
+            reader = self.matches(call.func, FRAME_READERS)
+            if reader:
+                return f"`{reader.rsplit('.', 1)[1]}()` (line {self.start_line(call)}) reads the function's locals by name"
         return None
 
     def _fix(self, loop: cst.For, carried: list[str]) -> Fix | str:
         module = self.context.module
         lax = scopes.module_alias(module, "jax.lax")
-        jnp = scopes.module_alias(module, "jax.numpy")
-        if lax is None or jnp is None:
-            return "`jax.lax` or `jax.numpy` is not imported under a module name here"
+        if lax is None:
+            return "`jax.lax` is not imported under a module name here"
         source, unit = self.context.source, module.default_indent
         indent = source.indentation(self.start_line(loop))
         body_name = self.fresh_name("scan_body", loop)
-        carry_name = "carry" if "carry" not in carried and loop.target.value != "carry" else self.fresh_name("carry", loop)
+        var = loop.target.value
+        taken = {*carried, var}
+        carry_name = "carry" if "carry" not in taken else self.fresh_name("carry", loop)
+        unused = "_" if "_" not in taken and carry_name != "_" else self.fresh_name("unused", loop)
         packed = carried[0] if len(carried) == 1 else f"({', '.join(carried)})"
-        unpacked = carried[0] if len(carried) == 1 else ", ".join(carried)
-        steps = ", ".join(self.code_of(a.value) for a in loop.iter.args)
-        lines = [f"def {body_name}({carry_name}, {loop.target.value}):", f"{unit}{unpacked} = {carry_name}"]
+        args = [self.code_of(a.value) for a in loop.iter.args]
+        start = args[0] if len(args) > 1 else "0"
+        step = args[2] if len(args) > 2 else "1"
+        trips = f"len(range({', '.join(args)}))"
+        # The index is carried from a Python int, so it stays weakly typed and combines with other
+        # values as the Python int did (an int8 carry plus the index stays int8).
+        lines = [f"def {body_name}({carry_name}, {unused}):", f"{unit}{packed}, {var} = {carry_name}"]
         for line in loop.body.body:
             for text in self.code_of(line).rstrip("\r\n").splitlines():
                 lines.append(f"{unit}{text.strip()}" if text.strip() else "")
-        lines.append(f"{unit}return {packed}, None")
-        lines.append(f"{packed}, _ = {lax}.scan({body_name}, {packed}, {jnp}.arange({steps}))")
+        lines.append(f"{unit}return ({packed}, {var} + {step}), None")
+        lines.append(f"if {trips}:  # as the loop, run nothing for no steps (a scan traces its body even then)")
+        lines.append(f"{unit}{packed} = {lax}.scan({body_name}, ({packed}, {start}), None, length={trips})[0][0]")
         text = source.newline.join((indent + line if line else line) for line in lines)
         return Fix("unsafe", "rewrite the loop as a `lax.scan`", (self.replace(loop, text.lstrip(" \t")),))
 
