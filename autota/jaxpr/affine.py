@@ -58,7 +58,7 @@ def literal_abstract(lit: Lit):
 
 def propagate(body: Body, seeds: dict, length: int) -> dict:
     """Abstract values of the body's variables, starting from ``seeds`` (``Var -> value``)."""
-    values: dict = dict(seeds)
+    values: dict = {var: v for var, v in seeds.items() if _fits(v, var.dtype, length)}
 
     def get(atom):
         if isinstance(atom, Lit):
@@ -72,9 +72,19 @@ def propagate(body: Body, seeds: dict, length: int) -> dict:
         if int(np.prod(out.shape, dtype=int)) != 1:
             continue
         result = _step(eqn, [get(a) for a in eqn.ins], length)
-        if result is not None:
+        if result is not None and _fits(result, out.dtype, length):
             values[out] = result
     return values
+
+
+def _fits(value, dtype, length: int) -> bool:
+    """Whether an integer result stays in its dtype's range at every step: an index cast to
+    ``uint8`` or summed past ``int32`` wraps, and is then not the affine value it looks like."""
+    if not isinstance(value, Affine) or not jc.is_integer_dtype(dtype) or length < 1:
+        return True
+    info = np.iinfo(np.dtype(dtype))
+    lo, hi = value.bounds(length)
+    return info.min <= lo and hi <= info.max
 
 
 def _step(eqn, ins: list, length: int):

@@ -77,7 +77,9 @@ def _is_array_leaf(x) -> bool:
 
 
 def _is_array_output(x) -> bool:
-    return isinstance(x, (jax.Array, np.ndarray)) or jc.is_tracer(x)
+    """A traced output. A NumPy array returned by ``fn`` is a constant of the trace: it comes
+    back as returned, like any other non-JAX leaf."""
+    return isinstance(x, jax.Array) or jc.is_tracer(x)
 
 
 def _strict_default() -> bool:

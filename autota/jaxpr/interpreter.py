@@ -121,12 +121,12 @@ class Context:
         if not nested:
             return eqn.params
         if eqn.name in jc.CUSTOM_RULE_NAMES:
-            if any(_has_loop(sub) for _, _, sub in nested):
+            if any(_has_loop_write(sub) for _, _, sub in nested):
                 self.record(
                     (id(eqn), "custom"),
                     unknown_layout(
-                        eqn.name, "a loop inside a custom differentiation rule is not examined: the rule "
-                        "refers to the original program", eqn.source,
+                        eqn.name, "a loop writing a buffer inside a custom differentiation rule is not "
+                        "examined: the rule refers to the original program", eqn.source,
                     ),
                 )
             return eqn.params
@@ -139,7 +139,7 @@ class Context:
             if new is None:
                 self.record(
                     (id(eqn), key, pos),
-                    unknown_layout(eqn.name, f"its rewritten {key} has other types or constants; kept as it was", eqn.source),
+                    unknown_layout(eqn.name, f"its rewritten {key} would have other types or constants; kept as it was", eqn.source),
                 )
                 continue
             replaced[(key, pos)] = new
@@ -178,12 +178,20 @@ class Context:
         return list(self._findings.values())
 
 
-def _has_loop(jaxpr) -> bool:
+_WRITES = frozenset({"scatter", "dynamic_update_slice"})
+
+
+def _has_loop_write(jaxpr, in_loop: bool = False) -> bool:
+    """Whether a loop in ``jaxpr`` (at any depth) writes with ``scatter``/``dynamic_update_slice``:
+    the loops a pass-through can hide a buffer in. Loops without writes (a solver's iteration
+    inside ``jax.scipy``'s ``custom_jvp`` functions) hide nothing."""
     inner, _ = jc.open_jaxpr(jaxpr)
     for eqn in jc.jaxpr_parts(inner)[2]:
-        if jc.eqn_name(eqn) in (jc.SCAN, jc.WHILE):
+        name = jc.eqn_name(eqn)
+        if in_loop and name in _WRITES:
             return True
-        if any(_has_loop(sub) for _, _, sub in jc.nested_jaxprs(jc.eqn_params(eqn))):
+        looped = in_loop or name in (jc.SCAN, jc.WHILE)
+        if any(_has_loop_write(sub, looped) for _, _, sub in jc.nested_jaxprs(jc.eqn_params(eqn))):
             return True
     return False
 

@@ -32,7 +32,9 @@ _DropVar = getattr(_core, "DropVar", None)
 
 # Primitive names. Tests of primitive identity go through names, which survive renames of the
 # Python objects better than identity does.
-JIT_NAMES = frozenset({"pjit", "jit", "closed_call", "core_call"})
+JIT_NAMES = frozenset({"pjit", "jit", "closed_call", "core_call", "eval_jaxpr"})
+"""Calls read inline. jax 0.12 binds the residual program of ``grad(checkpoint(f))`` as
+``eval_jaxpr``, where 0.10 used ``closed_call``."""
 SCAN = "scan"
 WHILE = "while"
 COND = "cond"
@@ -265,7 +267,8 @@ def with_jaxprs(params: dict, replaced: dict) -> dict:
         else:
             items = list(new[key])
             items[pos] = jaxpr
-            new[key] = type(params[key])(items)
+            kind = type(params[key])
+            new[key] = kind._make(items) if hasattr(kind, "_make") else kind(items)  # namedtuples too
     return new
 
 

@@ -73,6 +73,17 @@ def plan_while(ctx: Context, eqn: Eqn, outer: Body) -> LoopPlan | None:
     if "AT202" not in ctx.enabled:
         return None
     verdicts = analyse(form)
+    if verdicts and length is not None and jc.has_effects(wp.cond):
+        ctx.record(
+            (id(eqn), "AT202"),
+            LoopFinding(
+                "AT202", "buffer written in a while_loop", False,
+                "the condition has side effects (a print or callback), which a scan would drop",
+                eqn.source, verdicts[0].shape, "no reverse-mode gradient", "no reverse-mode gradient",
+                verdicts[0].source,
+            ),
+        )
+        return None
     if not verdicts:
         return None
     first = verdicts[0]

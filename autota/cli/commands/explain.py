@@ -13,8 +13,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from autota.cli.cases import missing_jax
 from autota.cli.main import EXIT_ERROR, EXIT_OK
-from autota.proof.errors import ProofInputError, one_line
 
 DEFAULT_SIZES = (64, 128, 256, 512)
 """As ``autota bench``: large enough that an O(T^2) term outweighs the O(T) ones in a fit."""
@@ -41,6 +41,12 @@ def register(subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    why = missing_jax("explain")
+    if why is not None:
+        print(f"autota: error: {why}", file=sys.stderr)
+        return EXIT_ERROR
+    # JAX only now: the parser imports every command, and `check`/`fix` must load none of it.
+    from autota.proof.errors import ProofInputError, one_line
     from autota.proof.residuals import plot_growth, residual_growth, residuals
     from autota.proof.targets import is_function_target, load_factory, load_function
 

@@ -1,0 +1,124 @@
+"""Programs an adversarial review of the transform found wrong, kept so they stay right."""
+
+from __future__ import annotations
+
+import io
+from contextlib import redirect_stdout
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+from jax import lax
+
+from autota.jaxpr import analyze, transform
+
+
+def _same(a, b):
+    for u, v in zip(jax.tree_util.tree_leaves(a), jax.tree_util.tree_leaves(b), strict=True):
+        assert type(u) is type(v) or isinstance(u, jax.Array) == isinstance(v, jax.Array)
+        assert np.shape(u) == np.shape(v) and np.asarray(u).dtype == np.asarray(v).dtype
+        np.testing.assert_array_equal(np.asarray(u), np.asarray(v))
+
+
+def test_a_buffer_loop_inside_custom_linear_solve():
+    def f(b):
+        a = jnp.diag(jnp.array([2.0, 3.0, 4.0]))
+
+        def solve(mv, b):
+            def body(i, c):
+                v, buf = c
+                v = v + 0.5 * (b - mv(v))
+                return v, buf.at[i].set(v)
+
+            _, buf = lax.fori_loop(0, 4, body, (jnp.zeros_like(b), jnp.zeros((4, 3))))
+            return b / jnp.array([2.0, 3.0, 4.0]) + 0 * buf.sum()
+
+        return lax.custom_linear_solve(lambda v: a @ v, b, solve, symmetric=True)
+
+    _same(f(jnp.ones(3)), transform(f)(jnp.ones(3)))
+
+
+def test_an_index_that_wraps_in_a_narrow_dtype_is_not_affine():
+    def f(x):
+        def body(i, c):
+            h, buf = c
+            h = h + 1.0
+            return h, buf.at[(i + 250).astype(jnp.uint8)].set(h)  # 250..255, then 0, 1
+
+        return lax.fori_loop(0, 8, body, (x, jnp.zeros((300,))))[1]
+
+    x = jnp.float32(0.0)
+    _same(f(x), transform(f)(x))
+    assert not any(f.code == "AT201" and f.applied for f in analyze(f, x))
+
+
+def test_a_weakly_typed_buffer_keeps_its_weak_type():
+    def f(x):
+        def body(c, t):
+            h, buf = c
+            h = jnp.sin(h) + 0.1
+            return (h, buf.at[t].set(h)), None
+
+        return lax.scan(body, (x, lax.broadcast(0.0, (4,))), jnp.arange(4))[0][1]
+
+    x = jnp.float32(0.3)
+    bf16 = jnp.ones(4, jnp.bfloat16)
+    assert (transform(f)(x) + bf16).dtype == (f(x) + bf16).dtype
+    assert jax.make_jaxpr(transform(f))(x).out_avals == jax.make_jaxpr(f)(x).out_avals
+
+
+def test_a_while_condition_with_effects_keeps_its_loop():
+    def f(x):
+        def cond(c):
+            jax.debug.print("cond i={}", c[0])
+            return c[0] < 3
+
+        def body(c):
+            i, h, buf = c
+            h = h * 1.5
+            return i + 1, h, buf.at[i].set(h)
+
+        return lax.while_loop(cond, body, (0, x, jnp.ones((3,))))[2]
+
+    x = jnp.float32(1.0)
+    printed = []
+    for fn in (f, transform(f)):
+        out = io.StringIO()
+        with redirect_stdout(out):
+            jax.block_until_ready(fn(x))
+            jax.effects_barrier()
+        printed.append(out.getvalue().count("cond i="))
+    assert printed[0] == printed[1] == 4
+    assert not any(f.code == "AT202" and f.applied for f in analyze(f, x))
+
+
+def test_grad_of_a_checkpointed_scan_keeps_its_rewrite():
+    """jax 0.12 binds the residual program as ``eval_jaxpr``, which is read inline like jit."""
+
+    def scan_buf(x):
+        def body(c, t):
+            h, buf = c
+            h = jnp.sin(h) + 0.1 * t
+            return (h, buf.at[t].set(h)), None
+
+        return lax.scan(body, (x, jnp.zeros((6, 3))), jnp.arange(6))[0][1]
+
+    f = lambda x: jax.grad(lambda x: jax.checkpoint(scan_buf)(x).sum())(x)
+    x = jnp.linspace(0.1, 1.0, 3)
+    assert any(f.code == "AT201" and f.applied for f in analyze(f, x))
+    np.testing.assert_allclose(transform(f)(x), f(x), rtol=1e-6)
+
+
+@pytest.mark.parametrize("name", ["expi", "expn"])
+def test_stock_custom_jvp_functions_pass_strict(name):
+    fn = getattr(jax.scipy.special, name)
+    x = jnp.array([0.5, 1.5, 2.5])
+    args = (jnp.array([1, 2, 3]), x) if name == "expn" else (x,)
+    _same(fn(*args), transform(fn, strict=True)(*args))
+
+
+def test_numpy_outputs_come_back_as_returned():
+    f = lambda x: (x, np.arange(3))
+    out = transform(f)(jnp.ones(2))[1]
+    assert type(out) is np.ndarray and out.dtype == np.arange(3).dtype
