@@ -10,16 +10,7 @@ from pathlib import Path
 import pytest
 
 from autota.cli.main import main
-
-GROWTH = """import jax.numpy as jnp
-
-
-def f(xs):
-    out = jnp.zeros((0,))
-    for x in xs:
-        out = jnp.append(out, x)
-    return out
-"""
+from tests.cli.helpers import GROWTH
 
 
 @pytest.fixture

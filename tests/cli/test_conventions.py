@@ -14,23 +14,7 @@ import pytest
 from autota.cli.commands import lint
 from autota.cli.main import main
 from tests.conftest import ROOT
-
-GROWTH = """import jax.numpy as jnp
-
-
-def f(xs):
-    out = jnp.zeros((0,))
-    for x in xs:
-        out = jnp.append(out, x)
-    return out
-"""
-
-
-def run(capsys, *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    assert "Traceback" not in err
-    return code, out, err
+from tests.cli.helpers import GROWTH, run
 
 
 def autota(*argv: str, stdin: bytes = b"", cwd: Path = ROOT, env: dict | None = None) -> subprocess.CompletedProcess:

@@ -13,21 +13,13 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import ROOT
+from tests.cli.helpers import GROWTH
 
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover
     import tomli as tomllib
 
-GROWTH = """import jax.numpy as jnp
-
-
-def f(xs):
-    out = jnp.zeros((0,))
-    for x in xs:
-        out = jnp.append(out, x)
-    return out
-"""
 
 DISTRIBUTION = "jax-autota"
 

@@ -11,18 +11,8 @@ import pytest
 
 from autota.cli import notebooks
 from autota.cli.commands import lint
-from autota.cli.main import main
 from tests.conftest import ROOT
-
-GROWTH = """import jax.numpy as jnp
-
-
-def f(xs):
-    out = jnp.zeros((0,))
-    for x in xs:
-        out = jnp.append(out, x)
-    return out
-"""
+from tests.cli.helpers import GROWTH, run
 
 
 @pytest.fixture
@@ -30,13 +20,6 @@ def tree(tmp_path: Path) -> Path:
     (tmp_path / "a.py").write_text(GROWTH)
     (tmp_path / "z.py").write_text(GROWTH)
     return tmp_path
-
-
-def run(capsys, *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    assert "Traceback" not in err
-    return code, out, err
 
 
 def test_invalid_notebooks_are_errors_and_the_rest_is_fixed(capsys, tree):

@@ -7,24 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from autota.cli.main import main
-
-GROWTH = """import jax.numpy as jnp
-
-
-def f(xs):
-    out = jnp.zeros((0,))
-    for x in xs:
-        out = jnp.append(out, x)
-    return out
-"""
-
-
-def run(capsys, *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    assert "Traceback" not in err
-    return code, out, err
+from tests.cli.helpers import GROWTH, run
 
 
 @pytest.fixture

@@ -124,6 +124,14 @@ def test_bench_a_users_function(user_code, capsys):
     assert out.startswith("cumulative (jit)") and "temp memory" in out
 
 
+def test_bench_a_users_function_against_its_transform(user_code, capsys):
+    argv = ["bench", f"{user_code}/model.py::cumulative", "--args", f"{user_code}/inputs.py:make_args",
+            "--sizes", "8,16", "--repeats", "1", "--modes", "fwd"]
+    assert _run(bench, argv) == 0
+    out = capsys.readouterr().out
+    assert "transform(cumulative)" in out and "| cumulative | fwd |" not in out
+
+
 @pytest.mark.parametrize(
     "target, factory, message",
     [

@@ -132,6 +132,7 @@ def _bench_function(args):
     or unavailable; the detailed tables go in ``details``."""
     from autota.proof import compare, measure
     from autota.proof.errors import ProofInputError, one_line
+    from autota.proof.render import bench_rows
     from autota.proof.targets import load_factory, load_function
 
     fn, name = load_function(args.target)

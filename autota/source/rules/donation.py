@@ -8,7 +8,6 @@ The fix is unsafe by nature: after the call the caller's old array is deleted.
 
 from __future__ import annotations
 
-import ast
 
 import libcst as cst
 

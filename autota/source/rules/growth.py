@@ -8,7 +8,6 @@ and the empty loop included; elsewhere the finding says which condition failed.
 
 from __future__ import annotations
 
-import ast
 from dataclasses import dataclass
 
 import libcst as cst

@@ -10,7 +10,6 @@ loop whose carried names a nested function or ``locals()`` can read gets no fix.
 
 from __future__ import annotations
 
-import ast
 
 import libcst as cst
 

@@ -17,8 +17,6 @@ from autota.source.rules.loop_buffers.syntax import (
     index_offset,
     rebinds,
     identifier,
-    all_params,
-    assigns,
 )
 from autota.source.rules.loop_buffers.body import Write, Body
 
@@ -226,7 +224,7 @@ class CarriedBuffers:
             results = [carry_target]
         result = results[position]
         if not isinstance(result, cst.Name):
-            return f"the buffer's result is not bound to a name"
+            return "the buffer's result is not bound to a name"
         bound_here = {n.value for n in scopes.find(target, lambda x: isinstance(x, cst.Name))}
         read_after = [args[k].value for k in ("lower", "upper") if k in args]
         if kind == "scan" and "xs" in args and isinstance(args["xs"].value, cst.Call):
