@@ -138,11 +138,6 @@ def _plan(form: LoopForm, values: dict, j: int, cin: Var, cout):
         lo, hi = slot.bounds(form.length)
         if lo < 0 or hi >= cin.shape[axis]:
             return None, "AT201", "the write index may leave the buffer's range", source
-    if getattr(cin.aval, "weak_type", False):
-        return None, "AT201", (
-            "the buffer is weakly typed (filled from a Python scalar); rebuilt from stacked rows "
-            "it would come back strongly typed and promote differently"
-        ), source
     skips = frozenset(e for e in (cast_up, write, cast_back) if e is not None)
     return BufferPlan(j, write, update, axis, squeeze, slot, cast_back, skips), "AT201", None, source
 

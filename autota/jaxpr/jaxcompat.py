@@ -428,6 +428,19 @@ def scatter_is_unique_set(params: dict) -> bool:
     return params.get("update_jaxpr") is None and bool(params.get("unique_indices", False))
 
 
+def is_weak(atom) -> bool:
+    """Whether JAX types ``atom`` weakly (an array made from a Python scalar)."""
+    return bool(getattr(aval_of(atom), "weak_type", False))
+
+
+def as_weak(x):
+    """``x`` weakly typed, as a ``.at[].set`` into a weakly typed buffer leaves it; public
+    ``lax`` has no spelling for this (``dynamic_update_slice`` always returns a strong type)."""
+    from jax._src.lax import lax as _lax
+
+    return _lax._convert_element_type(x, x.dtype, weak_type=True)
+
+
 def widening_is_exact(narrow, wide) -> bool:
     """Whether every ``narrow`` value converts to ``wide`` and back unchanged."""
     import jax.numpy as jnp

@@ -249,7 +249,10 @@ def rebuild_scan(ctx: Context, form: LoopForm, plans: list[BufferPlan], invals: 
     for j, value in zip(kept, carry, strict=True):
         finals[j] = value
     for plan, values in zip(plans, stacked, strict=True):
-        finals[plan.carry] = _place(init[plan.carry], values, plan, form.length, form.reverse)
+        final = _place(init[plan.carry], values, plan, form.length, form.reverse)
+        if jc.is_weak(body.invars[nc + plan.carry]) and final is not init[plan.carry]:
+            final = jc.as_weak(final)  # the scatter it replaces keeps the buffer's weak type
+        finals[plan.carry] = final
     return [*finals, *ys]
 
 

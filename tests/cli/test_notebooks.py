@@ -86,9 +86,13 @@ def test_fix_changes_only_the_fixed_cells_source(capsys, nb):
         "    out = jnp.zeros((0, 3))\n",
         "    out_parts = []\n",
         "    for x in xs:\n",
-        "        out_parts.append(x[None])\n",
+        "        out_parts.append(jnp.asarray(x[None]))\n",
         "    if out_parts:\n",
-        "        out = jnp.concatenate([out, *out_parts], axis=0)\n",
+        "        if jnp.result_type(jnp.asarray(out), *out_parts) == jnp.asarray(out).dtype:\n",
+        "            out = jnp.concatenate([out, *out_parts], axis=0)\n",
+        "        else:  # a piece widens the dtype part-way: grow step by step, as the loop did\n",
+        "            for out_part in out_parts:\n",
+        "                out = jnp.concatenate([out, out_part], axis=0)  # noqa: AT101 - only where the dtype widens\n",
         "    return out",
     ]
     after["cells"][2]["source"] = before["cells"][2]["source"]
@@ -96,14 +100,24 @@ def test_fix_changes_only_the_fixed_cells_source(capsys, nb):
     # ... and the file is what Jupyter itself would write: formatting kept byte for byte.
     assert nb.read_text(encoding="utf-8") == notebook(*after["cells"][:2], _fixed(after["cells"][2]),
                                                       after["cells"][3])
-    assert nb.read_text(encoding="utf-8").count("\n") == raw.count("\n") + 3
+    assert nb.read_text(encoding="utf-8").count("\n") == raw.count("\n") + 7
     assert run(capsys, "check", str(nb))[0] == 0
+
+
+FIXED_GROWTH = (
+    "        out_parts.append(jnp.asarray(x[None]))\n    if out_parts:\n"
+    "        if jnp.result_type(jnp.asarray(out), *out_parts) == jnp.asarray(out).dtype:\n"
+    "            out = jnp.concatenate([out, *out_parts], axis=0)\n"
+    "        else:  # a piece widens the dtype part-way: grow step by step, as the loop did\n"
+    "            for out_part in out_parts:\n"
+    "                out = jnp.concatenate([out, out_part], axis=0)  # noqa: AT101 - only where the dtype widens\n"
+)
 
 
 def _fixed(entry: dict) -> dict:
     text = "".join(LOOP).replace("    for x", "    out_parts = []\n    for x").replace(
         "        out = jnp.concatenate([out, x[None]], axis=0)\n",
-        "        out_parts.append(x[None])\n    if out_parts:\n        out = jnp.concatenate([out, *out_parts], axis=0)\n",
+        FIXED_GROWTH,
     )
     return {**entry, "source": text.splitlines(keepends=True)}
 
@@ -129,7 +143,7 @@ def test_magics_are_skipped_and_kept_by_a_fix(capsys, tmp_path):
     assert run(capsys, "fix", str(path))[0] == 0
     fixed = json.loads(path.read_text(encoding="utf-8"))["cells"][0]["source"]
     assert fixed[:6] == source[:6]
-    assert "        %time g(x)\n" in fixed and "        out_parts.append(x[None])\n" in fixed
+    assert "        %time g(x)\n" in fixed and "        out_parts.append(jnp.asarray(x[None]))\n" in fixed
 
 
 def test_cell_magic_cells_are_skipped_whole(capsys, tmp_path):
