@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import pty
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -138,6 +139,7 @@ def test_a_pool_run_matches_a_serial_run(capsys, tmp_path):
     assert serial == pooled and serial[1].count("AT101") == 26
 
 
+@pytest.mark.skipif(shutil.which("patch") is None, reason="needs the patch program to apply the diff")
 def test_a_latin_1_diff_is_latin_1_and_applies(tmp_path):
     source = ("# -*- coding: latin-1 -*-\n# caf\xe9 au lait\n" + GROWTH.replace("jnp.zeros((0,))", "jnp.zeros((0,))  # \xe9t\xe9")).encode("latin-1")
     path = tmp_path / "latin.py"
