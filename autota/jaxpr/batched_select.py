@@ -144,7 +144,7 @@ def _masked_write_of(body: Body, written, base, pred, written_case: int):
     if not isinstance(written, Var):
         return none
     write = body.producers.get(written)
-    if write is None or body.uses[written] != 1 or write.name not in ("scatter", "dynamic_update_slice"):
+    if write is None or body.uses[written] != 1 or write.name not in jc.WRITES:
         return none
     if write.name == "scatter" and not jc.scatter_is_unique_set(write.params):
         return none

@@ -17,7 +17,7 @@ from autota.jaxpr.dataflow import written_carries
 from autota.jaxpr.affine import Affine, iota_affine, literal_abstract, propagate
 from autota.jaxpr.ir import Body, Eqn, Lit, Var
 
-WRITES = frozenset({"scatter", "dynamic_update_slice"})
+WRITES = jc.WRITES
 
 
 @dataclass(frozen=True)

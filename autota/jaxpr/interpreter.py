@@ -178,9 +178,6 @@ class Context:
         return list(self._findings.values())
 
 
-_WRITES = frozenset({"scatter", "dynamic_update_slice"})
-
-
 def _has_loop_write(jaxpr, in_loop: bool = False) -> bool:
     """Whether a loop in ``jaxpr`` (at any depth) writes with ``scatter``/``dynamic_update_slice``:
     the loops a pass-through can hide a buffer in. Loops without writes (a solver's iteration
@@ -188,7 +185,7 @@ def _has_loop_write(jaxpr, in_loop: bool = False) -> bool:
     inner, _ = jc.open_jaxpr(jaxpr)
     for eqn in jc.jaxpr_parts(inner)[2]:
         name = jc.eqn_name(eqn)
-        if in_loop and name in _WRITES:
+        if in_loop and name in jc.WRITES:
             return True
         looped = in_loop or name in (jc.SCAN, jc.WHILE)
         if any(_has_loop_write(sub, looped) for _, _, sub in jc.nested_jaxprs(jc.eqn_params(eqn))):

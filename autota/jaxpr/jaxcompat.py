@@ -38,6 +38,8 @@ JIT_NAMES = frozenset({"pjit", "jit", "closed_call", "core_call", "eval_jaxpr"})
 SCAN = "scan"
 WHILE = "while"
 COND = "cond"
+WRITES = frozenset({"scatter", "dynamic_update_slice"})
+"""The primitives that write a slot of a buffer (``.at[].set``, ``lax.dynamic_update_*``)."""
 REMAT_NAMES = frozenset({"checkpoint", "remat", "remat2"})
 CUSTOM_JVP_NAMES = frozenset({"custom_jvp_call", "custom_jvp_call_jaxpr"})
 

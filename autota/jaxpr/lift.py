@@ -28,7 +28,6 @@ from autota.jaxpr.ir import Body, Eqn, Lit, Var
 
 SWITCH = "autota_switch"
 CHECKPOINT = "autota_checkpoint"
-_SET = frozenset({"scatter", "dynamic_update_slice"})
 
 
 def loop_body(ctx: Context, jaxpr) -> Body:
@@ -155,7 +154,7 @@ def _common_write(bodies: list, m: int):
     for body in bodies:
         out = body.outvars[m]
         w = body.producers.get(out) if isinstance(out, Var) else None
-        if w is None or w.name not in _SET or body.uses[out] != 1:
+        if w is None or w.name not in jc.WRITES or body.uses[out] != 1:
             return None
         operand = w.ins[0]
         k = _invar_position(body, operand)
