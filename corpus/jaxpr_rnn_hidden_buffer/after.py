@@ -18,6 +18,8 @@ def rnn_states(x, w):
         jnp.zeros((B, F)),
         jnp.arange(0, T),
     )
+    if states_init.shape[0] == 0:  # the loop's `.at[i].set` raised this while tracing
+        raise IndexError("index is out of bounds for axis 0 with size 0")
     states = states_init.at[jnp.arange(0, T)].set(
         jnp.expand_dims(
             states_rows,

@@ -16,6 +16,8 @@ def integrate(x0, inputs, decay):
         return x, trace_row
 
     x, trace_rows = lax.scan(lambda carry, i: body(i, carry), x0, jnp.arange(0, n))
+    if trace.shape[0] == 0:  # the loop's `.at[i].set` raised this while tracing
+        raise IndexError("index is out of bounds for axis 0 with size 0")
     trace = trace.at[jnp.arange(trace_rows.shape[0]) + 1].set(
         jnp.expand_dims(trace_rows, tuple(range(1, 1 + trace.ndim - trace_rows.ndim)))
     )

@@ -19,5 +19,7 @@ def decode(W_in, W_out, xs, h0):
 
     out_init = jnp.zeros((B, T, D))
     (h, _), out_rows = lax.scan(step, (h0, 0), xs)
+    if out_init.shape[1] == 0:  # the loop's write raised this while tracing
+        raise TypeError("dynamic_update_slice update shape must be smaller than operand shape")
     out = lax.dynamic_update_slice_in_dim(out_init, jnp.moveaxis(out_rows, 0, 1), 0, 1)
     return h, out

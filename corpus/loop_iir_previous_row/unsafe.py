@@ -14,6 +14,8 @@ def smooth(xs, alpha):
         return jnp.broadcast_to(jnp.asarray(ys_row, ys_prev.dtype), ys_prev.shape), ys_row
 
     _, ys_rows = lax.scan(lambda carry, i: step(i, carry), ys[0], jnp.arange(1, T))
+    if ys.shape[0] == 0:  # the loop's `.at[i].set` raised this while tracing
+        raise IndexError("index is out of bounds for axis 0 with size 0")
     ys = ys.at[jnp.arange(1, T)].set(
         jnp.expand_dims(ys_rows, tuple(range(1, 1 + ys.ndim - ys_rows.ndim)))
     )

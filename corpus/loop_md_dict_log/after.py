@@ -38,12 +38,16 @@ def simulate(pos, vel, k_spring):
         (pos, vel, log),
         jnp.arange(0, n_steps),
     )
+    if log["temperature"].shape[0] == 0:  # the loop's `.at[i].set` raised this while tracing
+        raise IndexError("index is out of bounds for axis 0 with size 0")
     log["temperature"] = log["temperature"].at[jnp.arange(0, n_steps)].set(
         jnp.expand_dims(
             log_temperature_rows,
             tuple(range(1, 1 + log["temperature"].ndim - log_temperature_rows.ndim)),
         )
     )
+    if log["energy"].shape[0] == 0:  # the loop's `.at[i].set` raised this while tracing
+        raise IndexError("index is out of bounds for axis 0 with size 0")
     log["energy"] = log["energy"].at[jnp.arange(0, n_steps)].set(
         jnp.expand_dims(
             log_energy_rows,

@@ -21,6 +21,8 @@ def blocks(xs):
             jnp.zeros(width),
             jnp.arange(0, block),
         )
+        if rows_init.shape[0] == 0:  # the loop's `.at[i].set` raised this while tracing
+            raise IndexError("index is out of bounds for axis 0 with size 0")
         rows = rows_init.at[jnp.arange(0, block)].set(
             jnp.expand_dims(
                 rows_rows,
@@ -37,6 +39,8 @@ def blocks(xs):
         jnp.zeros((n_blocks, width)),
         jnp.arange(0, n_blocks),
     )
+    if sums_init.shape[0] == 0:  # the loop's `.at[i].set` raised this while tracing
+        raise IndexError("index is out of bounds for axis 0 with size 0")
     sums = sums_init.at[jnp.arange(0, n_blocks)].set(
         jnp.expand_dims(sums_rows, tuple(range(1, 1 + sums_init.ndim - sums_rows.ndim)))
     )

@@ -16,6 +16,8 @@ def rnn_states(W, U, xs, h0):
 
     states = jnp.zeros((T, h0.shape[0]), dtype=h0.dtype)
     h, states_rows = lax.scan(lambda carry, i: step(i, carry), h0, jnp.arange(0, T))
+    if states.shape[0] == 0:  # the loop's `.at[i].set` raised this while tracing
+        raise IndexError("index is out of bounds for axis 0 with size 0")
     states = states.at[jnp.arange(0, T)].set(
         jnp.expand_dims(
             states_rows,

@@ -17,6 +17,8 @@ def gated_rnn(W, xs, h0):
     states_init = jnp.zeros((T, h0.shape[0]))
     init = (h0, 0)
     (h, _), states_rows = lax.scan(cell, init, xs)
+    if states_init.shape[0] == 0:  # the loop's write raised this while tracing
+        raise TypeError("dynamic_update_slice update shape must be smaller than operand shape")
     states = lax.dynamic_update_slice_in_dim(states_init, states_rows, 0, 0)
     return h, states
 

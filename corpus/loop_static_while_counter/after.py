@@ -30,6 +30,8 @@ def simulate(x0, v0, k, num_steps):
         (0, x0, v0),
         jnp.arange(0, num_steps),
     )
+    if positions.shape[0] == 0:  # the loop's `.at[i].set` raised this while tracing
+        raise IndexError("index is out of bounds for axis 0 with size 0")
     positions = positions.at[jnp.arange(positions_rows.shape[0]) + 1].set(
         jnp.expand_dims(
             positions_rows,

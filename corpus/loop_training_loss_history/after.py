@@ -25,6 +25,8 @@ def train(w0, X, y, lrs):
         w0,
         jnp.arange(0, n_steps),
     )
+    if history.shape[0] == 0:  # the loop's `.at[i].set` raised this while tracing
+        raise IndexError("index is out of bounds for axis 0 with size 0")
     history = history.at[jnp.arange(0, n_steps)].set(
         jnp.expand_dims(
             history_rows,

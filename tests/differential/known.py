@@ -1,8 +1,8 @@
 """Generated programs whose safe AT2xx fix changed results on the code of 2026-12-01 (issue 12).
 
 Found by ``benchmarks/differential.py --rules AT201 --seed 3``; kept verbatim (after the common
-header), one per class, as ``xfail(strict=False)`` cases of ``test_differential.py`` until the
-loop-buffer rules are rewritten.
+header), one per class, as regression cases of ``test_differential.py``: each must now keep its
+results.
 """
 
 from tests.differential.families import HEADER

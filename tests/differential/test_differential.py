@@ -7,10 +7,9 @@ what its doc names. Each leg also checks that the generator still reaches the fi
 whose programs autota stopped fixing would pass without testing anything.
 
 :data:`KNOWN` keeps one generated program of each AT2xx class found on the code of the day the
-generator was written. The loop model fixed the tuple-row classes; one class is still open, so
-it and the AT201 leg (which draws it) are ``xfail(strict=False)``: a zero-length buffer, where
-``.at[i].set`` raises IndexError while the loop body is traced and the stacked-output fix returns
-an empty buffer instead.
+generator was written; each must now keep its results. The loop model fixed the tuple-row
+classes; the zero-length buffer (``.at[i].set`` raises IndexError while the body is traced, the
+stacked rows would go into it silently) is kept by the fix's guard on the buffer's static length.
 """
 
 from __future__ import annotations
@@ -22,27 +21,19 @@ from tests.differential.harness import Program, judge
 from tests.differential.known import KNOWN
 from tests.differential.report import undocumented
 
-AT2XX = "issue 12, an AT2xx class still open: "
-OPEN = "zero-length buffer: IndexError became a value"
 LEGS = {
-    # rule: (programs, least share fixed, why a leg may fail)
-    "AT101": (50, 0.5, None),
-    "AT102": (50, 0.5, None),
-    "AT401": (20, 0.3, None),
-    "AT201": (16, 0.3, AT2XX + OPEN),
-    "AT202": (16, 0.2, None),
-    "AT204": (16, 0.2, None),  # Python-number rows are unsafe fixes now, so fewer are fixed
+    # rule: (programs, least share fixed)
+    "AT101": (50, 0.5),
+    "AT102": (50, 0.5),
+    "AT401": (20, 0.3),
+    "AT201": (16, 0.3),
+    "AT202": (16, 0.2),
+    "AT204": (16, 0.2),  # Python-number rows are unsafe fixes now, so fewer are fixed
 }
 
 
-def _leg(rule):
-    count, least, known = LEGS[rule]
-    marks = [pytest.mark.xfail(strict=False, reason=known)] if known else []
-    return pytest.param(rule, count, least, id=rule, marks=marks)
-
-
 @pytest.mark.slow
-@pytest.mark.parametrize(("rule", "count", "least"), [_leg(rule) for rule in LEGS])
+@pytest.mark.parametrize(("rule", "count", "least"), [pytest.param(r, *LEGS[r], id=r) for r in LEGS])
 def test_generated_fixes_keep_results(rule: str, count: int, least: float):
     verdicts = judge(draw_programs(rule, count, seed_value=12))
     fixed = [v for v in verdicts if v.fixed is not None]
@@ -54,10 +45,7 @@ def test_generated_fixes_keep_results(rule: str, count: int, least: float):
 @pytest.mark.slow
 @pytest.mark.parametrize(
     "program",
-    [
-        pytest.param(p, id=f"{p.rule}-{name}", marks=[pytest.mark.xfail(strict=False, reason=AT2XX + name)] if name == OPEN else [])
-        for name, p in KNOWN.items()
-    ],
+    [pytest.param(p, id=f"{p.rule}-{name}") for name, p in KNOWN.items()],
 )
 def test_known_class(program: Program):
     (verdict,) = judge([program])

@@ -2,7 +2,7 @@
 
 Memory figures come from XLA's ``memory_analysis`` and are exact. Run times are not: these
 tests use enough work per size, interleave before and after, assert bands rather than
-values, and measure a second time before failing, since the machine is shared.
+values, and measure again (three tries in all) before failing, since the machine is shared.
 """
 
 from __future__ import annotations
@@ -15,10 +15,14 @@ import pytest
 from autota.proof import ProofInputError, compare, measure
 
 
-def _twice(run, ok):
-    """``run()``, and once more if ``ok`` rejects the first result (a noisy spell)."""
-    result = run()
-    return result if ok(result) else run()
+def _retried(run, ok, tries=3):
+    """``run()``, and again (up to ``tries`` in all) while ``ok`` rejects the result: a noisy
+    spell on a shared machine lasts seconds, a wrong fit does not go away."""
+    for _ in range(tries - 1):
+        result = run()
+        if ok(result):
+            return result
+    return run()
 
 
 def test_body_reading_its_buffer_has_quadratic_temp_memory_under_grad(patterns):
@@ -37,7 +41,7 @@ def test_fori_loop_carried_buffer_under_grad(patterns):
         b, a = c.before.fit("grad", "run_s"), c.after.fit("grad", "run_s")
         return 1.5 <= b.exponent <= 2.4 and 0.4 <= a.exponent <= 1.3
 
-    c = _twice(lambda: compare(patterns.fori_before, patterns.fori_after, patterns.rows_args,
+    c = _retried(lambda: compare(patterns.fori_before, patterns.fori_after, patterns.rows_args,
                                (128, 256, 512, 1024), modes=("grad",)), ok)
     b, a = c.before.fit("grad", "run_s"), c.after.fit("grad", "run_s")
     assert ok(c), (b, a, c)
@@ -48,10 +52,12 @@ def test_fori_loop_carried_buffer_under_grad(patterns):
 
 def test_eager_concat_growth_is_timed_eagerly(patterns):
     def ok(c):
+        # Side by side: before grows faster than after by a clear margin. Absolute exponents
+        # drift with load (1.5-1.8 for before here), the gap between the two much less.
         b, a = c.before.fit("fwd", "run_s"), c.after.fit("fwd", "run_s")
-        return b.exponent >= 1.45 and 0.5 <= a.exponent <= 1.3
+        return b.exponent >= 1.35 and 0.5 <= a.exponent <= 1.3 and b.exponent - a.exponent >= 0.3
 
-    c = _twice(lambda: compare(patterns.concat_before, patterns.concat_after, patterns.concat_args,
+    c = _retried(lambda: compare(patterns.concat_before, patterns.concat_after, patterns.concat_args,
                                (32, 64, 128), modes=("fwd",), repeats=3), ok)
     assert ok(c), c
     assert c.before.how == c.after.how == "eager" and "Python loop" in c.before.note
@@ -76,7 +82,7 @@ def test_known_costs_are_classified(fn, sizes, cls):
         f = m.fit("fwd", "run_s")
         return f.cls == cls
 
-    m = _twice(lambda: measure(fn, make_args, sizes, modes=("fwd",)), ok)
+    m = _retried(lambda: measure(fn, make_args, sizes, modes=("fwd",)), ok)
     assert ok(m), m
 
 
@@ -87,7 +93,7 @@ def test_quadratic_work_is_classified():
     def make_args(T):
         return (jnp.linspace(0.0, 1.0, T, dtype=jnp.float32),)
 
-    m = _twice(lambda: measure(pairwise, make_args, (1024, 2048, 4096), modes=("fwd",)),
+    m = _retried(lambda: measure(pairwise, make_args, (1024, 2048, 4096), modes=("fwd",)),
                lambda m: m.fit("fwd", "run_s").cls == "O(T^2)")
     assert m.fit("fwd", "run_s").cls == "O(T^2)", m
     assert m.fit("fwd", "temp_bytes").exponent is not None

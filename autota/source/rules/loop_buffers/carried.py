@@ -616,7 +616,9 @@ class CarriedBuffers:
             rebuild = [
                 f"{indent}{destination} = {lax_name}.dynamic_update_slice_in_dim({array}, {block}, {start_code}, {axis})"
             ]
-        edits.append(source.insert_lines_before(self.end_line(statement) + 1, rebuild))
+        edits.append(source.insert_lines_before(self.end_line(statement) + 1, self._empty_guard(
+            write, inits[position] if key is None else None, base, indent, module.default_indent,
+        ) + rebuild))
         edits.extend(prelude)
         loop = "fori_loop" if kind == "fori" else "scan"
         return Fix(
@@ -625,6 +627,28 @@ class CarriedBuffers:
             f"buffer after the loop (was: `{write.label}` carried through `{loop}`)",
             tuple(edits),
         )
+
+    def _empty_guard(self, write: Write, init, base: str, indent: str, step: str) -> list[str]:
+        """Lines that raise what each step's write raised when the written axis has length 0.
+
+        JAX traces the body even for zero trips, and a write into a zero-length axis fails while
+        tracing (`.at[i]` with IndexError, a one-row `dynamic_update_slice` with TypeError); the
+        stacked rows would go into it silently. The shape is static, so a Python test keeps the
+        error; it is left out where the length is a positive literal.
+        """
+        length = self._buffer_length(init, write.axis) if init is not None else None
+        if length is not None and (int_value(length) or 0) > 0:
+            return []
+        axis = write.axis
+        if write.form == "at":
+            error = f'IndexError("index is out of bounds for axis {axis} with size 0")'
+        else:
+            error = 'TypeError("dynamic_update_slice update shape must be smaller than operand shape")'
+        what = "`.at[i].set`" if write.form == "at" else "write"
+        return [
+            f"{indent}if {base}.shape[{axis}] == 0:  # the loop's {what} raised this while tracing",
+            f"{indent}{step}raise {error}",
+        ]
 
 
 def _python_number(expr) -> bool:
