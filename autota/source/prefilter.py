@@ -215,14 +215,15 @@ def inside(site: Site, function: Site) -> bool:
     return any(f is function.node for f in site.functions)
 
 
-TRACING_TERMINALS = JIT_NAMES | LOOP_NAMES | frozenset(
+TRACING_TERMINALS = JIT_NAMES | LOOP_NAMES | frozenset(vocabulary.INITIALIZER_METHODS) | frozenset(
     vocabulary.terminal(n) for n in (*vocabulary.TRACING_TRANSFORMS, *vocabulary.PARTIAL)
 )
 
 
 def tracing_call_tops(facts: Facts, functions: list[Site]) -> set[int]:
     """Statements that may show one of ``functions`` runs traced: ``jit(f)``, ``lax.scan(f, ...)``,
-    ``vmap(f)``, ``partial(f, ...)`` given to one of those, and the functions that call ``f`` (a
+    ``vmap(f)``, ``partial(f, ...)`` given to one of those, ``self.param(name, f)`` or ``kernel_init=f``
+    (an initializer), and the functions that call ``f`` (a
     function called from a traced one is traced too), a few calls up.
 
     Rules read them to tell that ``f`` runs traced, so they are kept along with ``f``.
@@ -234,7 +235,12 @@ def tracing_call_tops(facts: Facts, functions: list[Site]) -> set[int]:
         for site in facts.calls:
             call = site.node
             passed = any(isinstance(n, ast.Name) and n.id in names for a in call.args for n in ast.walk(a))
-            if passed and facts.name(call.func) in TRACING_TERMINALS:
+            initializer = any(
+                k.arg and k.arg.endswith(vocabulary.INITIALIZER_KEYWORD_SUFFIX)
+                and any(isinstance(n, ast.Name) and n.id in names for n in ast.walk(k.value))
+                for k in call.keywords
+            )
+            if passed and facts.name(call.func) in TRACING_TERMINALS or initializer:
                 found.add(site.top)
             elif terminal(call.func) in names:
                 found.add(site.top)
@@ -255,10 +261,16 @@ def slice_module(text: str, facts: Facts, keep: set[int]) -> tuple[str, list[int
     """
     lines = re.split(r"(?<=\r\n)|(?<=\r)(?!\n)|(?<=\n)", text)
     dropped = [False] * len(lines)
-    for shell, methods in facts.members.items():
+    # A module-level name defined twice resolves to the definition that reaches the read:
+    # dropping the other would change which that is (`def f` ... `def f` ... `f = jax.jit(f)`).
+    methods = {m for unit_methods in facts.members.values() for m in unit_methods}
+    tops = [k for k in range(len(facts.units)) if facts.top_is_definition[k] and k not in methods]
+    kept_names = {facts.units[k].name for k in tops if k in keep}
+    keep = keep | {k for k in tops if facts.units[k].name in kept_names}
+    for shell, methods_of_shell in facts.members.items():
         if shell in keep:  # the class is needed whole
-            keep = keep | set(methods)
-        elif keep.intersection(methods):  # some methods are: the class line and its other statements too
+            keep = keep | set(methods_of_shell)
+        elif keep.intersection(methods_of_shell):  # some methods are: the class line and its other statements too
             keep = keep | {shell}
     for index, statement in enumerate(facts.units):
         if index in keep or not facts.top_is_definition[index]:

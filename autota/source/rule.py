@@ -84,7 +84,8 @@ class SourceRule(cst.CSTVisitor):
         """The file's name index, built on first use and shared by the rules of the pass."""
         if self.context.semantics is None:
             self.context.semantics = scopes.Semantics(
-                self.context.module, self.metadata[ParentNodeProvider], self.metadata[ScopeProvider]
+                self.context.module, self.metadata[ParentNodeProvider], self.metadata[ScopeProvider],
+                self.metadata[PositionProvider],
             )
         return self.context.semantics
 

@@ -233,10 +233,11 @@ class Semantics:
     metadata already holds, and libcst's ``ScopeProvider`` gives the bindings of each scope.
     """
 
-    def __init__(self, module: cst.Module, parents, scope_of) -> None:
+    def __init__(self, module: cst.Module, parents, scope_of, positions) -> None:
         self.module = module
         self.parents = parents
         self.scope_of = scope_of
+        self.positions = positions
         self.by_value: dict[str, list[cst.Name]] = {}
         self.by_top: dict[tuple[int, str], list[cst.Name]] = {}
         """Names by the top-level statement they are in: a function's question costs its statement."""
@@ -298,6 +299,52 @@ class Semantics:
     def definitions_in(self, scope: cst.CSTNode, name: str) -> list[cst.FunctionDef | cst.ClassDef]:
         """The ``def``/``class`` statements named ``name`` whose enclosing scope is ``scope``."""
         return [d for d in self.definitions.get(name, ()) if self.enclosing_scope(d) is scope]
+
+    def binding(self, name: cst.Name) -> cst.CSTNode | None:
+        """The ``def``/``class`` or assigned value that ``name`` holds where it is read, or None
+        (a parameter, an unpacking, any other binding, or none in this file).
+
+        The nearest scope that binds the name decides; there it is the last binding whose
+        statement ends before the read starts (in ``f = jax.jit(f)`` the read is the earlier
+        ``f``), or the last one of the scope when the read is in a nested function, which runs
+        later. Names defined twice (notebook-style scripts) resolve as Python resolves them.
+        """
+        scope = self.enclosing_scope(name)
+        reader = scope
+        read_at = self._start(name)
+        while True:
+            candidates = []
+            for node in self.names_in(scope, name.value):
+                parent = self.parents.get(node)
+                own = parent if isinstance(parent, (cst.FunctionDef, cst.ClassDef)) and parent.name is node else node
+                if self.enclosing_scope(own) is not scope:
+                    continue
+                role, holder = binding_role(self.parents, node)
+                if role is not None:
+                    # an assignment or a def binds once its statement has run; a loop target,
+                    # `as` or `:=` where the name stands
+                    bound_at = self._end(holder if role in ("plain", "unpack", "def") else node)
+                    candidates.append((role, holder, bound_at))
+            if candidates:
+                if reader is scope:
+                    candidates = [c for c in candidates if c[2] <= read_at] or candidates
+                role, holder, _ = max(candidates, key=lambda c: c[2])
+                if role == "def":
+                    return holder
+                if role == "plain":
+                    return holder.value
+                return None
+            if isinstance(scope, cst.Module):
+                return None
+            scope = self.enclosing_scope(scope)
+
+    def _start(self, node: cst.CSTNode) -> tuple[int, int]:
+        start = self.positions[node].start
+        return start.line, start.column
+
+    def _end(self, node: cst.CSTNode) -> tuple[int, int]:
+        end = self.positions[node].end
+        return end.line, end.column
 
     def assignments(self, name: str) -> list:
         """libcst's assignments of ``name`` in every scope of the file."""

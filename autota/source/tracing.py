@@ -20,8 +20,10 @@ LOOP_BODIES = vocabulary.TRACED_ARGUMENTS
 
 @dataclass(frozen=True)
 class Traced:
-    """Why a function is traced: ``"jit"``, ``"loop-body"``, ``"transform"`` (``vmap``, ``grad``...) or
-    ``"called"`` (called from a traced function of this module), and the node that says so."""
+    """Why a function is traced: ``"jit"``, ``"loop-body"``, ``"transform"`` (``vmap``, ``grad``...),
+    ``"called"`` (called from a traced function of this module) or ``"initializer"`` (a parameter
+    initializer, run inside a model's ``init``, which trainers usually jit: whether it runs traced
+    is decided outside this file, so rules that need to know keep off), and the node that says so."""
 
     kind: str
     node: cst.CSTNode
@@ -57,11 +59,11 @@ class TracedFunctions:
         while work:
             caller = work.pop()
             for call in calls.get(caller, ()):
-                for definition in self._definitions(call.func):
-                    if definition not in self.by_function:
-                        root = self.by_function[caller]
-                        self.by_function[definition] = Traced("called", call, root.origin or root.kind)
-                        work.append(definition)
+                definition = self._function(call.func)
+                if definition is not None and definition not in self.by_function:
+                    root = self.by_function[caller]
+                    self.by_function[definition] = Traced("called", call, root.origin or root.kind)
+                    work.append(definition)
 
     def _is_transform(self, expr: cst.BaseExpression) -> bool:
         """``jax.vmap``/``grad``... or ``partial(jax.vmap, ...)``: the function given is traced."""
@@ -96,25 +98,36 @@ class TracedFunctions:
         for index in positions or ():
             if index < len(call.args) and call.args[index].keyword is None:
                 self._mark(call.args[index].value, Traced("loop-body", call))
+        method = call.func.attr.value if isinstance(call.func, cst.Attribute) else None
+        position = vocabulary.INITIALIZER_METHODS.get(method)
+        if position is not None and position < len(call.args) and call.args[position].keyword is None:
+            self._mark(call.args[position].value, Traced("initializer", call))
+        for arg in call.args:
+            if arg.keyword is not None and arg.keyword.value.endswith(vocabulary.INITIALIZER_KEYWORD_SUFFIX):
+                self._mark(arg.value, Traced("initializer", call))
 
     def _mark(self, expr: cst.BaseExpression, traced: Traced) -> None:
-        if isinstance(expr, cst.Call) and self.rule.matches(expr.func, PARTIAL) and expr.args:
-            self._mark(expr.args[0].value, traced)  # `partial(body, ...)` runs `body`
-        elif isinstance(expr, cst.Lambda):
-            self.by_function.setdefault(expr, traced)
-        elif isinstance(expr, cst.Name):
-            for definition in self._definitions(expr):
-                self.by_function.setdefault(definition, traced)
+        function = self._function(expr)
+        if function is not None:
+            self.by_function.setdefault(function, traced)
 
-    def _definitions(self, name: cst.Name) -> list[cst.FunctionDef]:
-        scope = scopes.enclosing_scope(self.rule, name)
-        while True:
-            found = [
-                d for d in self.rule.semantics.definitions_in(scope, name.value) if isinstance(d, cst.FunctionDef)
-            ]
-            if found or isinstance(scope, cst.Module):
-                return found
-            scope = scopes.enclosing_scope(self.rule, scope)
+    def _function(self, expr: cst.BaseExpression, depth: int = 0) -> cst.FunctionDef | cst.Lambda | None:
+        """The function ``expr`` runs when called: a lambda, the ``def`` its name holds where it is
+        read, or what a ``partial``/``jit``/``vmap`` of it wraps (``f = jax.vmap(f)``)."""
+        if depth > 5:
+            return None
+        if isinstance(expr, cst.Lambda):
+            return expr
+        if isinstance(expr, cst.Name):
+            binding = self.rule.semantics.binding(expr)
+            if isinstance(binding, cst.FunctionDef):
+                return binding
+            return self._function(binding, depth + 1) if isinstance(binding, cst.BaseExpression) else None
+        if isinstance(expr, cst.Call) and expr.args and (
+            self.rule.matches(expr.func, PARTIAL) or self._is_jit(expr.func) or self._is_transform(expr.func)
+        ):
+            return self._function(expr.args[0].value, depth + 1)  # `partial(body, ...)` runs `body`
+        return None
 
     def context(self, node: cst.CSTNode) -> Traced | None:
         """The trace that ``node`` runs under, from the innermost traced function around it."""

@@ -80,6 +80,12 @@ TRACING_TRANSFORMS = frozenset(
 )
 """Transforms that trace the function they are given (its Python loop runs on tracers)."""
 PARTIAL = frozenset({"functools.partial"})
+INITIALIZER_METHODS = {"param": 1, "variable": 2}
+"""Methods that run the function at that position as a parameter initializer: Flax's
+``self.param(name, init_fn, ...)`` and ``self.variable(collection, name, init_fn, ...)``. They are
+matched by method name, since ``self`` has no qualified name."""
+INITIALIZER_KEYWORD_SUFFIX = "_init"
+"""Keyword arguments that take a parameter initializer: ``kernel_init=``, Haiku's ``w_init=``."""
 
 
 def terminal(qualified: str) -> str:

@@ -74,9 +74,9 @@ def test_a_case_over_its_time_or_memory_budget_is_an_error_and_the_rest_go_on(tm
     _case(tmp_path, "a_hangs", "    time.sleep(600)")
     _case(tmp_path, "b_grows", "    hog = bytearray(3 << 30)\n    hog[::4096] = b'x' * len(hog[::4096])\n    time.sleep(60)")
     _case(tmp_path, "c_fine")
-    result, took = autota("verify", str(tmp_path), "--timeout", "60", "--max-memory", "1500", "-j", "3")
+    result, took = autota("verify", str(tmp_path), "--timeout", "30", "--max-memory", "1500", "-j", "3")
     assert result.returncode == 2, result.stderr
-    assert f"{tmp_path / 'a_hangs'}: error: over the time budget (60 s; --timeout)" in result.stderr
+    assert f"{tmp_path / 'a_hangs'}: error: over the time budget (30 s; --timeout)" in result.stderr
     assert f"{tmp_path / 'b_grows'}: error: over the memory budget (" in result.stderr
     assert "c_fine" in result.stdout and "3 cases: 1 ok, 0 mismatched, 2 errors" in result.stdout
     assert "Traceback" not in result.stderr
@@ -99,12 +99,12 @@ def test_stderr_noise_stays_off_the_terminal_unless_a_case_fails(tmp_path):
 @pytest.mark.slow
 def test_jobs_run_cases_side_by_side(tmp_path):
     for name in ("one", "two"):
-        _case(tmp_path, name, "    time.sleep(20)")  # each size sleeps: 40 s a case
-    serial_floor = 2 * 2 * 20
+        _case(tmp_path, name, "    time.sleep(12)")  # each size sleeps: 24 s a case
+    serial_floor = 2 * 2 * 12
     result, took = autota("verify", "-j", "2", str(tmp_path))
     assert result.returncode == 0, result.stderr
     assert "2 cases: 2 ok" in result.stdout
-    assert took < serial_floor, took  # one after the other could not be under 80 s
+    assert took < serial_floor, took  # one after the other could not be under 48 s
 
 
 def test_the_chart_has_no_empty_panel_for_an_eager_case():

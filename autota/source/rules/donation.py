@@ -77,10 +77,9 @@ class DonationRule(SourceRule):
             name = scopes.assign_to(assign)
             if name and isinstance(call, cst.Call) and self.matches(call.func, JIT) and call.args:
                 target = call.args[0].value
-                if isinstance(target, cst.Name):
-                    for function in scopes.find(module, lambda n: isinstance(n, cst.FunctionDef)):
-                        if function.name.value == target.value and not function.decorators:
-                            found.append((function, call, name))
+                function = self.semantics.binding(target) if isinstance(target, cst.Name) else None
+                if isinstance(function, cst.FunctionDef) and not function.decorators:
+                    found.append((function, call, name))
         self._names = {id(node): name for _, node, name in found}
         return [(f, node) for f, node, _ in found]
 
@@ -133,6 +132,8 @@ class DonationRule(SourceRule):
         found = []
         for call in scopes.find(module, lambda n: isinstance(n, cst.Call)):
             if not (isinstance(call.func, cst.Name) and call.func.value == name):
+                continue
+            if self.semantics.binding(call.func) not in (jit_node, function):  # another `name` is called
                 continue
             if not scopes.enclosing_loops(self, call):
                 continue
