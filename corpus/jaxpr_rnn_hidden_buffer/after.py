@@ -20,7 +20,7 @@ def rnn_states(x, w):
     )
     if states_init.shape[0] == 0:  # the loop's `.at[i].set` raised this while tracing
         raise IndexError("index is out of bounds for axis 0 with size 0")
-    states = states_init.at[jnp.arange(0, T)].set(
+    states = states_init.at[jnp.arange(states_rows.shape[0])].set(
         jnp.expand_dims(
             states_rows,
             tuple(range(1, 1 + states_init.ndim - states_rows.ndim)),

@@ -40,7 +40,7 @@ def simulate(pos, vel, k_spring):
     )
     if log["temperature"].shape[0] == 0:  # the loop's `.at[i].set` raised this while tracing
         raise IndexError("index is out of bounds for axis 0 with size 0")
-    log["temperature"] = log["temperature"].at[jnp.arange(0, n_steps)].set(
+    log["temperature"] = log["temperature"].at[jnp.arange(log_temperature_rows.shape[0])].set(
         jnp.expand_dims(
             log_temperature_rows,
             tuple(range(1, 1 + log["temperature"].ndim - log_temperature_rows.ndim)),
@@ -48,7 +48,7 @@ def simulate(pos, vel, k_spring):
     )
     if log["energy"].shape[0] == 0:  # the loop's `.at[i].set` raised this while tracing
         raise IndexError("index is out of bounds for axis 0 with size 0")
-    log["energy"] = log["energy"].at[jnp.arange(0, n_steps)].set(
+    log["energy"] = log["energy"].at[jnp.arange(log_energy_rows.shape[0])].set(
         jnp.expand_dims(
             log_energy_rows,
             tuple(range(1, 1 + log["energy"].ndim - log_energy_rows.ndim)),

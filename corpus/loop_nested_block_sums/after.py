@@ -23,7 +23,7 @@ def blocks(xs):
         )
         if rows_init.shape[0] == 0:  # the loop's `.at[i].set` raised this while tracing
             raise IndexError("index is out of bounds for axis 0 with size 0")
-        rows = rows_init.at[jnp.arange(0, block)].set(
+        rows = rows_init.at[jnp.arange(rows_rows.shape[0])].set(
             jnp.expand_dims(
                 rows_rows,
                 tuple(range(1, 1 + rows_init.ndim - rows_rows.ndim)),
@@ -41,7 +41,7 @@ def blocks(xs):
     )
     if sums_init.shape[0] == 0:  # the loop's `.at[i].set` raised this while tracing
         raise IndexError("index is out of bounds for axis 0 with size 0")
-    sums = sums_init.at[jnp.arange(0, n_blocks)].set(
+    sums = sums_init.at[jnp.arange(sums_rows.shape[0])].set(
         jnp.expand_dims(sums_rows, tuple(range(1, 1 + sums_init.ndim - sums_rows.ndim)))
     )
     return totals, sums

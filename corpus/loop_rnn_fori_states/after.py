@@ -18,7 +18,7 @@ def rnn_states(W, U, xs, h0):
     h, states_rows = lax.scan(lambda carry, i: step(i, carry), h0, jnp.arange(0, T))
     if states.shape[0] == 0:  # the loop's `.at[i].set` raised this while tracing
         raise IndexError("index is out of bounds for axis 0 with size 0")
-    states = states.at[jnp.arange(0, T)].set(
+    states = states.at[jnp.arange(states_rows.shape[0])].set(
         jnp.expand_dims(
             states_rows,
             tuple(range(1, 1 + states.ndim - states_rows.ndim)),

@@ -27,7 +27,7 @@ def train(w0, X, y, lrs):
     )
     if history.shape[0] == 0:  # the loop's `.at[i].set` raised this while tracing
         raise IndexError("index is out of bounds for axis 0 with size 0")
-    history = history.at[jnp.arange(0, n_steps)].set(
+    history = history.at[jnp.arange(history_rows.shape[0])].set(
         jnp.expand_dims(
             history_rows,
             tuple(range(1, 1 + history.ndim - history_rows.ndim)),

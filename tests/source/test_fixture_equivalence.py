@@ -4,7 +4,8 @@ A fixture ``<name>.in.py`` that defines ``examples()`` (function name -> argumen
 before and after its safe fix (``<name>.out.py``): every function gives the same outputs
 (structure, shapes, dtypes, values) and the same gradients with respect to its inexact array
 arguments (unless the fixture lists the function in ``NO_GRAD``: a ``while_loop`` cannot be
-reverse-differentiated). Functions the fix leaves alone are compared too, which costs little and catches a
+reverse-differentiated). Where the original raises, the fixed code must raise the same
+exception type (an error that becomes a value is a change). Functions the fix leaves alone are compared too, which costs little and catches a
 fix that reaches into the wrong function.
 """
 
@@ -33,6 +34,14 @@ def _load(path: Path, name: str):
     return module
 
 
+def _outcome(function, args):
+    """What ``function(*args)`` returns, or the exception it raises."""
+    try:
+        return function(*args)
+    except Exception as error:  # noqa: BLE001 - the error is the result being compared
+        return error
+
+
 @pytest.mark.parametrize("path", FIXTURES, ids=[f"{p.parent.name}/{p.name[:-6]}" for p in FIXTURES])
 def test_safe_fix_computes_the_same(path: Path):
     stem = f"autota_fixture_{path.parent.name}_{path.name[:-6]}"
@@ -43,7 +52,11 @@ def test_safe_fix_computes_the_same(path: Path):
         for args in calls:
             where = f"{path.parent.name}/{path.name} {name}{tuple(getattr(a, 'shape', a) for a in args)}"
             f, g = getattr(before, name), getattr(after, name)
-            assert_same_tree(f(*args), g(*args), f"{where} output")
+            outcomes = [_outcome(h, args) for h in (f, g)]
+            if any(isinstance(o, BaseException) for o in outcomes):  # an error must stay that error
+                assert [type(o) for o in outcomes] == [type(outcomes[0])] * 2, f"{where}: {outcomes}"
+                continue
+            assert_same_tree(*outcomes, f"{where} output")
             argnums = tuple(
                 k for k, a in enumerate(args) if isinstance(a, jax.Array) and jnp.issubdtype(a.dtype, jnp.inexact)
             )

@@ -346,7 +346,7 @@ class CarriedBuffers:
             )
         fix = self._fix(
             call, kind, args, body, write, statement, inits, results, position, ys_target,
-            lax_name, jnp_name, start_code, bounds, key, previous,
+            lax_name, jnp_name, start_code, key, previous,
         )
         if isinstance(fix, str):
             return fix
@@ -425,7 +425,7 @@ class CarriedBuffers:
         return clamp
 
     def _fix(self, call, kind, args, body: Body, write: Write, statement, inits, results, position,
-             ys_target, lax_name, jnp_name, start_code, bounds, key, previous):
+             ys_target, lax_name, jnp_name, start_code, key, previous):
         """The edits: the body returns the written value as a stacked output, the loop becomes a
         ``scan``, and after it the rows go into the initial buffer with one write.
 
@@ -560,10 +560,10 @@ class CarriedBuffers:
                     new_args.append(f"{arg.keyword.value}={new_init}" if arg.keyword else new_init)
                 else:
                     new_args.append(self.code_of(arg).strip().rstrip(",").strip())
+        # The indices count the rows the loop stacked: the bounds are not evaluated again after
+        # the loop, where tracing the body may have changed them (`len` of a list it appends to).
         first = int_value_text(start_code)
-        if bounds is not None and int_value(bounds[0]) is not None and first == int_value(bounds[0]):
-            index_code = f"{jnp_name}.arange({self.code_of(bounds[0])}, {self.code_of(bounds[1])})"
-        elif first == 0:
+        if first == 0:
             index_code = f"{jnp_name}.arange({rows}.shape[0])"
         else:
             index_code = f"{jnp_name}.arange({rows}.shape[0]) + {start_code}"
