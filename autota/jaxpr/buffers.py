@@ -128,6 +128,8 @@ def _plan(form: LoopForm, values: dict, j: int, cin: Var, cout):
     chain = [v for e in (cast_up, write, cast_back) if e is not None for v in e.outs]
     if body.uses[cin] != 1 or any(body.uses[v] != 1 for v in chain):
         return None, "AT203", "the body reads the buffer it writes", source
+    if form.length == 0:  # no index has a value to read, so no reason about it applies
+        return None, "AT201", "the loop runs no steps: nothing is written, so the buffer costs nothing", source
     form_of_write = slot_of(write, values)
     if isinstance(form_of_write, str):
         return None, "AT201", form_of_write, source

@@ -37,3 +37,19 @@ def test_compare_and_measure_pass_static_argnums_to_a_transformed_function():
     assert all(r is not None and r > 0 for r in c.ratios("grad"))
     m = autota.measure(new, lambda T: (jnp.ones((T, 2)), T), sizes=(4, 8), static_argnums=(1,), repeats=1, min_time=1e-4)
     assert len(m.points) == 4
+
+
+def test_a_loop_of_no_steps_is_left_alone_and_says_so():
+    def f(h0):
+        def step(t, c):
+            h, buf = c
+            h = jnp.tanh(h + t)
+            return h, buf.at[t].set(h)
+
+        return lax.fori_loop(0, 0, step, (h0, jnp.zeros((4, 3))))[1]
+
+    h0 = jnp.ones(3)
+    (finding,) = autota.analyze(f, h0)
+    assert finding.code == "AT201" and not finding.applied
+    assert finding.reason.startswith("the loop runs no steps")
+    np.testing.assert_array_equal(jax.jit(autota.transform(f))(h0), f(h0))
