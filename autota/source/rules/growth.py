@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from autota.catalogue import Fix
-from autota.source import prefilter, scopes
+from autota.source import prefilter, scopes, vocabulary
 from autota.source.rule import SourceRule
 
 JNP = "jax.numpy"
@@ -258,20 +258,46 @@ class GrowthRule(SourceRule):
         """Why deferring the writes to ``name`` until after ``loop`` would be seen: no fix at all."""
         if isinstance(loop, (cst.For, cst.While)) and loop.orelse is not None:
             return "the loop has an `else` clause"
-        scope = scopes.enclosing_scope(self, loop)
-        if scopes.find(scope, lambda n: isinstance(n, (cst.Global, cst.Nonlocal))
-                       and any(item.name.value == name for item in n.names)):
+        # Answered from the file's name index: walking the scope per candidate made a
+        # module-level loop in a long script cost the whole module each time.
+        semantics = self.semantics
+        scope = semantics.enclosing_scope(loop)
+        spelled = semantics.names_in(scope, name)
+        if any(
+            isinstance(semantics.parents.get(n), cst.NameItem)
+            and isinstance(semantics.parents.get(semantics.parents.get(n)), (cst.Global, cst.Nonlocal))
+            for n in spelled
+        ):
             return f"`{name}` is declared global or nonlocal"
-        for nested in scopes.find(scope, lambda n: isinstance(n, scopes.NESTED_SCOPES) and n is not scope):
-            if scopes.sees(nested, name) and not scopes.contains(loop, nested):
-                return f"a nested function (line {self.start_line(nested)}) can see `{name}` while the loop runs"
-        for call in scopes.find(scope, lambda n: isinstance(n, cst.Call)):
+        nested = {}
+        for node in spelled:
+            outermost = None  # the nested function, lambda or class of `scope` that holds the name
+            for ancestor in semantics.ancestors(node):
+                if ancestor is scope:
+                    break
+                if isinstance(ancestor, scopes.NESTED_SCOPES):
+                    outermost = ancestor
+            if outermost is not None and not semantics.within(outermost, loop):
+                nested[id(outermost)] = outermost
+        seeing = [n for n in nested.values() if scopes.sees(n, name)]
+        if seeing:
+            first = min(seeing, key=self.start_line)
+            return f"a nested function (line {self.start_line(first)}) can see `{name}` while the loop runs"
+        readers = []
+        for reader in {vocabulary.terminal(q) for q in FRAME_READERS}:
+            for node in semantics.names_in(scope, reader):
+                call = semantics.parents.get(node)
+                if isinstance(call, cst.Attribute) and call.attr is node:
+                    call = semantics.parents.get(call)
+                if isinstance(call, cst.Call) and self.matches(call.func, FRAME_READERS):
+                    readers.append(call)
+        if readers:
+            call = min(readers, key=self.start_line)
             introspection = self.matches(call.func, FRAME_READERS)
-            if introspection:
-                return (
-                    f"`{introspection.rsplit('.', 1)[1]}()` (line {self.start_line(call)}) can read `{name}` "
-                    "while the loop runs"
-                )
+            return (
+                f"`{introspection.rsplit('.', 1)[1]}()` (line {self.start_line(call)}) can read `{name}` "
+                "while the loop runs"
+            )
         return None
 
     def _assumptions(self, loop: cst.CSTNode, name: str, partial: str) -> list[str]:
