@@ -58,6 +58,7 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
         updated = {id(f) for u in facts.updates for f in u.functions}
         needed: set[int] = set()
         classes = None
+        mentioned_by: dict[str, set[int]] | None = None
         for call in facts.calls_named(prefilter.LOOP_NAMES):
             args = [*call.node.args, *(k.value for k in call.node.keywords)]
             lambdas = [n for a in args for n in ast.walk(a) if isinstance(n, ast.Lambda)]
@@ -81,6 +82,16 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
                 names |= frontier
             if any(id(f.node) in updated for f in reached) or any(id(arg) in updated for arg in lambdas):
                 needed |= {call.top} | prefilter.tops(reached)
+                # every definition that mentions a body: the fix rewrites a body only where the
+                # loop is its sole use, which the rule can judge only if it sees the others
+                if mentioned_by is None:
+                    mentioned_by = {}
+                    for top, unit in enumerate(facts.units):
+                        if facts.top_is_definition[top]:
+                            for name in mentioned(unit):
+                                mentioned_by.setdefault(name, set()).add(top)
+                for f in reached:
+                    needed |= mentioned_by.get(f.node.name, set())
             unknown = names - set(functions)
             if unknown:  # `nn.scan(Cell, ...)`: a class whose method updates an array
                 if classes is None:

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from autota.source import scopes, vocabulary
-from autota.source.rules.loop_buffers.syntax import int_value, is_full_slice, is_none
+from autota.source.rules.loop_buffers.syntax import int_value, is_full_slice, is_none, several_slots
 
 INLINE_DEPTH = 3
 """How many levels of same-module helper calls are inlined."""
@@ -593,6 +593,8 @@ class _Evaluation:
         ):
             base = self.expr(func.value.value.value, env, depth)
             index_node = _single_index(func.value.slice)
+            if index_node is not None and several_slots(rule, index_node):
+                index_node = None
             args = [self.expr(a.value, env, depth) for a in node.args]
             for value in args:
                 self.read(value, node)
