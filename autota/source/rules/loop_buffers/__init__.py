@@ -257,6 +257,6 @@ def _spelling(found: BufferWrite) -> str | None:
         )
     if form == "tree_map":
         return "the buffers are a pytree written with `tree_map`; the rewrite takes one buffer at a time"
-    if any(isinstance(p, str) for p in found.path):
+    if any(isinstance(p, str) and p.startswith(".") for p in found.path):
         return "the buffer is a field of a NamedTuple or dataclass carry; the rewrite takes a tuple of names"
     return None
