@@ -82,8 +82,9 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
                 names |= frontier
             if any(id(f.node) in updated for f in reached) or any(id(arg) in updated for arg in lambdas):
                 needed |= {call.top} | prefilter.tops(reached)
-                # every definition that mentions a body: the fix rewrites a body only where the
-                # loop is its sole use, which the rule can judge only if it sees the others
+                # every definition that mentions a module-level body: the fix rewrites a body only
+                # where the loop is its sole use, which the rule can judge only if it sees the others
+                # (a nested body's uses lie in its own function, kept whole)
                 if mentioned_by is None:
                     mentioned_by = {}
                     for top, unit in enumerate(facts.units):
@@ -91,7 +92,8 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
                             for name in mentioned(unit):
                                 mentioned_by.setdefault(name, set()).add(top)
                 for f in reached:
-                    needed |= mentioned_by.get(f.node.name, set())
+                    if not f.functions:
+                        needed |= mentioned_by.get(f.node.name, set())
             unknown = names - set(functions)
             if unknown:  # `nn.scan(Cell, ...)`: a class whose method updates an array
                 if classes is None:
