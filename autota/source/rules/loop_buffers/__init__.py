@@ -59,10 +59,27 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
         needed: set[int] = set()
         classes = None
         mentioned_by: dict[str, set[int]] | None = None
+        named_lambdas: dict[str, list[ast.Lambda]] | None = None
         for call in facts.calls_named(prefilter.LOOP_NAMES):
             args = [*call.node.args, *(k.value for k in call.node.keywords)]
             lambdas = [n for a in args for n in ast.walk(a) if isinstance(n, ast.Lambda)]
             names = set().union(*(mentioned(a) for a in args)) if args else set()
+            if names - set(functions):  # `run = lambda i, c: step(i, c)` passed by name
+                if named_lambdas is None:
+                    named_lambdas = {}
+                    for unit in facts.units:
+                        for node in ast.walk(unit):
+                            if (
+                                isinstance(node, ast.Assign)
+                                and len(node.targets) == 1
+                                and isinstance(node.targets[0], ast.Name)
+                                and isinstance(node.value, ast.Lambda)
+                            ):
+                                named_lambdas.setdefault(node.targets[0].id, []).append(node.value)
+                for name in names - set(functions):
+                    for node in named_lambdas.get(name, ()):
+                        lambdas.append(node)
+                        names = names | mentioned(node)
             reached: list[prefilter.Site] = []
             seen: set[int] = set()
             frontier = names

@@ -198,7 +198,12 @@ class CarriedBuffers:
         returned = body.returned[position]
         if not (isinstance(returned, cst.Name) and returned.value == write.buf or returned is write.call):
             return f"the body does not return `{write.buf}` in its place in the carry"
-        if not self._sole_use(function, body.forward.body.func if body.forward is not None else args[BODY_ARG[kind]].value):
+        named = args[BODY_ARG[kind]].value
+        if body.forward is not None and isinstance(named, cst.Name) and self.semantics.single_assignment(
+            scopes.enclosing_scope(self, body.forward), named.value
+        ) is not body.forward:
+            return f"the body `{named.value}` is bound more than once"  # the reaching one runs only if no other is made
+        if not self._sole_use(function, body.forward.body.func if body.forward is not None else named):
             return f"the body function `{function.name.value}` is used elsewhere too"
         if function.decorators:
             return f"the body function `{function.name.value}` is decorated"
