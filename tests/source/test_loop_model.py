@@ -146,6 +146,30 @@ def f(xs, h0):
 
 xs_global = jnp.ones((3, 2))
 """,
+    "dict entry": """
+def f(xs, h0):
+    def step(i, carry):
+        h, log = carry
+        h = jnp.tanh(h + xs[i])
+        log["h"] = log["h"].at[i].set(h)
+        return h, log
+    h, log = lax.fori_loop(0, xs.shape[0], step, (h0, {"h": jnp.zeros_like(xs)}))
+    return log
+""",
+    "dict entry by a helper": """
+def record(log, i, h):
+    log["h"] = log["h"].at[i].set(h)
+    return log
+
+
+def f(xs, h0):
+    def step(i, carry):
+        h, log = carry
+        h = jnp.tanh(h + xs[i])
+        return h, record(log, i, h)
+    h, log = lax.fori_loop(0, xs.shape[0], step, (h0, {"h": jnp.zeros_like(xs)}))
+    return log
+""",
 }
 
 

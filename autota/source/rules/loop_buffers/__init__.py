@@ -58,10 +58,28 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
         updated = {id(f) for u in facts.updates for f in u.functions}
         needed: set[int] = set()
         classes = None
+        mentioned_by: dict[str, set[int]] | None = None
+        named_lambdas: dict[str, list[ast.Lambda]] | None = None
         for call in facts.calls_named(prefilter.LOOP_NAMES):
             args = [*call.node.args, *(k.value for k in call.node.keywords)]
             lambdas = [n for a in args for n in ast.walk(a) if isinstance(n, ast.Lambda)]
             names = set().union(*(mentioned(a) for a in args)) if args else set()
+            if names - set(functions):  # `run = lambda i, c: step(i, c)` passed by name
+                if named_lambdas is None:
+                    named_lambdas = {}
+                    for unit in facts.units:
+                        for node in ast.walk(unit):
+                            if (
+                                isinstance(node, ast.Assign)
+                                and len(node.targets) == 1
+                                and isinstance(node.targets[0], ast.Name)
+                                and isinstance(node.value, ast.Lambda)
+                            ):
+                                named_lambdas.setdefault(node.targets[0].id, []).append(node.value)
+                for name in names - set(functions):
+                    for node in named_lambdas.get(name, ()):
+                        lambdas.append(node)
+                        names = names | mentioned(node)
             reached: list[prefilter.Site] = []
             seen: set[int] = set()
             frontier = names
@@ -81,6 +99,18 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
                 names |= frontier
             if any(id(f.node) in updated for f in reached) or any(id(arg) in updated for arg in lambdas):
                 needed |= {call.top} | prefilter.tops(reached)
+                # every definition that mentions a module-level body: the fix rewrites a body only
+                # where the loop is its sole use, which the rule can judge only if it sees the others
+                # (a nested body's uses lie in its own function, kept whole)
+                if mentioned_by is None:
+                    mentioned_by = {}
+                    for top, unit in enumerate(facts.units):
+                        if facts.top_is_definition[top]:
+                            for name in mentioned(unit):
+                                mentioned_by.setdefault(name, set()).add(top)
+                for f in reached:
+                    if not f.functions:
+                        needed |= mentioned_by.get(f.node.name, set())
             unknown = names - set(functions)
             if unknown:  # `nn.scan(Cell, ...)`: a class whose method updates an array
                 if classes is None:
@@ -246,6 +276,6 @@ def _spelling(found: BufferWrite) -> str | None:
         )
     if form == "tree_map":
         return "the buffers are a pytree written with `tree_map`; the rewrite takes one buffer at a time"
-    if any(isinstance(p, str) for p in found.path):
+    if any(isinstance(p, str) and p.startswith(".") for p in found.path):
         return "the buffer is a field of a NamedTuple or dataclass carry; the rewrite takes a tuple of names"
     return None

@@ -19,6 +19,7 @@ from autota.source.rules.loop_buffers.syntax import (
     is_none,
     int_value,
     index_offset,
+    several_slots,
 )
 
 
@@ -90,23 +91,14 @@ class LoopBodies:
         return found
 
     def _function(self, expr: cst.BaseExpression) -> cst.FunctionDef | cst.Lambda | None:
+        """The ``def`` or ``lambda`` that ``expr`` names where it is read: the binding that reaches
+        the read (a notebook-style module defines ``step`` again before each loop)."""
         if isinstance(expr, cst.Lambda):
             return expr
         if not isinstance(expr, cst.Name):
             return None
-        scope = scopes.enclosing_scope(self, expr)
-        while True:
-            found = [d for d in self.semantics.definitions_in(scope, expr.value) if isinstance(d, cst.FunctionDef)]
-            if len(found) == 1:
-                return found[0]
-            if found:
-                return None
-            value = self.semantics.single_assignment(scope, expr.value)  # `cond = lambda s: ...`
-            if value is not None:
-                return value if isinstance(value, cst.Lambda) else None
-            if isinstance(scope, cst.Module):
-                return None
-            scope = scopes.enclosing_scope(self, scope)
+        binding = self._modeler().binding(expr)  # `cond = lambda s: ...` or a `def`
+        return binding if isinstance(binding, (cst.FunctionDef, cst.Lambda)) else None
 
     def _forwarded(self, function: cst.Lambda, kind: str):
         """``(def, index, carry)`` when ``function`` only passes the loop's arguments on to a
@@ -344,7 +336,7 @@ class LoopBodies:
                     axis, index = position, element.slice.value
                 elif not is_full_slice(element.slice):
                     return None
-            if axis is None or isinstance(index, (cst.Ellipsis, cst.Tuple)) or is_none(index):
+            if axis is None or isinstance(index, (cst.Ellipsis, cst.Tuple)) or is_none(index) or several_slots(self, index):
                 return None
             write = Write(statement, call, receiver, receiver, "at", index, axis, None)
             positional = [a for a in call.args if a.keyword is None and not a.star]

@@ -8,6 +8,7 @@ from autota.catalogue import Edit, Fix
 from autota.source import scopes
 from autota.source.rules.loop_buffers.syntax import (
     JNP,
+    BODY_ARG,
     INIT_ARG,
     CONSTRUCTORS,
     is_none,
@@ -96,6 +97,45 @@ class CarriedBuffers:
             return
         self.report("AT201", write.call, message, fix)
 
+    def _sole_use(self, function: cst.FunctionDef, read: cst.BaseExpression) -> bool:
+        """Whether ``read`` (the loop's body argument) is the only use of ``function``, which the
+        fix rewrites. A name defined again (a notebook-style module redefines ``step`` before each
+        loop) is judged by the binding each read reaches, proven only where every binding and read
+        of the name is a statement of the scope's own straight-line code, so that line order is
+        the order they run in."""
+        scope = scopes.enclosing_scope(self, function)
+        name = function.name.value
+        names = self.semantics.names_in(scope, name)
+        if len(names) == 2:
+            return True
+        if not isinstance(read, cst.Name) or not self._straight_line(function, scope):
+            return False
+        for node in names:
+            if node is function.name or node is read:
+                continue
+            parent = self.parent(node)
+            holder = parent if isinstance(parent, (cst.FunctionDef, cst.ClassDef)) and parent.name is node else node
+            if self.semantics.enclosing_scope(holder) is not scope or not self._straight_line(holder, scope):
+                return False  # a nested function may run at any time, a loop or `if` in any order
+            if isinstance(parent, cst.ImportAlias) or isinstance(parent, cst.Attribute) and parent.attr is node:
+                return False  # an import binds it out of the binding model's sight; `x.step` is not it
+            role, _ = scopes.binding_role(self.semantics.parents, node)
+            if role is None and self._modeler().binding(node) in (function, None):
+                return False
+        return self._modeler().binding(read) is function
+
+    def _straight_line(self, node: cst.CSTNode, scope: cst.CSTNode) -> bool:
+        """Whether ``node`` lies in a statement of ``scope``'s own body (not under ``if``/a loop/``try``/``with``)."""
+        body = scope.body.body if isinstance(scope, cst.FunctionDef) else scope.body if isinstance(scope, cst.Module) else ()
+        previous = node
+        for ancestor in self.ancestors(node):
+            if ancestor is scope or isinstance(ancestor, cst.IndentedBlock) and ancestor is getattr(scope, "body", None):
+                return any(previous is statement for statement in body)
+            if isinstance(ancestor, (cst.BaseCompoundStatement, cst.BaseSuite)) and ancestor is not node:
+                return False
+            previous = ancestor
+        return False
+
     def _carried_message(self, where: str, body: Body, write: Write, output: str) -> str:
         """What the finding says, by where the step writes: stepping through the buffer (a history:
         stacked outputs), one fixed slot (a running value), or a data-dependent slot."""
@@ -158,7 +198,12 @@ class CarriedBuffers:
         returned = body.returned[position]
         if not (isinstance(returned, cst.Name) and returned.value == write.buf or returned is write.call):
             return f"the body does not return `{write.buf}` in its place in the carry"
-        if len(self.semantics.names_in(scopes.enclosing_scope(self, function), function.name.value)) != 2:
+        named = args[BODY_ARG[kind]].value
+        if body.forward is not None and isinstance(named, cst.Name) and self.semantics.single_assignment(
+            scopes.enclosing_scope(self, body.forward), named.value
+        ) is not body.forward:
+            return f"the body `{named.value}` is bound more than once"  # the reaching one runs only if no other is made
+        if not self._sole_use(function, body.forward.body.func if body.forward is not None else named):
             return f"the body function `{function.name.value}` is used elsewhere too"
         if function.decorators:
             return f"the body function `{function.name.value}` is decorated"

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from autota.source import scopes, vocabulary
-from autota.source.rules.loop_buffers.syntax import int_value, is_full_slice, is_none
+from autota.source.rules.loop_buffers.syntax import int_value, is_full_slice, is_none, several_slots
 
 INLINE_DEPTH = 3
 """How many levels of same-module helper calls are inlined."""
@@ -294,7 +294,7 @@ def _leaves(value: Value, path: tuple):
             yield from _leaves(item, path + (k,))
     elif isinstance(value, Record):
         for name, item in value.fields.items():
-            yield from _leaves(item, path + (f".{name}",))
+            yield from _leaves(item, path + (_field(name),))
     else:
         yield path, value
 
@@ -470,6 +470,13 @@ class _Evaluation:
                 return
             for k, element in enumerate(elements):
                 self.bind(element.value, _item(value, k, len(elements)), env, depth)
+        elif (
+            isinstance(target, cst.Subscript)
+            and isinstance(target.value, cst.Name)
+            and _string_key(target) is not None
+            and isinstance(env.get(target.value.value), (Carry, Record))
+        ):  # `log["energy"] = ...` on a dict carry: the dict leaves with that entry replaced
+            env[target.value.value] = _replaced(env[target.value.value], {_string_key(target): value})
         else:  # `d["k"] = v`, `self.x = v`: the container is read and changed in place
             self.read(value, target)
             for name in scopes.find(target, lambda n: isinstance(n, cst.Name)):
@@ -559,6 +566,11 @@ class _Evaluation:
 
     def subscript(self, node: cst.Subscript, env: dict, depth: int) -> Value:
         base = self.expr(node.value, env, depth)
+        entry = _string_key(node)
+        if entry is not None and isinstance(base, Record) and (entry in base.fields or base.base is not None):
+            return base.fields[entry] if entry in base.fields else _attribute(base.base, entry)
+        if entry is not None and isinstance(base, Carry):  # `log["energy"]`: an entry of a dict carry
+            return Carry(base.path + (entry,))
         if len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index):
             key = int_value(node.slice[0].slice.value)
             if key is not None:
@@ -593,6 +605,8 @@ class _Evaluation:
         ):
             base = self.expr(func.value.value.value, env, depth)
             index_node = _single_index(func.value.slice)
+            if index_node is not None and several_slots(rule, index_node):
+                index_node = None
             args = [self.expr(a.value, env, depth) for a in node.args]
             for value in args:
                 self.read(value, node)
@@ -729,9 +743,20 @@ def _item(value: Value, k: int, n: int) -> Value:
     return OPAQUE
 
 
+def _field(name: str) -> str:
+    """The path step of a record field: ``.buf`` for an attribute, ``['buf']`` (kept as it is) for a
+    dict entry."""
+    return name if name.startswith("[") else f".{name}"
+
+
+def _entry(key: str) -> str:
+    """The field name of the dict entry ``d[key]``."""
+    return f"[{key!r}]"
+
+
 def _attribute(value: Value, attr: str) -> Value:
     if isinstance(value, Carry):
-        return Carry(value.path + (f".{attr}",))
+        return Carry(value.path + (_field(attr),))
     return OPAQUE
 
 
@@ -778,6 +803,15 @@ def _merge(a: Value, b: Value, node: cst.CSTNode) -> Value:
         if isinstance(written, Written) and _same(written.base, other):
             return Written(written.base, written.index, written.index_node, written.call, "some-steps", None)
     return Opaque(node)
+
+
+def _string_key(node: cst.Subscript) -> str | None:
+    """The field name of ``d["key"]`` (one string-literal key), else ``None``."""
+    if len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index):
+        key = node.slice[0].slice.value
+        if isinstance(key, cst.SimpleString):
+            return _entry(key.evaluated_value)
+    return None
 
 
 def _single_index(elements) -> cst.BaseExpression | None:

@@ -19,11 +19,10 @@ class SelectUpdates:
             return
         pred, on_true, on_false = (a.value for a in args)
         for updated, other, flipped in ((on_true, on_false, False), (on_false, on_true, True)):
-            if not isinstance(other, cst.Name):
+            if not _plain_receiver(other) or not isinstance(updated, cst.Call):
                 continue
-            if not isinstance(updated, cst.Call):
-                continue
-            write = self._write_call(updated, other.value, None)
+            buf = self.code_of(other)
+            write = self._write_call(updated, buf, None)
             if write is None or write.form != "at":
                 continue
             traced = self.traced.context(call)
@@ -31,7 +30,7 @@ class SelectUpdates:
             if not (in_body or scopes.enclosing_loops(self, call)):
                 return
             message = (
-                f"selecting between `{other.value}` and its one-slot update rewrites the whole buffer every "
+                f"selecting between `{buf}` and its one-slot update rewrites the whole buffer every "
                 "step (O(size) a step, O(T^2) in all)"
             )
             if write.problem or write.row is None or write.axis != 0:
@@ -49,18 +48,23 @@ class SelectUpdates:
                 self.report("AT204", call, message, reason="`jax.numpy` is not imported under a module name here")
                 return
             index = self.code_of(write.index)
-            slot = f"{other.value}[{index}]"
+            slot = f"{buf}[{index}]"
             # `.at[].set` converts the row to the buffer's dtype; `where` would first promote the slot
             # to the row's dtype (an int32 slot through float32 loses bits), so convert first.
-            value = f"{jnp_name}.asarray({self.code_of(write.row)}).astype({other.value}.dtype)"
+            value = f"{jnp_name}.asarray({self.code_of(write.row)}).astype({buf}.dtype)"
             chosen = f"{where}({self.code_of(pred)}, {slot}, {value})" if flipped else f"{where}({self.code_of(pred)}, {value}, {slot})"
-            new = f"{other.value}.at[{index}].set({chosen})"
+            new = f"{buf}.at[{index}].set({chosen})"
             fix = Fix("safe", "select the slot's value, not the whole buffer", (self.replace(call, new),))
             problem = None
             if not self._scalar_predicate(pred):
                 problem = (
                     f"the predicate `{self.code_of(pred)}` is not provably a scalar; if it has the buffer's shape, "
                     "selecting the slot changes the result"
+                )
+            elif not isinstance(other, cst.Name):
+                problem = (
+                    f"`{buf}` is reached through a subscript or attribute, which the fix reads in another order "
+                    "(before the predicate and the row): a `__getitem__` or property with effects would see that"
                 )
             elif scopes.find(write.index, lambda n: isinstance(n, cst.Call)):
                 problem = "the index is computed by a call, which the fix evaluates twice"
@@ -122,3 +126,18 @@ class SelectUpdates:
 def _python_int(expr) -> bool:
     """Integer literals and arithmetic on them only (a float literal converts alike either way)."""
     return _python_number(expr) and not scopes.find(expr, lambda n: isinstance(n, (cst.Float, cst.Imaginary)))
+
+
+def _plain_receiver(node) -> bool:
+    """A buffer the select names directly: ``buf``, ``log["energy"]`` (a string key), ``state.buf``."""
+    if isinstance(node, cst.Name):
+        return True
+    if isinstance(node, cst.Attribute):
+        return isinstance(node.value, cst.Name)
+    return (
+        isinstance(node, cst.Subscript)
+        and isinstance(node.value, cst.Name)
+        and len(node.slice) == 1
+        and isinstance(node.slice[0].slice, cst.Index)
+        and isinstance(node.slice[0].slice.value, cst.SimpleString)
+    )

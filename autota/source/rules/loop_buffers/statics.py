@@ -90,11 +90,20 @@ class StaticFacts:
             value = self.semantics.single_assignment(scope, name.value)
             if value is not None:
                 return value
-            if isinstance(scope, cst.Module) or scopes.stores(scope, name.value) or scopes.own_nodes(
-                scope, lambda n: scopes.assign_to(n, name.value) is not None
-            ):
+            if isinstance(scope, cst.Module) or self._binds_here(scope, name.value):
                 return None
             scope = scopes.enclosing_scope(self, scope)
+
+    def _binds_here(self, scope: cst.CSTNode, name: str) -> bool:
+        """Whether ``scope`` binds ``name`` (so an outer value is not what it holds): by assignment
+        or unpacking in its own code, or by ``for``/``with``/``del``/augmented assignment/``:=``/
+        ``global`` anywhere below it. Asked of the semantic index, not by walking the scope (a
+        class of a hundred test methods is one scope)."""
+        for node in self.semantics.names_in(scope, name):
+            role, _ = scopes.binding_role(self.semantics.parents, node)
+            if role == "other" or role in ("plain", "unpack") and self.semantics.enclosing_scope(node) is scope:
+                return True
+        return False
 
     def _value_before(self, name: cst.Name) -> cst.BaseExpression | None:
         """What ``name`` holds where it is read: the value of the last plain ``name = value`` among

@@ -118,3 +118,14 @@ def int_values(node) -> list[int]:
     if isinstance(node, (cst.Tuple, cst.List)):
         return [v for v in (int_value(e.value) for e in node.elements) if v is not None]
     return []
+
+
+INDEX_ARRAYS = frozenset({f"{JNP}.array", f"{JNP}.asarray", "numpy.array", "numpy.asarray"})
+
+
+def several_slots(rule, index) -> bool:
+    """Whether ``index`` visibly names several slots (``[i, j]``, ``jnp.array([i, j])``): a write
+    there (a swap, a permutation step) is not one slot a step."""
+    if isinstance(index, cst.Call) and rule.matches(index.func, INDEX_ARRAYS) and index.args:
+        index = index.args[0].value
+    return isinstance(index, (cst.List, cst.Tuple)) and len(index.elements) > 1

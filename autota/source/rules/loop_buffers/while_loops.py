@@ -18,7 +18,14 @@ class WhileLoops:
             f"`{write.label}` is written in a `while_loop`, which cannot be reverse-differentiated (`jax.grad` fails)"
         )
         cond = self._function(args["cond_fun"].value)
-        test = self._counter_bound(cond, body, write)
+        named = args["cond_fun"].value
+        if isinstance(cond, cst.Lambda) and isinstance(named, cst.Name) and self.semantics.single_assignment(
+            scopes.enclosing_scope(self, cond), named.value
+        ) is not cond:
+            # the binding that reaches the loop is the one that runs only where no other is made
+            test = f"the condition `{named.value}` is bound more than once"
+        else:
+            test = self._counter_bound(cond, body, write)
         if isinstance(test, str):
             self.report(
                 "AT202",
