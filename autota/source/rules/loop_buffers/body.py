@@ -97,7 +97,7 @@ class LoopBodies:
             return expr
         if not isinstance(expr, cst.Name):
             return None
-        binding = self._modeler().binding(expr)  # `cond = lambda s: ...` or a `def`
+        binding = self.semantics.binding(expr)  # `cond = lambda s: ...` or a `def`
         return binding if isinstance(binding, (cst.FunctionDef, cst.Lambda)) else None
 
     def _forwarded(self, function: cst.Lambda, kind: str):

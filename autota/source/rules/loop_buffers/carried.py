@@ -120,9 +120,9 @@ class CarriedBuffers:
             if isinstance(parent, cst.ImportAlias) or isinstance(parent, cst.Attribute) and parent.attr is node:
                 return False  # an import binds it out of the binding model's sight; `x.step` is not it
             role, _ = scopes.binding_role(self.semantics.parents, node)
-            if role is None and self._modeler().binding(node) in (function, None):
+            if role is None and self.semantics.binding(node) in (function, None):
                 return False
-        return self._modeler().binding(read) is function
+        return self.semantics.binding(read) is function
 
     def _straight_line(self, node: cst.CSTNode, scope: cst.CSTNode) -> bool:
         """Whether ``node`` lies in a statement of ``scope``'s own body (not under ``if``/a loop/``try``/``with``)."""

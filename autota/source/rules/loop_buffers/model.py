@@ -193,43 +193,12 @@ class LoopModeler:
             )
             return Function(method, [] if static else [OPAQUE])
         if isinstance(expr, cst.Name):
-            binding = self.binding(expr)
+            binding = self.semantics.binding(expr)
             if isinstance(binding, cst.FunctionDef):
                 return Function(binding)
             if isinstance(binding, cst.BaseExpression):
                 return self.callable(binding, depth + 1)
         return None
-
-    def binding(self, name: cst.Name) -> cst.CSTNode | None:
-        """The ``def`` or assigned value that ``name`` holds where it is read: the nearest scope
-        that binds it, and there the last binding before the read (the last one of the scope
-        when the read is in a nested function, which runs later)."""
-        scope = scopes.enclosing_scope(self.rule, name)
-        reader = scope
-        while True:
-            candidates = []
-            for node in self.semantics.names_in(scope, name.value):
-                if self.semantics.enclosing_scope(node) is not scope and not (
-                    isinstance(self.rule.parent(node), (cst.FunctionDef, cst.ClassDef))
-                    and self.semantics.enclosing_scope(self.rule.parent(node)) is scope
-                ):
-                    continue
-                role, holder = scopes.binding_role(self.semantics.parents, node)
-                if role is not None:
-                    candidates.append((role, holder, node))
-            if candidates:
-                if reader is scope:
-                    line = self.rule.start_line(name)
-                    candidates = [c for c in candidates if self.rule.start_line(c[2]) < line] or candidates
-                role, holder, _ = max(candidates, key=lambda c: self.rule.start_line(c[2]))
-                if role == "def":
-                    return holder
-                if role == "plain":
-                    return holder.value
-                return None
-            if isinstance(scope, cst.Module):
-                return None
-            scope = scopes.enclosing_scope(self.rule, scope)
 
     # -- the model -------------------------------------------------------------------------
     def build(self, call: cst.Call, kind: str, args: dict) -> LoopModel:
