@@ -36,6 +36,13 @@ DYNAMIC_WRITES = frozenset({DUS, DUS_IN_DIM, DUI_IN_DIM})
 CONSTRUCTORS = frozenset(
     f"{JNP}.{name}" for name in ("zeros", "ones", "empty", "full", "zeros_like", "ones_like", "full_like", "empty_like")
 )
+_EXACT_DTYPES = ("bool_", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64")
+EXACT_DTYPES = frozenset(
+    {"builtins.bool", "builtins.int"} | {f"{module}.{name}" for module in (JNP, "numpy") for name in _EXACT_DTYPES}
+)
+"""Integer and boolean dtypes: an array of one has no gradient, so under ``grad`` it is neither
+differentiated nor saved per step (its values are known in the forward pass)."""
+EXACT_DTYPE_STRINGS = frozenset({*_EXACT_DTYPES, "bool"})
 WHERE = frozenset({f"{JNP}.where", f"{LAX}.select"})
 COND = f"{LAX}.cond"
 TREE_MAP = frozenset({"jax.tree_util.tree_map", "jax.tree.map", "jax.tree_map"})

@@ -165,21 +165,38 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
             write = group[0]
             reads = self._other_reads(body, write.buf, group)
             previous = self._previous_rows(call, kind, args, body, group, reads)
+            if kind == "while" and not (reads and previous is None):
+                self._report_while(call, args, body, write, group)  # about the loop, whatever the dtype
+                continue
+            if not write.dict_entry and self._exact_buffer(args[INIT_ARG[kind]].value, body, write.buf):
+                continue
             if reads and previous is None:
                 self._report_read_back(kind, write, reads[0])
-                continue
-            if kind == "while":
-                self._report_while(call, args, body, write, group)
                 continue
             self._report_carried(call, kind, args, body, write, group, previous or [])
         # every other spelling of a carried buffer: the loop model sees through it
         model = self._modeler().build(call, kind, args)
         seen = [self.location(w.call) for w in writes]
+        init = args[INIT_ARG[kind]].value
+        modeler = self._modeler()
         for found in model.writes:
             where = self.location(found.write.call)
             if not any(_within(where, s) or _within(s, where) for s in seen):
                 seen.append(where)
-                self._report_modelled(model, found)
+                about_the_loop = model.kind == "while" and (found.read is None or found.index == "fixed")
+                if about_the_loop or not modeler.exact_dtype(modeler.initial(init, found.path)):
+                    self._report_modelled(model, found)
+
+    def _exact_buffer(self, init: cst.BaseExpression, body, buf: str) -> bool:
+        """Whether the carried ``buf`` starts as a visibly integer or boolean array. Such a
+        buffer has no gradient: `grad` neither carries its cotangent nor saves it per step, and
+        forward it is updated in place, so the costs AT201 and AT203 describe do not arise (an
+        assignment's state, a visited mask). AT202 is about the `while_loop` itself and stays."""
+        if buf not in body.elements:
+            return False
+        path = (body.elements.index(buf),) if body.unpack is not None else ()
+        modeler = self._modeler()
+        return modeler.exact_dtype(modeler.initial(init, path))
 
     def _modeler(self) -> LoopModeler:
         if getattr(self, "_loop_modeler", None) is None:

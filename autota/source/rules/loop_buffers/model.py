@@ -200,6 +200,69 @@ class LoopModeler:
                 return self.callable(binding, depth + 1)
         return None
 
+    # -- the initial carry ---------------------------------------------------------------
+    def initial(self, init: cst.BaseExpression, path: tuple) -> cst.BaseExpression | None:
+        """What the initial carry ``init`` holds at ``path``, where the source shows it: tuple and
+        list positions, names followed to the value they are bound to (``None`` elsewhere)."""
+        value = self._value_of(init)
+        for step in path:
+            if not isinstance(step, int) or not isinstance(value, (cst.Tuple, cst.List)):
+                return None
+            elements = value.elements
+            if step >= len(elements) or any(isinstance(e, cst.StarredElement) for e in elements):
+                return None
+            value = self._value_of(elements[step].value)
+        return value
+
+    def _value_of(self, expr: cst.BaseExpression) -> cst.BaseExpression | None:
+        for _ in range(5):
+            if not isinstance(expr, cst.Name):
+                return expr
+            bound = self.semantics.binding(expr)
+            if not isinstance(bound, cst.BaseExpression):
+                return None
+            expr = bound
+        return None
+
+    def exact_dtype(self, expr: cst.BaseExpression | None) -> bool:
+        """Whether ``expr`` visibly makes an integer or boolean array: a ``jnp`` constructor with
+        such a ``dtype``, ``jnp.full`` of an int or bool literal, ``jnp.arange`` of int literals."""
+        if not isinstance(expr, cst.Call) or any(a.star for a in expr.args):
+            return False
+        func = self.rule.matches(expr.func, vocabulary.CONSTRUCTORS | {f"{vocabulary.JNP}.arange"})
+        if func is None:
+            return False
+        name = vocabulary.terminal(func)
+        positional = [a.value for a in expr.args if a.keyword is None]
+        keywords = {a.keyword.value: a.value for a in expr.args if a.keyword is not None}
+        where = {"full": 2, "full_like": 2, "arange": None}.get(name, 1)
+        dtype = keywords.get("dtype", positional[where] if where is not None and len(positional) > where else None)
+        if dtype is not None:
+            if isinstance(dtype, cst.SimpleString):
+                return dtype.evaluated_value in vocabulary.EXACT_DTYPE_STRINGS
+            return self.rule.matches(dtype, vocabulary.EXACT_DTYPES) is not None
+        if name == "full" and len(positional) >= 2:
+            fill = positional[1]
+            return int_value(fill) is not None or isinstance(fill, cst.Name) and fill.value in ("True", "False")
+        if name == "arange":
+            return bool(positional) and not keywords and all(self._python_int(a) for a in positional)
+        return False
+
+    def _python_int(self, expr: cst.BaseExpression | None, depth: int = 0) -> bool:
+        """An int literal, a ``.shape[k]``, a ``len(...)``, or a name bound to one of them."""
+        if expr is None or depth > 5:
+            return False
+        if int_value(expr) is not None:
+            return True
+        if isinstance(expr, cst.Subscript) and isinstance(expr.value, cst.Attribute) and expr.value.attr.value == "shape":
+            return len(expr.slice) == 1 and isinstance(expr.slice[0].slice, cst.Index)
+        if isinstance(expr, cst.Call):
+            return self.rule.matches(expr.func, {"builtins.len"}) is not None
+        if isinstance(expr, cst.Name):
+            bound = self.semantics.binding(expr)
+            return isinstance(bound, cst.BaseExpression) and self._python_int(bound, depth + 1)
+        return False
+
     # -- the model -------------------------------------------------------------------------
     def build(self, call: cst.Call, kind: str, args: dict) -> LoopModel:
         body = self.callable(args[vocabulary.BODY_ARG[kind]].value)
