@@ -236,7 +236,7 @@ def tracing_call_tops(facts: Facts, functions: list[Site]) -> set[int]:
             call = site.node
             passed = any(isinstance(n, ast.Name) and n.id in names for a in call.args for n in ast.walk(a))
             initializer = any(
-                k.arg and k.arg.endswith(vocabulary.INITIALIZER_KEYWORD_SUFFIX)
+                k.arg in vocabulary.INITIALIZER_KEYWORDS
                 and any(isinstance(n, ast.Name) and n.id in names for n in ast.walk(k.value))
                 for k in call.keywords
             )

@@ -300,14 +300,16 @@ class Semantics:
         """The ``def``/``class`` statements named ``name`` whose enclosing scope is ``scope``."""
         return [d for d in self.definitions.get(name, ()) if self.enclosing_scope(d) is scope]
 
-    def binding(self, name: cst.Name) -> cst.CSTNode | None:
+    def binding(self, name: cst.Name, sole: bool = False) -> cst.CSTNode | None:
         """The ``def``/``class`` or assigned value that ``name`` holds where it is read, or None
         (a parameter, an unpacking, any other binding, or none in this file).
 
         The nearest scope that binds the name decides; there it is the last binding whose
         statement ends before the read starts (in ``f = jax.jit(f)`` the read is the earlier
-        ``f``), or the last one of the scope when the read is in a nested function, which runs
-        later. Names defined twice (notebook-style scripts) resolve as Python resolves them.
+        ``f``), or the last one of the scope when the read is in a nested function, which most
+        often runs after the scope's code (a guess: a lambda given to ``fori_loop`` runs at once,
+        a helper may be called before a redefinition, so a fix must prove its own case). With
+        ``sole``, only a name bound once in its scope has an answer (facts that hold on every path).
         """
         scope = self.enclosing_scope(name)
         reader = scope
@@ -326,6 +328,8 @@ class Semantics:
                     bound_at = self._end(holder if role in ("plain", "unpack", "def") else node)
                     candidates.append((role, holder, bound_at))
             if candidates:
+                if sole and len(candidates) > 1:
+                    return None
                 if reader is scope:
                     candidates = [c for c in candidates if c[2] <= read_at] or candidates
                 role, holder, _ = max(candidates, key=lambda c: c[2])

@@ -101,15 +101,29 @@ class TracedFunctions:
         method = call.func.attr.value if isinstance(call.func, cst.Attribute) else None
         position = vocabulary.INITIALIZER_METHODS.get(method)
         if position is not None and position < len(call.args) and call.args[position].keyword is None:
-            self._mark(call.args[position].value, Traced("initializer", call))
+            self._mark_initializer(call.args[position].value, call)
         for arg in call.args:
-            if arg.keyword is not None and arg.keyword.value.endswith(vocabulary.INITIALIZER_KEYWORD_SUFFIX):
-                self._mark(arg.value, Traced("initializer", call))
+            if arg.keyword is not None and arg.keyword.value in vocabulary.INITIALIZER_KEYWORDS:
+                self._mark_initializer(arg.value, call)
+
+    def _mark_initializer(self, expr: cst.BaseExpression, call: cst.Call) -> None:
+        """An initializer may run traced, unless the file also calls it itself (`table = init(...)`):
+        then at least that call runs as its caller does."""
+        function = self._function(expr)
+        if isinstance(function, cst.FunctionDef) and any(
+            isinstance(self.rule.parent(n), cst.Call) and self.rule.parent(n).func is n
+            for n in self.rule.semantics.names_in(self.rule.context.module, function.name.value)
+        ):
+            return
+        self._mark(expr, Traced("initializer", call))
 
     def _mark(self, expr: cst.BaseExpression, traced: Traced) -> None:
         function = self._function(expr)
-        if function is not None:
-            self.by_function.setdefault(function, traced)
+        if function is None:
+            return
+        known = self.by_function.get(function)
+        if known is None or known.kind == "initializer" and traced.kind != "initializer":
+            self.by_function[function] = traced  # an initializer only may run traced; the rest do
 
     def _function(self, expr: cst.BaseExpression, depth: int = 0) -> cst.FunctionDef | cst.Lambda | None:
         """The function ``expr`` runs when called: a lambda, the ``def`` its name holds where it is

@@ -91,8 +91,10 @@ INITIALIZER_METHODS = {"param": 1, "variable": 2}
 """Methods that run the function at that position as a parameter initializer: Flax's
 ``self.param(name, init_fn, ...)`` and ``self.variable(collection, name, init_fn, ...)``. They are
 matched by method name, since ``self`` has no qualified name."""
-INITIALIZER_KEYWORD_SUFFIX = "_init"
-"""Keyword arguments that take a parameter initializer: ``kernel_init=``, Haiku's ``w_init=``."""
+INITIALIZER_KEYWORDS = frozenset(
+    {"kernel_init", "bias_init", "embedding_init", "scale_init", "recurrent_kernel_init", "w_init", "b_init"}
+)
+"""Keyword arguments of Flax and Haiku layers that take a parameter initializer."""
 
 
 def terminal(qualified: str) -> str:

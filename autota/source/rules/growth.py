@@ -33,7 +33,8 @@ GROWTH = {
 }
 UPDATE_METHODS = prefilter.UPDATE_METHODS
 FRAME_READERS = frozenset(
-    {"builtins.locals", "builtins.vars", "builtins.eval", "builtins.exec", "sys._getframe", "inspect.currentframe"}
+    {"builtins.locals", "builtins.vars", "builtins.globals", "builtins.eval", "builtins.exec", "sys._getframe",
+     "inspect.currentframe"}
 )
 """Calls that can read a function's locals by name, so that a deferred write could be seen."""
 DYNAMIC_UPDATES = frozenset(

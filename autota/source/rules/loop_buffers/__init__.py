@@ -168,10 +168,10 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
             if kind == "while" and not (reads and previous is None):
                 self._report_while(call, args, body, write, group)  # about the loop, whatever the dtype
                 continue
-            if not write.dict_entry and self._exact_buffer(args[INIT_ARG[kind]].value, body, write.buf):
-                continue
             if reads and previous is None:
                 self._report_read_back(kind, write, reads[0])
+                continue
+            if not write.dict_entry and self._exact_buffer(args[INIT_ARG[kind]].value, body, write.buf):
                 continue
             self._report_carried(call, kind, args, body, write, group, previous or [])
         # every other spelling of a carried buffer: the loop model sees through it
@@ -183,15 +183,15 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
             where = self.location(found.write.call)
             if not any(_within(where, s) or _within(s, where) for s in seen):
                 seen.append(where)
-                about_the_loop = model.kind == "while" and (found.read is None or found.index == "fixed")
-                if about_the_loop or not modeler.exact_dtype(modeler.initial(init, found.path)):
+                at201 = model.kind != "while" and (found.read is None or found.index == "fixed")
+                if not at201 or not modeler.exact_dtype(modeler.initial(init, found.path)):
                     self._report_modelled(model, found)
 
     def _exact_buffer(self, init: cst.BaseExpression, body, buf: str) -> bool:
-        """Whether the carried ``buf`` starts as a visibly integer or boolean array. Such a
-        buffer has no gradient: `grad` neither carries its cotangent nor saves it per step, and
-        forward it is updated in place, so the costs AT201 and AT203 describe do not arise (an
-        assignment's state, a visited mask). AT202 is about the `while_loop` itself and stays."""
+        """Whether the carried ``buf`` starts as a visibly integer or boolean array. Written and
+        not read back, such a buffer costs nothing: it has no cotangent for `grad` to carry, and
+        forward it is updated in place (an assignment's state). Read back it is still AT203:
+        the backward pass needs each step's mask or indices. AT202 is about the `while_loop`."""
         if buf not in body.elements:
             return False
         path = (body.elements.index(buf),) if body.unpack is not None else ()

@@ -110,6 +110,8 @@ class CarriedBuffers:
             return True
         if not isinstance(read, cst.Name) or not self._straight_line(function, scope):
             return False
+        if self.semantics.enclosing_scope(read) is not scope or not self._straight_line(read, scope):
+            return False  # read in a lambda or nested function: it runs when called, not where it stands
         for node in names:
             if node is function.name or node is read:
                 continue
@@ -370,6 +372,12 @@ class CarriedBuffers:
                 f"the written value `{self.code_of(write.row)}` is a Python number: as a stacked output it becomes a "
                 "32-bit JAX value first (overflow, double rounding) where the write converted it to the buffer's dtype"
             )
+        elif not self._jax_value(write.row, function):
+            unsafe.append(
+                f"the written value `{self.code_of(write.row)}` is not computed from the loop's carry, index or "
+                "element, so it may be a Python number: as a stacked output it would become a 32-bit JAX value "
+                "first (double rounding) where the write converted it to the buffer's dtype"
+            )
         if write.form == "dui_in_dim":
             unsafe.append(
                 "`dynamic_update_index_in_dim` adds the written axis itself when the update lacks it, so "
@@ -397,16 +405,44 @@ class CarriedBuffers:
             return fix
         return fix, "; ".join(unsafe) if unsafe else None
 
+    def _jax_value(self, expr: cst.BaseExpression, function) -> bool:
+        """Whether ``expr`` is visibly a JAX value, never a Python number: it reads a value the
+        loop hands the body (a parameter, traced) or a name the body binds to such a value or
+        to the result of a ``jax.numpy``/``lax`` call, or it is such a call itself."""
+        if self._is_jax_array(expr):
+            return True
+        params = function.params
+        known = {p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)}
+        assigns = scopes.own_nodes(function, lambda n: isinstance(n, (cst.Assign, cst.AugAssign, cst.AnnAssign)))
+        grew = True
+        while grew:
+            grew = False
+            for assign in assigns:
+                value = assign.value
+                if value is None or not (_reads(value, known) or self._jax_call(value)):
+                    continue
+                targets = [t.target for t in assign.targets] if isinstance(assign, cst.Assign) else [assign.target]
+                for target in targets:
+                    for name in scopes.find(target, lambda n: isinstance(n, cst.Name)):
+                        if name.value not in known:
+                            known.add(name.value)
+                            grew = True
+        return _reads(expr, known)
+
+    def _jax_call(self, expr: cst.BaseExpression) -> bool:
+        """A ``jax.numpy``/``lax``/``random`` call or an ``.at[]`` update: its result is a JAX array."""
+        if not isinstance(expr, cst.Call):
+            return False
+        if scopes.at_update(expr) is not None:
+            return True
+        return any(q.startswith(("jax.numpy.", "jax.lax.", "jax.random.")) for q in self.qualified_names(expr.func))
+
     def _is_jax_array(self, expr: cst.BaseExpression) -> bool:
         """Whether ``expr`` visibly makes a JAX array: a ``jax.numpy``/``lax``/``random`` call or an
         ``.at[]`` update (a name is followed to its one assignment)."""
         value = self._value_before(expr) if isinstance(expr, cst.Name) else expr
         value = self._resolve(value) if value is not None else None
-        if not isinstance(value, cst.Call):
-            return False
-        if scopes.at_update(value) is not None:
-            return True
-        return any(q.startswith(("jax.numpy.", "jax.lax.", "jax.random.")) for q in self.qualified_names(value.func))
+        return value is not None and self._jax_call(value)
 
     def _reordering(self, inits, position: int) -> str | None:
         """Why evaluating the initial buffer on its own line, before the loop, may change a result:
@@ -694,6 +730,12 @@ class CarriedBuffers:
             f"{indent}if {base}.shape[{axis}] == 0:  # the loop's {what} raised this while tracing",
             f"{indent}{step}raise {error}",
         ]
+
+
+def _reads(expr: cst.BaseExpression, names: set[str]) -> bool:
+    """Whether ``expr`` reads one of ``names`` (an attribute's own name, ``x.h``'s ``h``, is no read)."""
+    attributes = {id(a.attr) for a in scopes.find(expr, lambda x: isinstance(x, cst.Attribute))}
+    return any(n.value in names and id(n) not in attributes for n in scopes.find(expr, lambda x: isinstance(x, cst.Name)))
 
 
 def _python_number(expr) -> bool:

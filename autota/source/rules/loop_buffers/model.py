@@ -218,7 +218,7 @@ class LoopModeler:
         for _ in range(5):
             if not isinstance(expr, cst.Name):
                 return expr
-            bound = self.semantics.binding(expr)
+            bound = self.semantics.binding(expr, sole=True)  # a dtype fact must hold on every path
             if not isinstance(bound, cst.BaseExpression):
                 return None
             expr = bound
@@ -259,7 +259,7 @@ class LoopModeler:
         if isinstance(expr, cst.Call):
             return self.rule.matches(expr.func, {"builtins.len"}) is not None
         if isinstance(expr, cst.Name):
-            bound = self.semantics.binding(expr)
+            bound = self.semantics.binding(expr, sole=True)
             return isinstance(bound, cst.BaseExpression) and self._python_int(bound, depth + 1)
         return False
 
