@@ -302,7 +302,10 @@ class CarriedBuffers:
                 start_code = self.code_of(lower) if offset == 0 else (
                     f"{self.code_of(lower)} + {offset}" if offset > 0 else f"{self.code_of(lower)} - {-offset}"
                 )
-                unsafe.append(f"the first index `{start_code}` is not provably non-negative")
+                unsafe.append(
+                    f"the first index `{start_code}` is not provably non-negative, and the rows are written back "
+                    "from it evaluated again after the loop (tracing the body may change it)"
+                )
             if kind == "fori":
                 index_use = self._index_use_problem(function, body.index_param, write)
                 if index_use:
