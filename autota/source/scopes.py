@@ -53,6 +53,11 @@ def sees(scope: cst.CSTNode, name: str) -> bool:
     return bool(declared) or not binds_locally
 
 
+def all_params(function: cst.FunctionDef | cst.Lambda) -> list[cst.Param]:
+    params = function.params
+    return [*params.posonly_params, *params.params, *params.kwonly_params]
+
+
 def contains(tree: cst.CSTNode, node: cst.CSTNode) -> bool:
     return bool(find(tree, lambda n: n is node))
 
@@ -300,7 +305,7 @@ class Semantics:
         """The ``def``/``class`` statements named ``name`` whose enclosing scope is ``scope``."""
         return [d for d in self.definitions.get(name, ()) if self.enclosing_scope(d) is scope]
 
-    def binding(self, name: cst.Name, sole: bool = False) -> cst.CSTNode | None:
+    def binding(self, name: cst.Name) -> cst.CSTNode | None:
         """The ``def``/``class`` or assigned value that ``name`` holds where it is read, or None
         (a parameter, an unpacking, any other binding, or none in this file).
 
@@ -308,8 +313,8 @@ class Semantics:
         statement ends before the read starts (in ``f = jax.jit(f)`` the read is the earlier
         ``f``), or the last one of the scope when the read is in a nested function, which most
         often runs after the scope's code (a guess: a lambda given to ``fori_loop`` runs at once,
-        a helper may be called before a redefinition, so a fix must prove its own case). With
-        ``sole``, only a name bound once in its scope has an answer (facts that hold on every path).
+        a helper may be called before a redefinition, so a fix must prove its own case). For a
+        fact that must hold on every path, :meth:`assigned_value` answers only for names bound once.
         """
         scope = self.enclosing_scope(name)
         reader = scope
@@ -328,8 +333,6 @@ class Semantics:
                     bound_at = self._end(holder if role in ("plain", "unpack", "def") else node)
                     candidates.append((role, holder, bound_at))
             if candidates:
-                if sole and len(candidates) > 1:
-                    return None
                 if reader is scope:
                     candidates = [c for c in candidates if c[2] <= read_at] or candidates
                 role, holder, _ = max(candidates, key=lambda c: c[2])
@@ -383,6 +386,32 @@ class Semantics:
                     break
             self._shadowed[roots] = found
         return self._shadowed[roots]
+
+    def assigned_value(self, name: cst.Name) -> cst.BaseExpression | None:
+        """The value ``name`` holds wherever it is read, where that is one value: the one plain
+        ``name = value`` of the nearest scope that binds the name, if nothing else binds it there
+        (a parameter, a second assignment, a loop target: ``None``)."""
+        scope = self.enclosing_scope(name)
+        while True:
+            if isinstance(scope, cst.FunctionDef) and name.value in [p.name.value for p in all_params(scope)]:
+                return None
+            value = self.single_assignment(scope, name.value)
+            if value is not None:
+                return value
+            if isinstance(scope, cst.Module) or self.binds_here(scope, name.value):
+                return None
+            scope = self.enclosing_scope(scope)
+
+    def binds_here(self, scope: cst.CSTNode, name: str) -> bool:
+        """Whether ``scope`` binds ``name`` (so an outer value is not what it holds): by assignment
+        or unpacking in its own code, or by ``for``/``with``/``del``/augmented assignment/``:=``/
+        ``global`` anywhere below it. Asked of the index, not by walking the scope (a class of a
+        hundred test methods is one scope)."""
+        for node in self.names_in(scope, name):
+            role, _ = binding_role(self.parents, node)
+            if role == "other" or role in ("plain", "unpack") and self.enclosing_scope(node) is scope:
+                return True
+        return False
 
     def single_assignment(self, scope: cst.CSTNode, name: str) -> cst.BaseExpression | None:
         """:func:`single_assignment` answered from the index: the value of the one plain

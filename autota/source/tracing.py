@@ -115,10 +115,12 @@ class TracedFunctions:
             for n in self.rule.semantics.names_in(self.rule.context.module, function.name.value)
         ):
             return
-        self._mark(expr, Traced("initializer", call))
+        self._record(function, Traced("initializer", call))
 
     def _mark(self, expr: cst.BaseExpression, traced: Traced) -> None:
-        function = self._function(expr)
+        self._record(self._function(expr), traced)
+
+    def _record(self, function: cst.FunctionDef | cst.Lambda | None, traced: Traced) -> None:
         if function is None:
             return
         known = self.by_function.get(function)

@@ -18,6 +18,7 @@ from autota.source.rules.loop_buffers.syntax import (
     index_offset,
     rebinds,
     identifier,
+    all_params,
 )
 from autota.source.rules.loop_buffers.body import Write, Body
 
@@ -234,7 +235,7 @@ class CarriedBuffers:
         self._remote_init = None
         if body.unpack is not None and isinstance(init, cst.Name) and not write.dict_entry:
             # `init = (h0, 0, buf0)` a few lines up, used only by this loop
-            value = self._assigned(init)
+            value = self.semantics.assigned_value(init)
             scope = scopes.enclosing_scope(self, init)
             holder = self.parent(value) if value is not None else None
             if (
@@ -414,8 +415,7 @@ class CarriedBuffers:
         to the result of a ``jax.numpy``/``lax`` call, or it is such a call itself."""
         if self._is_jax_array(expr):
             return True
-        params = function.params
-        known = {p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)}
+        known = {p.name.value for p in all_params(function)}
         assigns = scopes.own_nodes(function, lambda n: isinstance(n, (cst.Assign, cst.AugAssign, cst.AnnAssign)))
         grew = True
         while grew:

@@ -218,8 +218,8 @@ class LoopModeler:
         for _ in range(5):
             if not isinstance(expr, cst.Name):
                 return expr
-            bound = self.semantics.binding(expr, sole=True)  # a dtype fact must hold on every path
-            if not isinstance(bound, cst.BaseExpression):
+            bound = self.semantics.assigned_value(expr)  # a dtype fact must hold on every path
+            if bound is None:
                 return None
             expr = bound
         return None
@@ -259,8 +259,8 @@ class LoopModeler:
         if isinstance(expr, cst.Call):
             return self.rule.matches(expr.func, {"builtins.len"}) is not None
         if isinstance(expr, cst.Name):
-            bound = self.semantics.binding(expr, sole=True)
-            return isinstance(bound, cst.BaseExpression) and self._python_int(bound, depth + 1)
+            bound = self.semantics.assigned_value(expr)
+            return bound is not None and self._python_int(bound, depth + 1)
         return False
 
     # -- the model -------------------------------------------------------------------------

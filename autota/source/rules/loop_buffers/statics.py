@@ -77,40 +77,17 @@ class StaticFacts:
 
     def _resolve(self, expr: cst.BaseExpression, depth: int = 0) -> cst.BaseExpression:
         if isinstance(expr, cst.Name) and depth < 5:
-            value = self._assigned(expr)
+            value = self.semantics.assigned_value(expr)
             if value is not None:
                 return self._resolve(value, depth + 1)
         return expr
-
-    def _assigned(self, name: cst.Name) -> cst.BaseExpression | None:
-        scope = scopes.enclosing_scope(self, name)
-        while True:
-            if isinstance(scope, cst.FunctionDef) and name.value in [p.name.value for p in all_params(scope)]:
-                return None
-            value = self.semantics.single_assignment(scope, name.value)
-            if value is not None:
-                return value
-            if isinstance(scope, cst.Module) or self._binds_here(scope, name.value):
-                return None
-            scope = scopes.enclosing_scope(self, scope)
-
-    def _binds_here(self, scope: cst.CSTNode, name: str) -> bool:
-        """Whether ``scope`` binds ``name`` (so an outer value is not what it holds): by assignment
-        or unpacking in its own code, or by ``for``/``with``/``del``/augmented assignment/``:=``/
-        ``global`` anywhere below it. Asked of the semantic index, not by walking the scope (a
-        class of a hundred test methods is one scope)."""
-        for node in self.semantics.names_in(scope, name):
-            role, _ = scopes.binding_role(self.semantics.parents, node)
-            if role == "other" or role in ("plain", "unpack") and self.semantics.enclosing_scope(node) is scope:
-                return True
-        return False
 
     def _value_before(self, name: cst.Name) -> cst.BaseExpression | None:
         """What ``name`` holds where it is read: the value of the last plain ``name = value`` among
         the earlier statements of the same function body, if nothing else binds it in between."""
         scope = scopes.enclosing_scope(self, name)
         if not isinstance(scope, cst.FunctionDef):
-            return self._assigned(name)
+            return self.semantics.assigned_value(name)
         statements = list(scope.body.body)
         here = next((k for k, s in enumerate(statements) if scopes.contains(s, name)), None)
         for statement in reversed(statements[:here] if here is not None else []):
@@ -134,7 +111,7 @@ class StaticFacts:
             parent = self.parent(name)
             if isinstance(parent, cst.Attribute) and parent.attr is name:
                 continue
-            value = self._assigned(name)
+            value = self.semantics.assigned_value(name)
             if value is not None:
                 if not self._stable(value, depth + 1):
                     return False
@@ -173,7 +150,7 @@ class StaticFacts:
         if isinstance(expr, cst.Call) and self.matches(expr.func, {"builtins.len"}):
             return True
         if isinstance(expr, cst.Name):
-            value = self._assigned(expr)
+            value = self.semantics.assigned_value(expr)
             if value is not None:
                 return self._is_static(value, where, depth + 1)
             scope = scopes.enclosing_scope(self, expr)

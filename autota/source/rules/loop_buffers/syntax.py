@@ -5,6 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from autota.source import scopes
+from autota.source.scopes import all_params  # noqa: F401  (the rules import it from here)
 
 
 from autota.source.vocabulary import (  # noqa: F401  (the rules import them from here)
@@ -97,11 +98,6 @@ def identifier(text: str) -> str:
     """``text`` as a piece of a Python name: ``energy`` for ``"energy"``, ``x_1`` for ``"x-1"``."""
     cleaned = "".join(c if c.isascii() and (c.isalnum() or c == "_") else "_" for c in text).strip("_")
     return cleaned or "entry"
-
-
-def all_params(function: cst.FunctionDef) -> list[cst.Param]:
-    params = function.params
-    return [*params.posonly_params, *params.params, *params.kwonly_params]
 
 
 def string_values(node) -> list[str]:

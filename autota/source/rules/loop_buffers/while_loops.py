@@ -196,7 +196,7 @@ class WhileLoops:
         init = args["init_val"].value
         elements = init
         if isinstance(init, cst.Name):
-            elements = self._assigned(init)
+            elements = self.semantics.assigned_value(init)
             if not isinstance(elements, cst.Tuple):
                 elements = None
         if (
