@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import importlib.util
+from pathlib import Path
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -34,3 +37,20 @@ def scalar_loss(fn, argnums, args):
         return sum(inexact, jnp.zeros((), jnp.float32))  # zero for integer-only results
 
     return loss
+
+
+def load_module(path: Path, name: str):
+    """The module in the file ``path``, imported under ``name`` (fresh: not put in ``sys.modules``)."""
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def outcome(function, args):
+    """What ``function(*args)`` returns, or the exception it raises: an error is part of what a
+    program computes, and one that becomes a value (or another error) is a change."""
+    try:
+        return function(*args)
+    except Exception as error:  # noqa: BLE001 - the error is the result being compared
+        return error

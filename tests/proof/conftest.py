@@ -3,7 +3,6 @@ and throwaway corpus cases written to temporary folders."""
 
 from __future__ import annotations
 
-import importlib.util
 import textwrap
 from pathlib import Path
 
@@ -15,11 +14,9 @@ ROOT = Path(__file__).resolve().parents[2]
 @pytest.fixture(scope="session")
 def patterns():
     """The before/after pattern pairs, loaded from the benchmark that runs them at full size."""
-    path = ROOT / "benchmarks" / "proof_patterns.py"
-    spec = importlib.util.spec_from_file_location("autota_proof_patterns", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    from tests.equivalence import load_module
+
+    return load_module(ROOT / "benchmarks" / "proof_patterns.py", "autota_proof_patterns")
 
 
 def write_case(root: Path, name: str, before: str, after: str, inputs: str, toml: str) -> Path:

@@ -11,14 +11,13 @@ fix that reaches into the wrong function.
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 import jax
 import jax.numpy as jnp
 import pytest
 
-from tests.equivalence import assert_same_tree, scalar_loss
+from tests.equivalence import assert_same_tree, load_module, outcome, scalar_loss
 
 FIXTURES = sorted(
     p
@@ -27,32 +26,17 @@ FIXTURES = sorted(
 )
 
 
-def _load(path: Path, name: str):
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-def _outcome(function, args):
-    """What ``function(*args)`` returns, or the exception it raises."""
-    try:
-        return function(*args)
-    except Exception as error:  # noqa: BLE001 - the error is the result being compared
-        return error
-
-
 @pytest.mark.parametrize("path", FIXTURES, ids=[f"{p.parent.name}/{p.name[:-6]}" for p in FIXTURES])
 def test_safe_fix_computes_the_same(path: Path):
     stem = f"autota_fixture_{path.parent.name}_{path.name[:-6]}"
-    before = _load(path, f"{stem}_in")
-    after = _load(path.with_name(path.name[: -len(".in.py")] + ".out.py"), f"{stem}_out")
+    before = load_module(path, f"{stem}_in")
+    after = load_module(path.with_name(path.name[: -len(".in.py")] + ".out.py"), f"{stem}_out")
     no_grad = getattr(before, "NO_GRAD", ())
     for name, calls in before.examples().items():
         for args in calls:
             where = f"{path.parent.name}/{path.name} {name}{tuple(getattr(a, 'shape', a) for a in args)}"
             f, g = getattr(before, name), getattr(after, name)
-            outcomes = [_outcome(h, args) for h in (f, g)]
+            outcomes = [outcome(h, args) for h in (f, g)]
             if any(isinstance(o, BaseException) for o in outcomes):  # an error must stay that error
                 assert [type(o) for o in outcomes] == [type(outcomes[0])] * 2, f"{where}: {outcomes}"
                 continue

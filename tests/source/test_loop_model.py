@@ -228,23 +228,16 @@ def test_code_that_runs_traced_gets_no_eager_loop_finding():
     assert [(f.code, f.location.line) for f in findings] == [("AT102", 45)]
 
 
-def _load(path: Path, name: str):
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def _outcome(function, args):
     import jax
     import numpy as np
 
-    try:
-        return "ok", [np.asarray(leaf) for leaf in jax.tree.leaves(function(*args))]
-    except Exception as error:  # the exception itself is part of what a program computes
-        return "raise", type(error).__name__
+    from tests.equivalence import outcome
+
+    result = outcome(function, args)
+    if isinstance(result, Exception):
+        return "raise", type(result).__name__
+    return "ok", [np.asarray(leaf) for leaf in jax.tree.leaves(result)]
 
 
 def test_safe_fixes_keep_values_dtypes_exceptions_and_gradients(tmp_path):
@@ -259,7 +252,9 @@ def test_safe_fixes_keep_values_dtypes_exceptions_and_gradients(tmp_path):
     assert fixed.fixed_text is not None and fixed.fixes_applied == 2  # write_in_return, ret_fori
     target = tmp_path / "fixed.py"
     target.write_bytes(fixed.fixed_text)
-    before, after = _load(source, "at2_safety_before"), _load(target, "at2_safety_after")
+    from tests.equivalence import load_module
+
+    before, after = load_module(source, "at2_safety_before"), load_module(target, "at2_safety_after")
     xs = jnp.arange(1.0, 13.0).reshape(4, 3) / 7.0
     differentiable = {"write_in_return": (xs, xs[0]), "ret_fori": (xs, xs[0])}
     names = [n for n, f in vars(before).items() if callable(f) and getattr(f, "__module__", "") == before.__name__]
