@@ -15,14 +15,10 @@ import sys
 import time
 from pathlib import Path
 
-from libcst.metadata import MetadataWrapper
-
 from autota.catalogue import RULES
 from autota.cli.files import discover
 from autota.cli.main import main
 from autota.source import engine
-from autota.source.rule import RuleContext
-from autota.source.text import SourceText
 
 ENABLED = frozenset(RULES)
 
@@ -56,10 +52,7 @@ def breakdown(files: list[Path]) -> dict[str, float]:
         parsed += 1
         module = engine._parse(sliced)
         t4 = time.perf_counter()
-        wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
-        context = RuleContext(str(path), SourceText(text), module, ENABLED, line_map=line_map)
-        for cls in rules:
-            wrapper.visit(cls(context))
+        engine.run_rules(rules, module, str(path), text, ENABLED, line_map)
         phases["libcst parse"] += t4 - t3
         phases["metadata + rules"] += time.perf_counter() - t4
     phases["files parsed by libcst"] = parsed

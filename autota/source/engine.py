@@ -17,7 +17,7 @@ import libcst as cst
 from libcst.metadata import MetadataWrapper
 
 from autota.catalogue import Finding
-from autota.source import prefilter
+from autota.source import prefilter, scopes
 from autota.source.rule import RuleContext
 from autota.source.rules import RULE_CLASSES
 from autota.source.text import OverlappingEdits, SourceText
@@ -109,13 +109,19 @@ def _findings(text: str, path: str, enabled: frozenset[str], slicing: bool = Tru
     rules, parsed_text, line_map = _plan(text, _python_ast(text, path), enabled, slicing)
     if not rules:
         return []
-    module = _parse(parsed_text)
-    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
-    context = RuleContext(path, SourceText(text), module, enabled, line_map=line_map)
-    for cls in rules:
-        wrapper.visit(cls(context))
+    context = run_rules(rules, _parse(parsed_text), path, text, enabled, line_map)
     findings = _unsuppressed(context.findings, text)
     return sorted(findings, key=lambda f: (f.location.line, f.location.column, f.code))
+
+
+def run_rules(rules, module: cst.Module, path: str, text: str, enabled: frozenset[str], line_map=None) -> RuleContext:
+    """Visit ``module`` (libcst's parse of ``text``, or of a slice of it) with each rule class;
+    the rules share one :class:`scopes.Semantics`, so its metadata is computed once."""
+    context = RuleContext(path, SourceText(text), module, enabled, line_map=line_map)
+    context.semantics = scopes.Semantics(module, MetadataWrapper(module, unsafe_skip_copy=True))
+    for cls in rules:
+        cls(context).run()
+    return context
 
 
 def _unsuppressed(findings: list[Finding], text: str) -> list[Finding]:

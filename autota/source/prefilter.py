@@ -77,6 +77,31 @@ class Facts:
     functions: list[Site] = field(default_factory=list)
     call_assigns: list[tuple[str, Site]] = field(default_factory=list)
     """``name = call(...)``: the bound name and the call's site."""
+    classes: list[tuple[int, ast.ClassDef]] = field(default_factory=list)
+    """Every class, at any depth, with its unit."""
+    named_lambdas: dict[str, list[ast.Lambda]] = field(default_factory=dict)
+    """``name = lambda ...: ...`` anywhere: the lambdas bound to each name."""
+    _passed: list[tuple[Site, frozenset[str], frozenset[str]]] | None = None
+
+    def passed_names(self) -> list[tuple[Site, frozenset[str], frozenset[str]]]:
+        """Each call with the names its positional arguments mention, and those its initializer
+        keywords (``kernel_init=...``) mention: walked once, asked for every candidate."""
+        if self._passed is None:
+            self._passed = [
+                (
+                    site,
+                    frozenset(n.id for a in site.node.args for n in ast.walk(a) if isinstance(n, ast.Name)),
+                    frozenset(
+                        n.id
+                        for k in site.node.keywords
+                        if k.arg in vocabulary.INITIALIZER_KEYWORDS
+                        for n in ast.walk(k.value)
+                        if isinstance(n, ast.Name)
+                    ),
+                )
+                for site in self.calls
+            ]
+        return self._passed
 
     def name(self, func: ast.expr) -> str | None:
         """The callee's terminal name, seen through ``import ... as`` aliases."""
@@ -122,6 +147,7 @@ class _Walker(ast.NodeVisitor):
 
     def visit_ClassDef_shell(self, node: ast.ClassDef, methods) -> None:
         """A top-level class without the methods (each is visited as its own unit)."""
+        self.facts.classes.append((self.top, node))
         for child in (*node.bases, *node.keywords, *node.decorator_list):
             self.visit(child)
         for statement in node.body:
@@ -158,9 +184,15 @@ class _Walker(ast.NodeVisitor):
             self.facts.updates.append(self.site(node))
         self.generic_visit(node)
 
+    def visit_ClassDef(self, node: ast.ClassDef) -> None:
+        self.facts.classes.append((self.top, node))
+        self.generic_visit(node)
+
     def visit_Assign(self, node: ast.Assign) -> None:
         if len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) and isinstance(node.value, ast.Call):
             self.facts.call_assigns.append((node.targets[0].id, self.site(node.value)))
+        if len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) and isinstance(node.value, ast.Lambda):
+            self.facts.named_lambdas.setdefault(node.targets[0].id, []).append(node.value)
         if (
             len(node.targets) == 1
             and isinstance(node.targets[0], ast.Name)
@@ -232,14 +264,10 @@ def tracing_call_tops(facts: Facts, functions: list[Site]) -> set[int]:
     found: set[int] = set()
     for _ in range(3):
         callers: set[str] = set()
-        for site in facts.calls:
+        for site, passed_names, initializer_names in facts.passed_names():
             call = site.node
-            passed = any(isinstance(n, ast.Name) and n.id in names for a in call.args for n in ast.walk(a))
-            initializer = any(
-                k.arg in vocabulary.INITIALIZER_KEYWORDS
-                and any(isinstance(n, ast.Name) and n.id in names for n in ast.walk(k.value))
-                for k in call.keywords
-            )
+            passed = not passed_names.isdisjoint(names)
+            initializer = not initializer_names.isdisjoint(names)
             if passed and facts.name(call.func) in TRACING_TERMINALS or initializer:
                 found.add(site.top)
             elif terminal(call.func) in names:

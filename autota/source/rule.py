@@ -1,4 +1,5 @@
-"""The base of every source rule: a libcst visitor that declares its codes and reports findings.
+"""The base of every source rule: a visitor of libcst nodes that declares its codes and reports
+findings.
 
 As in TorchFix, one visitor serves a rule family and declares the codes it can report; the
 engine runs only visitors with at least one enabled code whose ``triggers`` occur in the file.
@@ -11,7 +12,6 @@ from dataclasses import dataclass, field
 from typing import ClassVar
 
 import libcst as cst
-from libcst.metadata import ParentNodeProvider, PositionProvider, QualifiedNameProvider, ScopeProvider
 
 from autota.catalogue import Edit, Finding, Fix, Location
 from autota.source import scopes
@@ -34,7 +34,8 @@ class RuleContext:
     must not pick the same name where they could meet."""
     _identifiers: set[str] | None = None
     semantics: scopes.Semantics | None = None
-    """The file's names and bindings, indexed once for every rule (see :class:`scopes.Semantics`)."""
+    """The file's parents, scopes, positions and names, indexed once for every rule (see
+    :class:`scopes.Semantics`); the engine sets it before the rules run."""
     line_map: list[int] | None = None
     """Where each line of the parsed text sits in the file, when libcst parsed only a slice
     of it (see :func:`autota.source.prefilter.slice_module`); ``None``: the whole file."""
@@ -51,12 +52,10 @@ class RuleContext:
         return line if self.line_map is None else self.line_map[line - 1]
 
 
-class SourceRule(cst.CSTVisitor):
+class SourceRule:
     codes: ClassVar[tuple[str, ...]] = ()
     triggers: ClassVar[tuple[str, ...]] = ()
     """Substrings one of which a file must contain for this rule to be worth parsing it."""
-
-    METADATA_DEPENDENCIES = (PositionProvider, ParentNodeProvider, QualifiedNameProvider, ScopeProvider)
 
     @classmethod
     def relevant(cls, facts: Facts) -> set[int] | None:
@@ -68,9 +67,21 @@ class SourceRule(cst.CSTVisitor):
         return None
 
     def __init__(self, context: RuleContext) -> None:
-        super().__init__()
         self.context = context
         self._traced: TracedFunctions | None = None
+
+    def run(self) -> None:
+        """Call the rule's ``visit_<Node>`` methods on the file's nodes in source order, as a libcst
+        visitor would, from the node list the semantics already holds: libcst's own walk rebuilds
+        every node it passes, which cost as much as the rules themselves."""
+        hooks: dict[type, object] = {}
+        for node in self.context.semantics.nodes:
+            kind = type(node)
+            hook = hooks.get(kind, hooks)
+            if hook is hooks:
+                hook = hooks[kind] = getattr(self, f"visit_{kind.__name__}", None)
+            if hook is not None:
+                hook(node)
 
     @property
     def traced(self) -> TracedFunctions:
@@ -81,12 +92,7 @@ class SourceRule(cst.CSTVisitor):
 
     @property
     def semantics(self) -> scopes.Semantics:
-        """The file's name index, built on first use and shared by the rules of the pass."""
-        if self.context.semantics is None:
-            self.context.semantics = scopes.Semantics(
-                self.context.module, self.metadata[ParentNodeProvider], self.metadata[ScopeProvider],
-                self.metadata[PositionProvider],
-            )
+        """The file's metadata and name index, shared by the rules of the pass."""
         return self.context.semantics
 
     # -- helpers shared by every rule -------------------------------------------------------
@@ -98,9 +104,9 @@ class SourceRule(cst.CSTVisitor):
         fix of this pass in the same top-level statement."""
         top = next((a for a in [near, *self.ancestors(near)] if isinstance(self.parent(a), cst.Module)), near)
         given = self.context.given_names.setdefault(id(top), set())
-        taken = self.semantics.taken() | self.context.file_identifiers() | given
+        spelled, words = self.semantics.by_value, self.context.file_identifiers()
         name, k = base, 2
-        while name in taken:
+        while name in spelled or name in words or name in given:
             name, k = f"{base}_{k}", k + 1
         given.add(name)
         return name
@@ -113,7 +119,7 @@ class SourceRule(cst.CSTVisitor):
         return source.text[source.offset(loc.line, loc.column) : source.offset(loc.end_line, loc.end_column)]
 
     def parent(self, node: cst.CSTNode) -> cst.CSTNode | None:
-        return self.get_metadata(ParentNodeProvider, node, None)
+        return self.context.semantics.parents.get(node)
 
     def ancestors(self, node: cst.CSTNode):
         parent = self.parent(node)
@@ -122,7 +128,7 @@ class SourceRule(cst.CSTVisitor):
             parent = self.parent(parent)
 
     def qualified_names(self, node: cst.CSTNode) -> set[str]:
-        return {q.name for q in self.get_metadata(QualifiedNameProvider, node, set())}
+        return self.context.semantics.qualified_names(node)
 
     def matches(self, node: cst.CSTNode, names) -> str | None:
         """The qualified name of ``node`` that is in ``names``, resolved through imports."""
@@ -133,17 +139,17 @@ class SourceRule(cst.CSTVisitor):
 
     def location(self, node: cst.CSTNode) -> Location:
         """Where ``node`` is in the file (1-based, end exclusive): what findings and edits use."""
-        pos = self.get_metadata(PositionProvider, node)
+        pos = self.context.semantics.position(node)
         line = self.context.file_line
         return Location(
             self.context.path, line(pos.start.line), pos.start.column + 1, line(pos.end.line), pos.end.column + 1
         )
 
     def start_line(self, node: cst.CSTNode) -> int:
-        return self.context.file_line(self.get_metadata(PositionProvider, node).start.line)
+        return self.context.file_line(self.context.semantics.position(node).start.line)
 
     def end_line(self, node: cst.CSTNode) -> int:
-        return self.context.file_line(self.get_metadata(PositionProvider, node).end.line)
+        return self.context.file_line(self.context.semantics.position(node).end.line)
 
     def replace(self, node: cst.CSTNode, content: str) -> Edit:
         loc = self.location(node)

@@ -2,29 +2,114 @@
 
 from __future__ import annotations
 
+import dataclasses
+import re
 from typing import Iterator
 
 import libcst as cst
+from libcst.metadata import CodePosition, CodeRange, GlobalScope, MetadataWrapper, PositionProvider, ScopeProvider
 
 LOOPS = (cst.For, cst.While)
 SCOPES = (cst.FunctionDef, cst.Lambda, cst.ClassDef, cst.Module)
 NESTED_SCOPES = (cst.FunctionDef, cst.Lambda, cst.ClassDef)
+_NESTED_KINDS = frozenset(NESTED_SCOPES)
+"""The same, for a test by type: ``isinstance`` against libcst's abstract classes is slow, and
+none of these has subclasses."""
+NEWLINE = re.compile(r"\r\n?|\n")
+"""A line break as libcst's ``PositionProvider`` counts lines."""
 
 
-class _Collect(cst.CSTVisitor):
-    def __init__(self, predicate) -> None:
-        self.predicate = predicate
-        self.found: list[cst.CSTNode] = []
+_SOURCE_ORDER: dict[type, tuple[str, ...]] = {
+    cst.Arg: ("whitespace_after_star", "keyword", "equal", "value", "comma", "whitespace_after_arg"),
+    cst.FunctionDef: (
+        "leading_lines", "decorators", "lines_after_decorators", "asynchronous", "whitespace_after_def", "name",
+        "whitespace_after_name", "type_parameters", "whitespace_after_type_parameters", "whitespace_before_params",
+        "params", "returns", "whitespace_before_colon", "body",
+    ),
+    cst.ClassDef: (
+        "leading_lines", "decorators", "lines_after_decorators", "whitespace_after_class", "name",
+        "whitespace_after_name", "type_parameters", "whitespace_after_type_parameters", "lpar", "bases", "keywords",
+        "rpar", "whitespace_before_colon", "body",
+    ),
+    cst.Parameters: ("posonly_params", "posonly_ind", "params", "star_arg", "kwonly_params", "star_kwarg"),
+    cst.IfExp: (
+        "lpar", "body", "whitespace_before_if", "whitespace_after_if", "test", "whitespace_before_else",
+        "whitespace_after_else", "orelse", "rpar",
+    ),
+    cst.ExceptHandler: ("leading_lines", "whitespace_after_except", "type", "name", "whitespace_before_colon", "body"),
+    cst.ExceptStarHandler: (
+        "leading_lines", "whitespace_after_except", "whitespace_after_star", "type", "name",
+        "whitespace_before_colon", "body",
+    ),
+    cst.TypeAlias: (
+        "whitespace_after_type", "name", "whitespace_after_name", "type_parameters",
+        "whitespace_after_type_parameters", "whitespace_after_equals", "value", "semicolon",
+    ),
+}
+"""Nodes whose dataclass fields do not come in source order (a ``def``'s decorators follow its
+body, an ``Arg``'s keyword its value). Other nodes' fields are in source order but for
+parentheses and whitespace, which hold no names."""
+_FIELDS: dict[type, tuple[str, ...]] = {}
 
-    def on_visit(self, node: cst.CSTNode) -> bool:
-        if self.predicate(node):
-            self.found.append(node)
-        return True
+
+def children(node: cst.CSTNode) -> list[cst.CSTNode]:
+    """``node.children``, read from the node's fields: libcst's property visits the node to find
+    them, which, asked of every node, was most of the time a file's check took. The order is
+    source order for every node that holds a name (comments: see :func:`comments`)."""
+    kind = type(node)
+    fields = _FIELDS.get(kind)
+    if fields is None:
+        fields = _FIELDS[kind] = _SOURCE_ORDER.get(kind) or tuple(f.name for f in dataclasses.fields(kind))
+    found = []
+    for name in fields:
+        value = getattr(node, name)
+        shape = _SHAPE.get(type(value))
+        if shape is None:
+            shape = _SHAPE[type(value)] = _shape(type(value))
+        if shape == 1:
+            found.append(value)
+        elif shape == 2:
+            found.extend(c for c in value if type(c) in _NODE_KINDS or _shape(type(c)) == 1)
+    return found
+
+
+_SHAPE: dict[type, int] = {}
+_NODE_KINDS: set[type] = set()
+
+
+def _shape(kind: type) -> int:
+    """1 for a libcst node type, 2 for a sequence, 0 for anything else (``isinstance`` against
+    ``CSTNode``, an abstract class, is slow enough to matter here)."""
+    if issubclass(kind, cst.CSTNode):
+        _NODE_KINDS.add(kind)
+        return 1
+    return 2 if issubclass(kind, (tuple, list)) else 0
 
 
 def find(tree: cst.CSTNode, predicate) -> list[cst.CSTNode]:
-    """Every node below ``tree`` (itself included) for which ``predicate`` holds."""
-    visitor = _Collect(predicate)
+    """Every node below ``tree`` (itself included) for which ``predicate`` holds, in source order."""
+    found = []
+    stack = [tree]
+    while stack:
+        node = stack.pop()
+        if predicate(node):
+            found.append(node)
+        stack.extend(reversed(children(node)))
+    return found
+
+
+class _Comments(cst.CSTVisitor):
+    def __init__(self) -> None:
+        self.found: list[cst.Comment] = []
+
+    def visit_Comment(self, node: cst.Comment) -> None:
+        self.found.append(node)
+
+
+def comments(tree: cst.CSTNode) -> list[cst.Comment]:
+    """The comments below ``tree``, in the order they are written (libcst's own walk: whitespace
+    fields are not in source order)."""
+    visitor = _Comments()
     tree.visit(visitor)
     return visitor.found
 
@@ -85,7 +170,7 @@ def exits(loop: cst.For | cst.While) -> Iterator[cst.CSTNode]:
     """``break``/``continue`` statements that belong to ``loop`` itself (not to a nested loop)."""
 
     def walk(node: cst.CSTNode):
-        for child in node.children:
+        for child in children(node):
             if isinstance(child, (cst.Break, cst.Continue)):
                 yield child
             elif not isinstance(child, LOOPS + NESTED_SCOPES):
@@ -121,7 +206,7 @@ def _is_name(node: cst.CSTNode, name: str) -> bool:
 
 def assign_to(node: cst.CSTNode, name: str | None = None) -> str | None:
     """The name bound by ``node`` if it is a plain single-target ``name = value``."""
-    if isinstance(node, cst.Assign) and len(node.targets) == 1:
+    if type(node) is cst.Assign and len(node.targets) == 1:  # no subclasses; isinstance is slow
         target = node.targets[0].target
         if isinstance(target, cst.Name) and (name is None or target.value == name):
             return target.value
@@ -165,52 +250,13 @@ def _dotted_name(node) -> str:
 def own_nodes(tree: cst.CSTNode, predicate) -> list[cst.CSTNode]:
     """Like :func:`find`, but not looking into functions, lambdas or classes nested in ``tree``."""
     found: list[cst.CSTNode] = []
-
-    def walk(node: cst.CSTNode) -> None:
+    stack = list(reversed(children(tree))) if isinstance(tree, NESTED_SCOPES) else [tree]
+    while stack:
+        node = stack.pop()
         if predicate(node):
             found.append(node)
-        for child in node.children:
-            if not isinstance(child, NESTED_SCOPES):
-                walk(child)
-
-    for child in tree.children if isinstance(tree, NESTED_SCOPES) else (tree,):
-        walk(child)
+        stack.extend(child for child in reversed(children(node)) if not isinstance(child, NESTED_SCOPES))
     return found
-
-
-def single_assignment(scope: cst.CSTNode, name: str) -> cst.BaseExpression | None:
-    """The value of the one plain ``name = value`` in ``scope`` (not in nested scopes), if ``name``
-    is bound nowhere else there."""
-    values = [n.value for n in own_nodes(scope, lambda n: assign_to(n, name) is not None)]
-    others = [n for n in stores(scope, name) if not isinstance(n, (cst.FunctionDef, cst.ClassDef))]
-    targets = own_nodes(
-        scope,
-        lambda n: isinstance(n, cst.Assign)
-        and any(not isinstance(t.target, cst.Name) and names(t.target, name) for t in n.targets),
-    )
-    if len(values) == 1 and not others and not targets:
-        return values[0]
-    return None
-
-
-def unpacked_shape(scope: cst.CSTNode, name: str) -> bool:
-    """Whether ``name`` is bound in ``scope`` only by one ``a, name, ... = <expr>.shape``: a
-    dimension, which is a Python int even under ``jit``."""
-    unpacks = own_nodes(
-        scope,
-        lambda n: isinstance(n, cst.Assign)
-        and len(n.targets) == 1
-        and isinstance(n.targets[0].target, (cst.Tuple, cst.List))
-        and any(isinstance(e.value, cst.Name) and e.value.value == name for e in n.targets[0].target.elements),
-    )
-    return (
-        len(unpacks) == 1
-        and isinstance(unpacks[0].value, cst.Attribute)
-        and unpacks[0].value.attr.value == "shape"
-        and not any(isinstance(e, cst.StarredElement) for e in unpacks[0].targets[0].target.elements)
-        and not own_nodes(scope, lambda n: assign_to(n, name) is not None)
-        and not [n for n in stores(scope, name) if not isinstance(n, (cst.FunctionDef, cst.ClassDef))]
-    )
 
 
 def at_update(call: cst.BaseExpression) -> tuple[str, str] | None:
@@ -229,6 +275,19 @@ def at_update(call: cst.BaseExpression) -> tuple[str, str] | None:
     return None
 
 
+def parent_map(module: cst.Module) -> dict[cst.CSTNode, cst.CSTNode]:
+    """Each node's parent, as libcst's ``ParentNodeProvider`` gives it, in source order: a tenth
+    of the provider's cost (see :func:`children`)."""
+    parents: dict[cst.CSTNode, cst.CSTNode] = {}
+    stack: list[tuple[cst.CSTNode, cst.CSTNode | None]] = [(module, None)]
+    while stack:
+        node, parent = stack.pop()
+        if parent is not None:
+            parents[node] = parent
+        stack.extend((child, node) for child in reversed(children(node)))
+    return parents
+
+
 class Semantics:
     """The file's names and bindings, indexed once: what the rules ask of every candidate.
 
@@ -238,17 +297,25 @@ class Semantics:
     metadata already holds, and libcst's ``ScopeProvider`` gives the bindings of each scope.
     """
 
-    def __init__(self, module: cst.Module, parents, scope_of, positions) -> None:
+    def __init__(self, module: cst.Module, wrapper: MetadataWrapper) -> None:
         self.module = module
-        self.parents = parents
-        self.scope_of = scope_of
-        self.positions = positions
+        self.parents = parent_map(module)
+        self.scope_of = wrapper.resolve(ScopeProvider)
+        self._wrapper = wrapper
+        self._positions = None
+        self._statement_positions: dict[cst.CSTNode, dict] = {}
+        self._line_starts: dict[cst.CSTNode, int] | None = None
+        self.nodes: list[cst.CSTNode] = [module, *self.parents]
+        """Every node of the file, in source order."""
+        self._order = {node: place for place, node in enumerate(self.nodes)}
+        self._last: dict[cst.CSTNode, int] | None = None
+        self._qualified: dict[cst.CSTNode, set[str]] = {}
         self.by_value: dict[str, list[cst.Name]] = {}
         self.by_top: dict[tuple[int, str], list[cst.Name]] = {}
         """Names by the top-level statement they are in: a function's question costs its statement."""
         self.definitions: dict[str, list[cst.FunctionDef | cst.ClassDef]] = {}
         self._top: dict[int, cst.CSTNode] = {}
-        for node in parents:
+        for node in self.parents:
             if isinstance(node, cst.Name):
                 self.by_value.setdefault(node.value, []).append(node)
                 self.by_top.setdefault((id(self.top(node)), node.value), []).append(node)
@@ -281,7 +348,63 @@ class Semantics:
         return top
 
     def within(self, node: cst.CSTNode, tree: cst.CSTNode) -> bool:
-        return node is tree or tree is self.module or any(a is tree for a in self.ancestors(node))
+        """Whether ``node`` is ``tree`` or below it: a subtree is a run of the source order."""
+        return self._order[tree] <= self._order[node] <= self._end(tree)
+
+    # -- the file's trees, walked through the index ---------------------------------------------
+    # Each of these answers what the function of the same name in this module answers, from the
+    # source-order list of nodes: a walk of the nodes (libcst's own rebuilds them) cost more than
+    # all else a rule does. A tree that a fix built is not in the file: it is walked.
+    def find(self, tree: cst.CSTNode, predicate) -> list[cst.CSTNode]:
+        start = self._order.get(tree)
+        if start is None:
+            return find(tree, predicate)
+        return [n for n in self.nodes[start : self._end(tree) + 1] if predicate(n)]
+
+    def own_nodes(self, tree: cst.CSTNode, predicate) -> list[cst.CSTNode]:
+        start = self._order.get(tree)
+        if start is None:
+            return own_nodes(tree, predicate)
+        found, place, end = [], start + isinstance(tree, NESTED_SCOPES), self._end(tree)
+        nodes = self.nodes
+        while place <= end:
+            node = nodes[place]
+            if type(node) in _NESTED_KINDS:
+                place = self._end(node) + 1
+                continue
+            if predicate(node):
+                found.append(node)
+            place += 1
+        return found
+
+    def contains(self, tree: cst.CSTNode, node: cst.CSTNode) -> bool:
+        if tree in self._order and node in self._order:
+            return self.within(node, tree)
+        return contains(tree, node)
+
+    def stores(self, tree: cst.CSTNode, name: str) -> list[cst.CSTNode]:
+        if tree not in self._order:
+            return stores(tree, name)
+        found = {}
+        for node in self.names_in(tree, name):
+            for ancestor in self.ancestors(node):
+                if self._binds_by_store(ancestor, node):
+                    found[ancestor] = None
+                if ancestor is tree:
+                    break
+        return sorted(found, key=self._order.__getitem__)
+
+    def _binds_by_store(self, statement: cst.CSTNode, name: cst.Name) -> bool:
+        """Whether ``statement`` binds ``name`` as :func:`stores` counts bindings."""
+        if isinstance(statement, (cst.AugAssign, cst.AnnAssign, cst.NamedExpr)):
+            return statement.target is name
+        if isinstance(statement, (cst.For, cst.CompFor, cst.Del)):
+            return self.within(name, statement.target)
+        if isinstance(statement, cst.AsName):
+            return self.within(name, statement.name)
+        if isinstance(statement, (cst.Global, cst.Nonlocal)):
+            return self.parents.get(self.parents.get(name)) is statement
+        return False
 
     def enclosing_scope(self, node: cst.CSTNode) -> cst.CSTNode:
         """The function, lambda, class or module whose body holds ``node``."""
@@ -291,15 +414,14 @@ class Semantics:
         return self.module
 
     # -- names -------------------------------------------------------------------------------
-    def taken(self) -> set[str]:
-        """Every identifier the file spells."""
-        return set(self.by_value)
-
     def names_in(self, tree: cst.CSTNode, name: str) -> list[cst.Name]:
         """Like :func:`names` (every ``Name`` spelled ``name`` below ``tree``), from the index."""
         if tree is self.module:
             return list(self.by_value.get(name, ()))
-        return [n for n in self.by_top.get((id(self.top(tree)), name), ()) if self.within(n, tree)]
+        if tree not in self._order:
+            return names(tree, name)
+        start, end = self._order[tree], self._end(tree)
+        return [n for n in self.by_top.get((id(self.top(tree)), name), ()) if start <= self._order[n] <= end]
 
     def definitions_in(self, scope: cst.CSTNode, name: str) -> list[cst.FunctionDef | cst.ClassDef]:
         """The ``def``/``class`` statements named ``name`` whose enclosing scope is ``scope``."""
@@ -334,7 +456,7 @@ class Semantics:
                     candidates.append((role, holder, bound_at))
             if candidates:
                 if reader is scope:
-                    candidates = [c for c in candidates if c[2] <= read_at] or candidates
+                    candidates = [c for c in candidates if c[2] < read_at] or candidates
                 role, holder, _ = max(candidates, key=lambda c: c[2])
                 if role == "def":
                     return holder
@@ -345,13 +467,50 @@ class Semantics:
                 return None
             scope = self.enclosing_scope(scope)
 
-    def _start(self, node: cst.CSTNode) -> tuple[int, int]:
-        start = self.positions[node].start
-        return start.line, start.column
+    def position(self, node: cst.CSTNode) -> CodeRange:
+        """What libcst's ``PositionProvider`` gives ``node``, computed for the top-level statement
+        that holds it only: the provider's code generation of the whole file cost more than all
+        the rules' questions, and a file's findings are in a few of its statements."""
+        top = self.top(node)
+        if top not in self._lines_before_statement():  # the module, its header or its footer
+            if self._positions is None:
+                self._positions = self._wrapper.resolve(PositionProvider)
+            return self._positions[node]
+        if top not in self._statement_positions:
+            alone = self.module.with_changes(header=(), body=(top,), footer=())
+            self._statement_positions[top] = MetadataWrapper(alone, unsafe_skip_copy=True).resolve(PositionProvider)
+        found = self._statement_positions[top][node]
+        before = self._line_starts[top]
+        return CodeRange(
+            CodePosition(found.start.line + before, found.start.column),
+            CodePosition(found.end.line + before, found.end.column),
+        )
 
-    def _end(self, node: cst.CSTNode) -> tuple[int, int]:
-        end = self.positions[node].end
-        return end.line, end.column
+    def _lines_before_statement(self) -> dict[cst.CSTNode, int]:
+        """The lines of the file before each top-level statement (its leading blank and comment
+        lines included), counted as the provider counts them."""
+        if self._line_starts is None:
+            self._line_starts = {}
+            lines = len(self.module.header)
+            for top in self.module.body:
+                self._line_starts[top] = lines
+                lines += len(NEWLINE.findall(self.module.code_for_node(top)))
+        return self._line_starts
+
+    def _start(self, node: cst.CSTNode) -> int:
+        """Where ``node`` starts, as its place in source order: the order is all that
+        :meth:`binding` compares, and positions cost a code generation of the file."""
+        return self._order[node]
+
+    def _end(self, node: cst.CSTNode) -> int:
+        """Where ``node`` ends: the place of the last node of its subtree, which in a preorder
+        comes right before whatever follows ``node``."""
+        if self._last is None:
+            self._last = dict(self._order)
+            for child, parent in reversed(self.parents.items()):
+                if self._last[child] > self._last[parent]:
+                    self._last[parent] = self._last[child]
+        return self._last[node]
 
     def assignments(self, name: str) -> list:
         """libcst's assignments of ``name`` in every scope of the file."""
@@ -374,7 +533,7 @@ class Semantics:
             for root in roots if found is None else ():
                 for assignment in self.assignments(root):
                     imported = isinstance(assignment.node, (cst.Import, cst.ImportFrom))
-                    if not (imported and isinstance(self.scope_of.get(assignment.node), _global_scope())):
+                    if not (imported and isinstance(self.scope_of.get(assignment.node), GlobalScope)):
                         found = root
                         break
                 if found is None and any(
@@ -414,8 +573,8 @@ class Semantics:
         return False
 
     def single_assignment(self, scope: cst.CSTNode, name: str) -> cst.BaseExpression | None:
-        """:func:`single_assignment` answered from the index: the value of the one plain
-        ``name = value`` of ``scope``'s own code, if nothing else binds ``name`` there."""
+        """The value of the one plain ``name = value`` of ``scope``'s own code, if nothing else
+        binds ``name`` there."""
         values = []
         for node in self.names_in(scope, name):
             role, holder = binding_role(self.parents, node)
@@ -432,7 +591,8 @@ class Semantics:
         return values[0] if len(values) == 1 else None
 
     def unpacked_shape(self, scope: cst.CSTNode, name: str) -> bool:
-        """:func:`unpacked_shape` answered from the index."""
+        """Whether ``name`` is bound in ``scope`` only by one ``a, name, ... = <expr>.shape``: a
+        dimension, which is a Python int even under ``jit``."""
         unpacks, others = [], False
         for node in self.names_in(scope, name):
             role, holder = binding_role(self.parents, node)
@@ -454,12 +614,6 @@ class Semantics:
             and unpack.value.attr.value == "shape"
             and not any(isinstance(e, cst.StarredElement) for e in target.elements)
         )
-
-
-def _global_scope():
-    from libcst.metadata import GlobalScope
-
-    return GlobalScope
 
 
 def binding_role(parents, name: cst.Name) -> tuple[str | None, cst.CSTNode | None]:

@@ -37,7 +37,7 @@ class TracedFunctions:
     def __init__(self, rule, module: cst.Module) -> None:
         self.rule = rule
         self.by_function: dict[cst.CSTNode, Traced] = {}
-        for node in scopes.find(module, lambda n: isinstance(n, (cst.FunctionDef, cst.Call))):
+        for node in self.rule.semantics.find(module, lambda n: isinstance(n, (cst.FunctionDef, cst.Call))):
             if isinstance(node, cst.FunctionDef):
                 for decorator in node.decorators:
                     if self._is_jit(decorator.decorator):
@@ -51,7 +51,7 @@ class TracedFunctions:
     def _propagate(self, module: cst.Module) -> None:
         """A function a traced function calls runs traced too (its loops see tracers)."""
         calls: dict[cst.CSTNode, list[cst.Call]] = {}
-        for call in scopes.find(module, lambda n: isinstance(n, cst.Call) and isinstance(n.func, cst.Name)):
+        for call in self.rule.semantics.find(module, lambda n: isinstance(n, cst.Call) and isinstance(n.func, cst.Name)):
             caller = next((a for a in self.rule.ancestors(call) if isinstance(a, (cst.FunctionDef, cst.Lambda))), None)
             if caller is not None:
                 calls.setdefault(caller, []).append(call)

@@ -7,14 +7,11 @@ from pathlib import Path
 
 import libcst as cst
 import pytest
-from libcst.metadata import MetadataWrapper
 
 from autota.catalogue import RULES
-from autota.source import check, fix
+from autota.source import check, engine, fix
 from autota.source.engine import _findings, _unsuppressed
-from autota.source.rule import RuleContext
 from autota.source.rules import RULE_CLASSES
-from autota.source.text import SourceText
 
 ALL = frozenset(RULES)
 HEADER = (
@@ -195,11 +192,7 @@ def test_a_body_defined_once_more_after_the_loop_is_not_the_one_it_runs():
 
 def _unsliced(text: str, path: str) -> list:
     """Every rule over the whole module: no substring test, no prefilter, no slicing."""
-    module = cst.parse_module(text)
-    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
-    context = RuleContext(path, SourceText(text), module, ALL)
-    for cls in RULE_CLASSES:
-        wrapper.visit(cls(context))
+    context = engine.run_rules(RULE_CLASSES, cst.parse_module(text), path, text, ALL)
     return sorted(context.findings, key=lambda f: (f.location.line, f.location.column, f.code))
 
 

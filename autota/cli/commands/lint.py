@@ -280,8 +280,12 @@ def _unblock_sigint(handler) -> None:
 
 
 def _batches(tasks: list[Task], workers: int) -> list[list[Task]]:
+    """Batches of at most ``MAX_BATCH`` files, dealt out in turn: the files that cost most sit
+    together in a tree (a folder of scripts), and a batch of only those would leave the other
+    workers idle at the end."""
     size = max(1, min(MAX_BATCH, -(-len(tasks) // (workers * BATCHES_PER_WORKER))))
-    return [tasks[i : i + size] for i in range(0, len(tasks), size)]
+    count = -(-len(tasks) // size)
+    return [tasks[k::count] for k in range(count)]
 
 
 def _run_pool(tasks: list[Task], mode: Mode, workers: int, bar, outcomes: list[Outcome]) -> None:

@@ -68,11 +68,11 @@ class DonationRule(SourceRule):
     def _jitted(self, module: cst.Module):
         """``(function, node)``: the decorator expression or the ``jax.jit(f)`` call."""
         found = []
-        for function in scopes.find(module, lambda n: isinstance(n, cst.FunctionDef)):
+        for function in self.semantics.find(module, lambda n: isinstance(n, cst.FunctionDef)):
             for decorator in function.decorators:
                 if self._is_jit(decorator.decorator):
                     found.append((function, decorator.decorator, function.name.value))
-        for assign in scopes.find(module, lambda n: isinstance(n, cst.Assign)):
+        for assign in self.semantics.find(module, lambda n: isinstance(n, cst.Assign)):
             call = assign.value
             name = scopes.assign_to(assign)
             if name and isinstance(call, cst.Call) and self.matches(call.func, JIT) and call.args:
@@ -90,7 +90,7 @@ class DonationRule(SourceRule):
         """Positions of parameters whose updated copy the function returns."""
         params = [p.name.value for p in function.params.params]
         derived: dict[str, str] = {}  # name -> parameter it is an updated copy of
-        for assign in scopes.own_nodes(function, lambda n: isinstance(n, cst.Assign)):
+        for assign in self.semantics.own_nodes(function, lambda n: isinstance(n, cst.Assign)):
             name = scopes.assign_to(assign)
             source = self._written(assign.value)
             if name and source is not None:
@@ -98,7 +98,7 @@ class DonationRule(SourceRule):
                 if origin is not None:
                     derived[name] = origin
         updated: dict[int, str] = {}
-        for ret in scopes.own_nodes(function, lambda n: isinstance(n, cst.Return)):
+        for ret in self.semantics.own_nodes(function, lambda n: isinstance(n, cst.Return)):
             values = [ret.value]
             if isinstance(ret.value, (cst.Tuple, cst.List)):
                 values = [e.value for e in ret.value.elements]
@@ -130,7 +130,7 @@ class DonationRule(SourceRule):
         """Calls ``x = step(..., x, ...)`` inside a Python loop, with ``x`` at an updated position."""
         name = self._names[id(jit_node)]
         found = []
-        for call in scopes.find(module, lambda n: isinstance(n, cst.Call)):
+        for call in self.semantics.find(module, lambda n: isinstance(n, cst.Call)):
             if not (isinstance(call.func, cst.Name) and call.func.value == name):
                 continue
             if self.semantics.binding(call.func) not in (jit_node, function):  # another `name` is called
@@ -140,7 +140,7 @@ class DonationRule(SourceRule):
             assign = self.parent(call)
             if not isinstance(assign, cst.Assign) or assign.value is not call:
                 continue
-            bound = {n.value for t in assign.targets for n in scopes.find(t.target, lambda x: isinstance(x, cst.Name))}
+            bound = {n.value for t in assign.targets for n in self.semantics.find(t.target, lambda x: isinstance(x, cst.Name))}
             for position, arg in enumerate(call.args):
                 if arg.keyword is not None or arg.star:
                     break

@@ -204,7 +204,7 @@ class GrowthRule(SourceRule):
 
     def _growths_in(self, loop: cst.CSTNode, acc: str) -> list[Growth]:
         found = []
-        for statement in scopes.find(loop, lambda n: isinstance(n, cst.Assign)):
+        for statement in self.semantics.find(loop, lambda n: isinstance(n, cst.Assign)):
             growth = self._growth(statement)
             if growth is not None and growth.acc == acc:
                 found.append(growth)
@@ -224,14 +224,14 @@ class GrowthRule(SourceRule):
                     if isinstance(arg.value, cst.Name) and arg.value.value == growth.acc:
                         allowed.add(id(arg.value))
         growth_statements = {id(g.statement) for g in growths}
-        for statement in scopes.find(loop, lambda n: isinstance(n, cst.Assign)):
+        for statement in self.semantics.find(loop, lambda n: isinstance(n, cst.Assign)):
             if id(statement) not in growth_statements and any(
                 isinstance(t.target, cst.Name) and t.target.value == growth.acc for t in statement.targets
             ):
                 return "rebound"
-        if scopes.stores(loop, growth.acc):
+        if self.semantics.stores(loop, growth.acc):
             return "rebound"
-        for name in scopes.names(loop, growth.acc):
+        for name in self.semantics.names_in(loop, growth.acc):
             if id(name) not in allowed:
                 if isinstance(self.parent(name), cst.Attribute) and self.parent(name).attr is name:
                     continue  # `x.acc` is another thing
@@ -329,7 +329,7 @@ class GrowthRule(SourceRule):
     def _axis_refusal(self, growth: Growth, loop: cst.CSTNode) -> str | None:
         axis = growth.axis.value if growth.axis is not None else None
         if isinstance(axis, cst.Name) and (
-            scopes.stores(loop, axis.value) or any(scopes.assign_to(a, axis.value) for a in scopes.find(loop, lambda n: isinstance(n, cst.Assign)))
+            self.semantics.stores(loop, axis.value) or any(scopes.assign_to(a, axis.value) for a in self.semantics.find(loop, lambda n: isinstance(n, cst.Assign)))
         ):
             return f"the axis `{axis.value}` is rebound in the loop, so one call after it would use its last value"
         return None
@@ -424,7 +424,7 @@ class GrowthRule(SourceRule):
         if not loops or self.traced.context(statement) is not None:
             return  # traced: XLA updates in place (an unrolled loop is AT401's business)
         loop = loops[0]
-        for assign in scopes.find(loop, lambda n: isinstance(n, cst.Assign)):
+        for assign in self.semantics.find(loop, lambda n: isinstance(n, cst.Assign)):
             if assign is not statement and scopes.assign_to(assign, buf):
                 return  # rebuilt in the loop: not one array updated step by step
         message = (
@@ -467,21 +467,21 @@ class GrowthRule(SourceRule):
             return f"the index is not `{var}` plus a non-negative constant, so writes may collide"
         if scopes.enclosing_loops(self, statement)[0] is not loop:
             return "the write sits in a nested loop, so it may happen more than once a step"
-        if scopes.stores(loop.body, var) or any(
-            scopes.assign_to(a, var) for a in scopes.find(loop.body, lambda n: isinstance(n, cst.Assign))
+        if self.semantics.stores(loop.body, var) or any(
+            scopes.assign_to(a, var) for a in self.semantics.find(loop.body, lambda n: isinstance(n, cst.Assign))
         ):
             return f"the loop variable `{var}` is reassigned in the body"
         writes = [
-            a for a in scopes.find(loop, lambda n: isinstance(n, cst.Assign)) if self._update(a) and self._update(a)[0] == buf
+            a for a in self.semantics.find(loop, lambda n: isinstance(n, cst.Assign)) if self._update(a) and self._update(a)[0] == buf
         ]
         if len(writes) != 1:
             return f"`{buf}` is written more than once in the loop"
         target = statement.targets[0].target
         receiver = call.func.value.value.value
-        for name in scopes.names(loop, buf):
+        for name in self.semantics.names_in(loop, buf):
             if name is not target and name is not receiver:
                 return f"the loop also reads `{buf}` (line {self.start_line(name)})"
-        if scopes.stores(loop, buf):
+        if self.semantics.stores(loop, buf):
             return f"`{buf}` is rebound in the loop"
         return self._refusal(buf, loop)
 

@@ -71,7 +71,7 @@ class UnrolledLoopRule(SourceRule):
         )
 
     def _grows(self, loop: cst.For) -> bool:
-        for assign in scopes.find(loop.body, lambda n: isinstance(n, cst.Assign)):
+        for assign in self.semantics.find(loop.body, lambda n: isinstance(n, cst.Assign)):
             if isinstance(assign.value, cst.Call) and self.matches(assign.value.func, GROWTH):
                 return True
         return False
@@ -79,16 +79,16 @@ class UnrolledLoopRule(SourceRule):
     def _carried(self, loop: cst.For, function: cst.FunctionDef) -> list[str]:
         """Names assigned in the body, read in it and bound before the loop."""
         before = {p.name.value for p in function.params.params}
-        for assign in scopes.own_nodes(function, lambda n: isinstance(n, (cst.Assign, cst.AnnAssign, cst.AugAssign))):
+        for assign in self.semantics.own_nodes(function, lambda n: isinstance(n, (cst.Assign, cst.AnnAssign, cst.AugAssign))):
             if self.start_line(assign) < self.start_line(loop):
                 targets = assign.targets if isinstance(assign, cst.Assign) else [assign]
                 for t in targets:
-                    before.update(n.value for n in scopes.find(t.target, lambda x: isinstance(x, cst.Name)))
+                    before.update(n.value for n in self.semantics.find(t.target, lambda x: isinstance(x, cst.Name)))
         carried = []
-        for assign in scopes.find(loop.body, lambda n: isinstance(n, (cst.Assign, cst.AugAssign))):
+        for assign in self.semantics.find(loop.body, lambda n: isinstance(n, (cst.Assign, cst.AugAssign))):
             targets = assign.targets if isinstance(assign, cst.Assign) else [assign]
             for t in targets:
-                for name in scopes.find(t.target, lambda x: isinstance(x, cst.Name)):
+                for name in self.semantics.find(t.target, lambda x: isinstance(x, cst.Name)):
                     if name.value in before and name.value not in carried and name.value != _loop_var(loop):
                         carried.append(name.value)
         return carried
@@ -117,17 +117,17 @@ class UnrolledLoopRule(SourceRule):
             if name not in carried:
                 return f"the body assigns `{name}`, which is not bound before the loop"
         var = loop.target.value
-        outside = [n for n in scopes.names(function.body, var) if not scopes.contains(loop, n)]
+        outside = [n for n in self.semantics.names_in(function.body, var) if not self.semantics.contains(loop, n)]
         if outside:
             return f"the loop variable `{var}` is used outside the loop"
-        for nested in scopes.find(function.body, lambda n: isinstance(n, scopes.NESTED_SCOPES)):
+        for nested in self.semantics.find(function.body, lambda n: isinstance(n, scopes.NESTED_SCOPES)):
             seen = next((c for c in carried if scopes.sees(nested, c)), None)
-            if seen and not scopes.contains(loop, nested):
+            if seen and not self.semantics.contains(loop, nested):
                 return (
                     f"a nested function (line {self.start_line(nested)}) reads `{seen}`: in the loop it sees each "
                     "step's value, inside a scan body only the value before the loop"
                 )
-        for call in scopes.find(function.body, lambda n: isinstance(n, cst.Call)):
+        for call in self.semantics.find(function.body, lambda n: isinstance(n, cst.Call)):
             reader = self.matches(call.func, FRAME_READERS)
             if reader:
                 return f"`{reader.rsplit('.', 1)[1]}()` (line {self.start_line(call)}) reads the function's locals by name"

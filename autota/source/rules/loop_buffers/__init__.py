@@ -41,9 +41,12 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
         (a ``def``, a method, through a ``partial`` or a forwarding ``lambda``), and the functions
         those call, a few levels deep, as the loop model inlines them."""
         functions: dict[str, list[prefilter.Site]] = {}
+        reachable: dict[tuple[str, int | None], list[prefilter.Site]] = {}
+        """A name reaches the functions of its own statement and the module's (``None``)."""
         for f in facts.functions:
             if not isinstance(f.node, ast.Lambda):
                 functions.setdefault(f.node.name, []).append(f)
+                reachable.setdefault((f.node.name, f.top if f.functions else None), []).append(f)
         mentions: dict[int, set[str]] = {}
 
         def mentioned(node: ast.AST) -> set[str]:
@@ -57,39 +60,24 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
 
         updated = {id(f) for u in facts.updates for f in u.functions}
         needed: set[int] = set()
-        classes = None
         mentioned_by: dict[str, set[int]] | None = None
-        named_lambdas: dict[str, list[ast.Lambda]] | None = None
         for call in facts.calls_named(prefilter.LOOP_NAMES):
             args = [*call.node.args, *(k.value for k in call.node.keywords)]
             lambdas = [n for a in args for n in ast.walk(a) if isinstance(n, ast.Lambda)]
             names = set().union(*(mentioned(a) for a in args)) if args else set()
-            if names - set(functions):  # `run = lambda i, c: step(i, c)` passed by name
-                if named_lambdas is None:
-                    named_lambdas = {}
-                    for unit in facts.units:
-                        for node in ast.walk(unit):
-                            if (
-                                isinstance(node, ast.Assign)
-                                and len(node.targets) == 1
-                                and isinstance(node.targets[0], ast.Name)
-                                and isinstance(node.value, ast.Lambda)
-                            ):
-                                named_lambdas.setdefault(node.targets[0].id, []).append(node.value)
-                for name in names - set(functions):
-                    for node in named_lambdas.get(name, ()):
-                        lambdas.append(node)
-                        names = names | mentioned(node)
+            for name in names - set(functions):  # `run = lambda i, c: step(i, c)` passed by name
+                for node in facts.named_lambdas.get(name, ()):
+                    lambdas.append(node)
+                    names = names | mentioned(node)
             reached: list[prefilter.Site] = []
             seen: set[int] = set()
             frontier = names
             for _ in range(4):
-                # a name reaches the functions of its statement and the module's own
                 new = [
                     f
                     for name in frontier
-                    for f in functions.get(name, ())
-                    if (f.top == call.top or not f.functions) and id(f) not in seen
+                    for f in (*reachable.get((name, call.top), ()), *reachable.get((name, None), ()))
+                    if id(f) not in seen
                 ]
                 if not new:
                     break
@@ -113,14 +101,7 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
                         needed |= mentioned_by.get(f.node.name, set())
             unknown = names - set(functions)
             if unknown:  # `nn.scan(Cell, ...)`: a class whose method updates an array
-                if classes is None:
-                    classes = [
-                        (top, node)
-                        for top, statement in enumerate(facts.units)
-                        for node in ast.walk(statement)
-                        if isinstance(node, ast.ClassDef)
-                    ]
-                for top, node in classes:
+                for top, node in facts.classes:
                     if node.name in unknown and any(
                         node.lineno <= u.node.lineno <= node.end_lineno for u in facts.updates
                     ):

@@ -180,7 +180,7 @@ class LoopBodies:
             body.returned = [body.returned_node]
             return body
         statements = function.body.body
-        returns = scopes.own_nodes(function, lambda n: isinstance(n, cst.Return))
+        returns = self.semantics.own_nodes(function, lambda n: isinstance(n, cst.Return))
         last = statements[-1] if statements else None
         if (
             len(returns) != 1
@@ -202,7 +202,7 @@ class LoopBodies:
                 return body
         else:
             body.returned_node = value
-        uses = [n for n in scopes.names(function.body, carry)]
+        uses = [n for n in self.semantics.names_in(function.body, carry)]
         unpacks = [
             small
             for line in statements
@@ -258,7 +258,7 @@ class LoopBodies:
                     found.append(write)
             return found
         carried = set(body.elements)
-        for assign in scopes.own_nodes(function, lambda n: isinstance(n, cst.Assign)):
+        for assign in self.semantics.own_nodes(function, lambda n: isinstance(n, cst.Assign)):
             if len(assign.targets) != 1 or not isinstance(assign.value, cst.Call):
                 continue
             target = assign.targets[0].target
@@ -301,7 +301,7 @@ class LoopBodies:
             if function is None:
                 continue
             for param in function.params.params:
-                for inner in scopes.find(function, lambda n: isinstance(n, cst.Call)):
+                for inner in self.semantics.find(function, lambda n: isinstance(n, cst.Call)):
                     write = self._write_call(inner, param.name.value, None)
                     if write is None:
                         continue
@@ -437,12 +437,12 @@ class LoopBodies:
             else:
                 receivers = [write.call.args[0].value]
             for receiver in receivers:
-                allowed.update(id(n) for n in scopes.names(receiver, buf))
+                allowed.update(id(n) for n in self.semantics.names_in(receiver, buf))
             if write.statement is not None:
-                allowed.update(id(n) for n in scopes.names(write.statement.targets[0].target, buf))
+                allowed.update(id(n) for n in self.semantics.names_in(write.statement.targets[0].target, buf))
         for unpack in (body.unpack, body.alias):
             if unpack is not None:
-                allowed.update(id(n) for n in scopes.names(unpack.targets[0].target, buf))
+                allowed.update(id(n) for n in self.semantics.names_in(unpack.targets[0].target, buf))
         position = body.elements.index(buf) if buf in body.elements else None
         if body.returned is not None and position is not None and position < len(body.returned):
             element = body.returned[position]
@@ -450,7 +450,7 @@ class LoopBodies:
                 allowed.add(id(element))
         reads = []
         searched = function.body if isinstance(function, cst.FunctionDef) else function.body
-        for name in scopes.names(searched, buf):
+        for name in self.semantics.names_in(searched, buf):
             if id(name) in allowed:
                 continue
             parent = self.parent(name)
@@ -485,10 +485,10 @@ class LoopBodies:
         when the order is not plain from the body's top-level statements."""
         if write.statement is None or not isinstance(function, cst.FunctionDef):
             return None
-        if scopes.contains(write.call, read):
+        if self.semantics.contains(write.call, read):
             return "before"
         order = [s for line in function.body.body for s in (line.body if isinstance(line, cst.SimpleStatementLine) else [line])]
-        holder = lambda node: next((k for k, s in enumerate(order) if scopes.contains(s, node)), None)
+        holder = lambda node: next((k for k, s in enumerate(order) if self.semantics.contains(s, node)), None)
         read_at, write_at = holder(read), holder(write.statement)
         if read_at is None or write_at is None or read_at == write_at:
             return None

@@ -144,7 +144,7 @@ class CarriedBuffers:
         stacked outputs), one fixed slot (a running value), or a data-dependent slot."""
         cost = "under `jax.grad` the carried buffer costs ~T^1.85 time (10-12x slower than stacked outputs at T=1024)"
         index = write.index
-        names = {n.value for n in scopes.find(index, lambda x: isinstance(x, cst.Name))} if index is not None else set()
+        names = {n.value for n in self.semantics.find(index, lambda x: isinstance(x, cst.Name))} if index is not None else set()
         if write.form == "cond":
             return f"`{write.label}` is {where} and written one slot at a time under `lax.cond`: {cost}"
         if int_value(index) is not None:
@@ -186,8 +186,8 @@ class CarriedBuffers:
             isinstance(line, cst.SimpleStatementLine) and write.statement in line.body for line in function.body.body
         ):
             return "the write is not an unconditional statement of the body (it sits under `if`/`with`/a loop)"
-        stores = [s for s in scopes.stores(function.body, write.buf)]
-        plain = scopes.own_nodes(function, lambda n: scopes.assign_to(n, write.buf) is not None)
+        stores = [s for s in self.semantics.stores(function.body, write.buf)]
+        plain = self.semantics.own_nodes(function, lambda n: scopes.assign_to(n, write.buf) is not None)
         aliased = body.alias is not None and body.elements == [write.buf]
         if stores or len(plain) != (0 if write.dict_entry or write.in_return else 1) + aliased:
             return f"`{write.buf}` is bound more than once in the body"
@@ -225,7 +225,7 @@ class CarriedBuffers:
             return "the loop's result is not assigned to names (`a, b = lax....`)"
         if isinstance(scopes.enclosing_scope(self, call), cst.ClassDef):
             return "the loop runs in a class body, whose names a `lambda` cannot see"
-        if scopes.find(statement.targets[0].target, lambda n: isinstance(n, cst.StarredElement)):
+        if self.semantics.find(statement.targets[0].target, lambda n: isinstance(n, cst.StarredElement)):
             return "the loop's result is unpacked with `*`"
         shadowed = self._shadowed(jnp_name, lax_name)
         if shadowed:
@@ -273,14 +273,14 @@ class CarriedBuffers:
         result = results[position]
         if not isinstance(result, cst.Name):
             return "the buffer's result is not bound to a name"
-        bound_here = {n.value for n in scopes.find(target, lambda x: isinstance(x, cst.Name))}
+        bound_here = {n.value for n in self.semantics.find(target, lambda x: isinstance(x, cst.Name))}
         read_after = [args[k].value for k in ("lower", "upper") if k in args]
         if kind == "scan" and "xs" in args and isinstance(args["xs"].value, cst.Call):
             read_after.append(args["xs"].value)  # `jnp.arange(lo, hi)`: the rebuild may name its bounds
-        rebound = sorted(bound_here & {n.value for e in read_after for n in scopes.find(e, lambda x: isinstance(x, cst.Name))})
+        rebound = sorted(bound_here & {n.value for e in read_after for n in self.semantics.find(e, lambda x: isinstance(x, cst.Name))})
         if rebound:
             return f"the loop's own assignment rebinds `{rebound[0]}`, which its bounds read"
-        if write.dict_entry and len(scopes.names(target, result.value)) != 1:
+        if write.dict_entry and len(self.semantics.names_in(target, result.value)) != 1:
             return f"the dict's result name `{result.value}` is bound more than once by the loop's assignment"
         # -- where the step writes: loop step k (from 0) writes at start + k ------------------
         unsafe: list[str] = []
@@ -313,14 +313,14 @@ class CarriedBuffers:
                     unsafe.append(index_use)
             trips = None
         else:
-            if body.index_param is not None and rebinds(function, body.index_param):
+            if body.index_param is not None and rebinds(self.semantics, function, body.index_param):
                 return f"the loop index `{body.index_param}` is rebound in the body"
             if previous:
                 return "the previous row is read at a counter, not at the loop index minus one"
             bounds = None
             counter = write.index
             offset, counter_name = None, None
-            names_in = [n.value for n in scopes.find(counter, lambda x: isinstance(x, cst.Name))]
+            names_in = [n.value for n in self.semantics.find(counter, lambda x: isinstance(x, cst.Name))]
             for candidate in names_in:
                 if candidate in body.elements and candidate != write.buf:
                     counter_name = candidate
@@ -416,21 +416,21 @@ class CarriedBuffers:
         if self._is_jax_array(expr):
             return True
         known = {p.name.value for p in all_params(function)}
-        assigns = scopes.own_nodes(function, lambda n: isinstance(n, (cst.Assign, cst.AugAssign, cst.AnnAssign)))
+        assigns = self.semantics.own_nodes(function, lambda n: isinstance(n, (cst.Assign, cst.AugAssign, cst.AnnAssign)))
         grew = True
         while grew:
             grew = False
             for assign in assigns:
                 value = assign.value
-                if value is None or not (_reads(value, known) or self._jax_call(value)):
+                if value is None or not (_reads(self.semantics, value, known) or self._jax_call(value)):
                     continue
                 targets = [t.target for t in assign.targets] if isinstance(assign, cst.Assign) else [assign.target]
                 for target in targets:
-                    for name in scopes.find(target, lambda n: isinstance(n, cst.Name)):
+                    for name in self.semantics.find(target, lambda n: isinstance(n, cst.Name)):
                         if name.value not in known:
                             known.add(name.value)
                             grew = True
-        return _reads(expr, known)
+        return _reads(self.semantics, expr, known)
 
     def _jax_call(self, expr: cst.BaseExpression) -> bool:
         """A ``jax.numpy``/``lax``/``random`` call or an ``.at[]`` update: its result is a JAX array."""
@@ -452,10 +452,10 @@ class CarriedBuffers:
         the values before it in the initial carry run calls or bind names it may depend on."""
         earlier = [e for k, e in enumerate(inits) if k < position]
         for expr in [*earlier, inits[position]]:
-            if scopes.find(expr, lambda n: isinstance(n, cst.NamedExpr)):
+            if self.semantics.find(expr, lambda n: isinstance(n, cst.NamedExpr)):
                 return "the initial carry binds a name with `:=`, and the fix evaluates the buffer on its own line first"
         for expr in earlier:
-            for call in scopes.find(expr, lambda n: isinstance(n, cst.Call)):
+            for call in self.semantics.find(expr, lambda n: isinstance(n, cst.Call)):
                 if not any(q.startswith(("jax.numpy.", "jax.lax.", "jax.random.")) for q in self.qualified_names(call.func)):
                     return (
                         f"the initial carry calls `{self.code_of(call.func)}` before the buffer, and the fix evaluates "
@@ -552,8 +552,8 @@ class CarriedBuffers:
         value = write.row
         holder = write.call if write.in_return else write.statement
         for read in previous:
-            if scopes.contains(holder, read):
-                if not scopes.contains(write.row, read):
+            if self.semantics.contains(holder, read):
+                if not self.semantics.contains(write.row, read):
                     return "the previous row is read in the write's index"
                 value = value.deep_replace(read, cst.Name(prev))
             else:
@@ -562,8 +562,8 @@ class CarriedBuffers:
         if "\n" in code:  # it spanned lines inside the write's parentheses
             code = f"({code})"
         comments = [  # the write's own comments, outside the row, would go with it
-            c.value for c in scopes.find(holder, lambda n: isinstance(n, cst.Comment))
-            if not scopes.contains(write.row, c)
+            c.value for c in scopes.comments(holder)
+            if not self.semantics.contains(write.row, c)
         ]
         if write.in_return:  # the row is computed just before the `return` that wrote it
             line = self.start_line(body.ret)
@@ -591,11 +591,11 @@ class CarriedBuffers:
         else:
             init = inits[position]
             other_targets = {
-                n.value for k in keep if k != position for n in scopes.find(results[k], lambda x: isinstance(x, cst.Name))
+                n.value for k in keep if k != position for n in self.semantics.find(results[k], lambda x: isinstance(x, cst.Name))
             }
             anchor = self._remote_init if self._remote_init is not None else statement
             if self._remote_init is None and isinstance(init, cst.Name) and init.value not in other_targets and not (
-                ys_target is not None and scopes.names(ys_target, init.value)
+                ys_target is not None and self.semantics.names_in(ys_target, init.value)
             ):
                 base = init.value
             elif isinstance(init, cst.Call) and self.matches(init.func, CONSTRUCTORS) or isinstance(init, cst.Name):
@@ -735,10 +735,10 @@ class CarriedBuffers:
         ]
 
 
-def _reads(expr: cst.BaseExpression, names: set[str]) -> bool:
+def _reads(semantics: scopes.Semantics, expr: cst.BaseExpression, names: set[str]) -> bool:
     """Whether ``expr`` reads one of ``names`` (an attribute's own name, ``x.h``'s ``h``, is no read)."""
-    attributes = {id(a.attr) for a in scopes.find(expr, lambda x: isinstance(x, cst.Attribute))}
-    return any(n.value in names and id(n) not in attributes for n in scopes.find(expr, lambda x: isinstance(x, cst.Name)))
+    attributes = {id(a.attr) for a in semantics.find(expr, lambda x: isinstance(x, cst.Attribute))}
+    return any(n.value in names and id(n) not in attributes for n in semantics.find(expr, lambda x: isinstance(x, cst.Name)))
 
 
 def _python_number(expr) -> bool:

@@ -424,13 +424,13 @@ class _Evaluation:
                 if returned is not None:
                     return returned
             else:  # loops, try, match, classes: what they bind is not followed
-                if scopes.find(statement, lambda n: isinstance(n, cst.Return)):
+                if self.modeler.semantics.find(statement, lambda n: isinstance(n, cst.Return)):
                     raise _GiveUp("the body returns from inside a loop or `try`")
                 self.opaque_block(statement, env)
         return None
 
     def opaque_block(self, statement: cst.CSTNode, env: dict) -> None:
-        for name in scopes.find(statement, lambda n: isinstance(n, cst.Name)):
+        for name in self.modeler.semantics.find(statement, lambda n: isinstance(n, cst.Name)):
             if name.value in env:
                 role, _ = scopes.binding_role(self.modeler.semantics.parents, name)
                 if role is None:
@@ -485,7 +485,7 @@ class _Evaluation:
         elif isinstance(small, (cst.Global, cst.Nonlocal)):
             raise _GiveUp("the body declares `global`/`nonlocal` names")
         elif isinstance(small, cst.Del):
-            for name in scopes.find(small.target, lambda n: isinstance(n, cst.Name)):
+            for name in self.modeler.semantics.find(small.target, lambda n: isinstance(n, cst.Name)):
                 env.pop(name.value, None)
         else:
             self.opaque_block(small, env)
@@ -497,7 +497,7 @@ class _Evaluation:
             elements = target.elements
             if any(isinstance(e, cst.StarredElement) for e in elements):
                 self.read(value, target)
-                for name in scopes.find(target, lambda n: isinstance(n, cst.Name)):
+                for name in self.modeler.semantics.find(target, lambda n: isinstance(n, cst.Name)):
                     env[name.value] = OPAQUE
                 return
             for k, element in enumerate(elements):
@@ -511,7 +511,7 @@ class _Evaluation:
             env[target.value.value] = _replaced(env[target.value.value], {_string_key(target): value})
         else:  # `d["k"] = v`, `self.x = v`: the container is read and changed in place
             self.read(value, target)
-            for name in scopes.find(target, lambda n: isinstance(n, cst.Name)):
+            for name in self.modeler.semantics.find(target, lambda n: isinstance(n, cst.Name)):
                 if name.value in env:
                     self.read(env[name.value], target)
 
@@ -591,7 +591,7 @@ class _Evaluation:
             return merged
         if isinstance(node, cst.Lambda):
             return Function(node, closure=env)
-        for name in scopes.find(node, lambda n: isinstance(n, cst.Name)):
+        for name in self.modeler.semantics.find(node, lambda n: isinstance(n, cst.Name)):
             if name.value in env:
                 self.read(env[name.value], name)
         return Opaque(node)

@@ -36,7 +36,7 @@ class SelectUpdates:
             if write.problem or write.row is None or write.axis != 0:
                 self.report("AT204", call, message, reason=write.problem or "the write is not on axis 0")
                 return
-            if scopes.find(write.index, lambda n: isinstance(n, cst.NamedExpr)):
+            if self.semantics.find(write.index, lambda n: isinstance(n, cst.NamedExpr)):
                 self.report("AT204", call, message, reason="the index binds a name with `:=`, which the fix would evaluate twice")
                 return
             jnp_name = scopes.module_alias(self.context.module, JNP)
@@ -66,7 +66,7 @@ class SelectUpdates:
                     f"`{buf}` is reached through a subscript or attribute, which the fix reads in another order "
                     "(before the predicate and the row): a `__getitem__` or property with effects would see that"
                 )
-            elif scopes.find(write.index, lambda n: isinstance(n, cst.Call)):
+            elif self.semantics.find(write.index, lambda n: isinstance(n, cst.Call)):
                 problem = "the index is computed by a call, which the fix evaluates twice"
             elif _python_int(write.row) or isinstance(write.row, cst.Name) and _python_int(self._value_before(write.row)):
                 problem = (
@@ -105,7 +105,7 @@ class SelectUpdates:
                 if not isinstance(ancestor, (cst.FunctionDef, cst.Lambda)):
                     continue
                 params = [p.name.value for p in ancestor.params.params]
-                bound = expr.value in params or (isinstance(ancestor, cst.FunctionDef) and rebinds(ancestor, expr.value))
+                bound = expr.value in params or (isinstance(ancestor, cst.FunctionDef) and rebinds(self.semantics, ancestor, expr.value))
                 if not bound:
                     continue
                 traced = self.traced.by_function.get(ancestor)
@@ -118,7 +118,7 @@ class SelectUpdates:
                     and isinstance(traced.node, cst.Call)
                     and bool(self.matches(traced.node.func, {FORI}))
                     and params[:1] == [expr.value]
-                    and not (isinstance(ancestor, cst.FunctionDef) and rebinds(ancestor, expr.value))
+                    and not (isinstance(ancestor, cst.FunctionDef) and rebinds(self.semantics, ancestor, expr.value))
                 )
         return False
 

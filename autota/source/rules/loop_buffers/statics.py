@@ -31,7 +31,7 @@ class StaticFacts:
         index, function = body.index_param, body.function
         if index is None or not isinstance(function, cst.FunctionDef):
             return None
-        if rebinds(function, index):
+        if rebinds(self.semantics, function, index):
             return None
         if kind == "fori":
             return args["lower"].value, args["upper"].value
@@ -89,7 +89,7 @@ class StaticFacts:
         if not isinstance(scope, cst.FunctionDef):
             return self.semantics.assigned_value(name)
         statements = list(scope.body.body)
-        here = next((k for k, s in enumerate(statements) if scopes.contains(s, name)), None)
+        here = next((k for k, s in enumerate(statements) if self.semantics.contains(s, name)), None)
         for statement in reversed(statements[:here] if here is not None else []):
             if isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
                 if statement.name.value == name.value:
@@ -98,7 +98,7 @@ class StaticFacts:
             small = statement.body[0] if isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1 else None
             if scopes.assign_to(small, name.value) is not None:
                 return small.value
-            if scopes.stores(statement, name.value) or assigns(statement, name.value):
+            if self.semantics.stores(statement, name.value) or assigns(self.semantics, statement, name.value):
                 return None  # bound some other way
         return None
 
@@ -107,7 +107,7 @@ class StaticFacts:
         of a stable value), so that its text means the same wherever it is read."""
         if depth > 5:
             return False
-        for name in scopes.find(expr, lambda n: isinstance(n, cst.Name)):
+        for name in self.semantics.find(expr, lambda n: isinstance(n, cst.Name)):
             parent = self.parent(name)
             if isinstance(parent, cst.Attribute) and parent.attr is name:
                 continue
@@ -117,10 +117,10 @@ class StaticFacts:
                     return False
                 continue
             scope = scopes.enclosing_scope(self, name)
-            while not (isinstance(scope, cst.Module) or _binds(scope, name.value)):
+            while not (isinstance(scope, cst.Module) or _binds(self.semantics, scope, name.value)):
                 scope = scopes.enclosing_scope(self, scope)
             params = [p.name.value for p in all_params(scope)] if isinstance(scope, cst.FunctionDef) else []
-            if name.value not in params or rebinds(scope, name.value):
+            if name.value not in params or rebinds(self.semantics, scope, name.value):
                 return False
         return True
 
@@ -157,7 +157,7 @@ class StaticFacts:
             while True:  # `n, d = x.shape` in this function or one around it
                 if self.semantics.unpacked_shape(scope, expr.value):
                     return True
-                if isinstance(scope, cst.Module) or _binds(scope, expr.value):
+                if isinstance(scope, cst.Module) or _binds(self.semantics, scope, expr.value):
                     break
                 scope = scopes.enclosing_scope(self, scope)
             return self._static_parameter(expr)
@@ -168,7 +168,7 @@ class StaticFacts:
         scope = scopes.enclosing_scope(self, name)
         while isinstance(scope, (cst.FunctionDef, cst.Lambda)):
             params = [p.name.value for p in all_params(scope)]
-            rebound = isinstance(scope, cst.FunctionDef) and rebinds(scope, name.value)
+            rebound = isinstance(scope, cst.FunctionDef) and rebinds(self.semantics, scope, name.value)
             if name.value in params and (isinstance(scope, cst.Lambda) or rebound):
                 return False  # a lambda's own parameter, or a static argument replaced in the body
             if rebound:
@@ -198,20 +198,20 @@ class StaticFacts:
         returned = body.returned[position]
         statements = [s for line in function.body.body if isinstance(line, cst.SimpleStatementLine) for s in line.body]
         increments = []
-        for small in scopes.own_nodes(function, lambda n: isinstance(n, (cst.Assign, cst.AugAssign))):
+        for small in self.semantics.own_nodes(function, lambda n: isinstance(n, (cst.Assign, cst.AugAssign))):
             if isinstance(small, cst.AugAssign) and isinstance(small.target, cst.Name) and small.target.value == counter:
                 if isinstance(small.operator, cst.AddAssign) and int_value(small.value) == 1:
                     increments.append(small)
                 else:
                     return None
-            elif isinstance(small, cst.Assign) and any(scopes.names(t.target, counter) for t in small.targets):
+            elif isinstance(small, cst.Assign) and any(self.semantics.names_in(t.target, counter) for t in small.targets):
                 if small is body.unpack:
                     continue
                 if scopes.assign_to(small, counter) and index_offset(small.value, counter) == 1:
                     increments.append(small)
                 else:
                     return None
-        if scopes.stores(function.body, counter) and not all(isinstance(s, cst.AugAssign) for s in scopes.stores(function.body, counter)):
+        if self.semantics.stores(function.body, counter) and not all(isinstance(s, cst.AugAssign) for s in self.semantics.stores(function.body, counter)):
             return None
         in_return = isinstance(returned, cst.BinaryOperation) and index_offset(returned, counter) == 1
         plain_return = isinstance(returned, cst.Name) and returned.value == counter
@@ -231,7 +231,7 @@ class StaticFacts:
         with a static int, so does the result. Anything else (``t < lens`` with an int8 ``lens``:
         the weak index would be cast to int8) may differ.
         """
-        for name in scopes.names(function.body, index):
+        for name in self.semantics.names_in(function.body, index):
             node = name
             parent = self.parent(node)
             while isinstance(parent, (cst.BinaryOperation, cst.UnaryOperation)) and all(
@@ -284,8 +284,8 @@ class StaticFacts:
         return None
 
 
-def _binds(scope: cst.CSTNode, name: str) -> bool:
+def _binds(semantics: scopes.Semantics, scope: cst.CSTNode, name: str) -> bool:
     """Whether ``scope`` binds ``name`` itself (so outer scopes' bindings do not reach in)."""
     if isinstance(scope, (cst.FunctionDef, cst.Lambda)) and name in [p.name.value for p in all_params(scope)]:
         return True
-    return bool(scopes.stores(scope, name) or assigns(scope, name))
+    return bool(semantics.stores(scope, name) or assigns(semantics, scope, name))

@@ -82,16 +82,16 @@ def index_offset(expr: cst.BaseExpression, var: str | None) -> int | None:
     return None
 
 
-def assigns(tree: cst.CSTNode, name: str) -> list[cst.Assign]:
+def assigns(semantics: scopes.Semantics, tree: cst.CSTNode, name: str) -> list[cst.Assign]:
     """The assignments in ``tree``'s own scope with ``name`` anywhere in a target."""
-    return scopes.own_nodes(
-        tree, lambda n: isinstance(n, cst.Assign) and any(scopes.names(t.target, name) for t in n.targets)
+    return semantics.own_nodes(
+        tree, lambda n: isinstance(n, cst.Assign) and any(semantics.names_in(t.target, name) for t in n.targets)
     )
 
 
-def rebinds(function: cst.FunctionDef, name: str) -> bool:
+def rebinds(semantics: scopes.Semantics, function: cst.FunctionDef, name: str) -> bool:
     """Whether the body of ``function`` binds ``name`` again (a parameter no longer what it was)."""
-    return bool(scopes.stores(function.body, name) or assigns(function, name))
+    return bool(semantics.stores(function.body, name) or assigns(semantics, function, name))
 
 
 def identifier(text: str) -> str:

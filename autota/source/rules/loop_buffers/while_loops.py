@@ -136,9 +136,9 @@ class WhileLoops:
         counter = body.elements[position]
         if body.elements.count(counter) != 1:
             return f"the body unpacks the carry into `{counter}` more than once"
-        if any(scopes.names(bound, name) for name in local):
+        if any(self.semantics.names_in(bound, name) for name in local):
             return f"the bound `{self.code_of(bound)}` reads the carry"
-        if not self._is_static(bound, cond) or scopes.find(
+        if not self._is_static(bound, cond) or self.semantics.find(
             bound, lambda n: isinstance(n, (cst.Divide, cst.Power))
         ):
             return f"the bound `{self.code_of(bound)}` is not provably a static integer"
@@ -159,12 +159,12 @@ class WhileLoops:
                     return True
                 dimensions = [
                     call.args[0].value
-                    for call in scopes.find(scope, lambda n: isinstance(n, cst.Call))
+                    for call in self.semantics.find(scope, lambda n: isinstance(n, cst.Call))
                     if call.args and (
                         self.matches(call.func, {"builtins.range"} | {f"{JNP}.{c}" for c in ("zeros", "ones", "empty", "full")})
                     )
                 ]
-                return any(scopes.names(d, name.value) for d in dimensions)
+                return any(self.semantics.names_in(d, name.value) for d in dimensions)
             scope = scopes.enclosing_scope(self, scope)
         return False
 
@@ -177,7 +177,7 @@ class WhileLoops:
                 scope = scopes.enclosing_scope(self, function)
                 if len(self.semantics.names_in(scope, function.name.value)) != 2:
                     return f"the {role} function `{function.name.value}` is used or bound elsewhere too"
-        if cond is not args["cond_fun"].value and scopes.find(bound, lambda n: isinstance(n, cst.Name)):
+        if cond is not args["cond_fun"].value and self.semantics.find(bound, lambda n: isinstance(n, cst.Name)):
             if scopes.enclosing_scope(self, cond) is not scopes.enclosing_scope(self, call):
                 return (
                     f"the condition `{self.code_of(args['cond_fun'].value)}` is defined in another scope than "
@@ -187,7 +187,7 @@ class WhileLoops:
             return "the loop runs in a class body, whose names a `lambda` cannot see"
         if any(
             self._static_parameter(n) and not self._int_parameter(n)
-            for n in scopes.find(bound, lambda n: isinstance(n, cst.Name))
+            for n in self.semantics.find(bound, lambda n: isinstance(n, cst.Name))
         ):
             return (
                 f"the bound `{self.code_of(bound).strip()}` is static through a `static_argnums` parameter, which "

@@ -1,0 +1,137 @@
+"""The file model the rules share (:class:`autota.source.scopes.Semantics`) answers what libcst's
+own providers and walks answer: its parents, source order, positions and tree queries are read
+from the nodes' fields and one node list, for speed, and must not differ anywhere."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import libcst as cst
+import pytest
+from libcst.metadata import MetadataWrapper, ParentNodeProvider, PositionProvider
+
+from autota.source import scopes
+
+ROOT = Path(__file__).parents[2]
+
+EVERY_SHAPE = '''\
+import a.b as c, d
+from .e import (f as g, h)
+# a comment before the first def
+
+@dec(x=1)
+@other
+async def fn(p, /, q: int = r, *args: s, t=u, **kw: v) -> w:
+    global gg
+    async with aa as (bb, cc), dd:
+        pass
+    async for ee in ff:
+        await gg
+    try:
+        yield hh
+    except (ii, jj) as kk:
+        raise ll from mm
+    else:
+        oo
+    finally:
+        pp
+    match qq:
+        case [rr, *ss] if tt:
+            pass
+        case {"k": uu, **vv}:
+            pass
+        case ww(xx, yy=zz) | aaa as bbb:
+            pass
+    del ccc, ddd[eee]
+    assert fff, ggg
+    hhh: iii = jjj
+    kkk += lll
+    mmm = [nnn for ooo in ppp if qqq for rrr in sss]
+    ttt = {uuu: vvv for www in xxx}
+    yyy = (zzz := a1) if b1 else c1
+    d1 = lambda e1, *f1, g1=h1, **i1: j1
+    k1 = f"{l1!r:{m1}} {n1}"
+    o1 = p1[q1:r1:s1, t1]
+    u1 = not v1 and w1 or x1
+    y1 = z1 < a2 <= b2 is not c2
+    print(*d2, e2=f2, **g2)
+    return (yield from h2)
+
+
+class K(base, metaclass=M, **kw2):
+    x: int
+
+    def m(self): ...
+
+
+type T[U] = list[U]
+
+
+def gen[V: int, *W, **X](a: V) -> W: ...
+
+
+try:
+    pass
+except* (q9, r9) as s9:
+    t9
+x = 1; y = (
+    2,  # inside
+)
+'''
+
+
+def _sources():
+    files = [
+        *sorted(ROOT.joinpath("tests", "source", "fixtures").glob("*/*.in.py")),
+        *sorted(ROOT.joinpath("corpus").glob("**/before.py")),
+    ]
+    return [pytest.param(EVERY_SHAPE, id="every-shape")] + [
+        pytest.param(p.read_text(), id=str(p.relative_to(ROOT))) for p in files
+    ]
+
+
+def _libcst_order(tree: cst.CSTNode, into_scopes: bool = True) -> list[cst.CSTNode]:
+    """Preorder through libcst's ``children`` (which follows the code generation); without
+    ``into_scopes``, nested functions, lambdas and classes are left out, as ``own_nodes`` does."""
+    found = []
+    stack = list(reversed(tree.children)) if not into_scopes and isinstance(tree, scopes.NESTED_SCOPES) else [tree]
+    while stack:
+        node = stack.pop()
+        found.append(node)
+        stack.extend(c for c in reversed(node.children) if into_scopes or not isinstance(c, scopes.NESTED_SCOPES))
+    return found
+
+
+@pytest.mark.parametrize("text", _sources())
+def test_the_model_answers_what_libcst_answers(text):
+    module = cst.parse_module(text)
+    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
+    semantics = scopes.Semantics(module, wrapper)
+
+    expected_parents = wrapper.resolve(ParentNodeProvider)
+    assert len(semantics.parents) == len(expected_parents)
+    assert all(semantics.parents[node] is parent for node, parent in expected_parents.items())
+
+    # names, definitions and calls come in source order (whitespace may come anywhere)
+    named = (cst.Name, cst.FunctionDef, cst.ClassDef, cst.Call, cst.Assign)
+    assert [n for n in semantics.nodes if isinstance(n, named)] == [
+        n for n in _libcst_order(module) if isinstance(n, named)
+    ]
+
+    positions = wrapper.resolve(PositionProvider)
+    for node in semantics.nodes:
+        if node in positions:
+            assert semantics.position(node) == positions[node], module.code_for_node(node)
+
+    identifiers = sorted({n.value for n in semantics.nodes if isinstance(n, cst.Name)})[::7]
+    trees = [n for n in semantics.nodes if isinstance(n, (cst.FunctionDef, cst.For, cst.Assign, cst.Module))][::5]
+    is_call = lambda n: isinstance(n, cst.Call)  # noqa: E731
+    for tree in trees:
+        calls = [n for n in _libcst_order(tree) if is_call(n)]
+        assert semantics.find(tree, is_call) == scopes.find(tree, is_call) == calls
+        own_calls = [n for n in _libcst_order(tree, into_scopes=False) if is_call(n)]
+        assert semantics.own_nodes(tree, is_call) == scopes.own_nodes(tree, is_call) == own_calls
+        assert set(scopes.find(tree, lambda n: True)) == set(_libcst_order(tree))
+        for name in identifiers:
+            assert semantics.names_in(tree, name) == scopes.names(tree, name)
+            assert semantics.stores(tree, name) == scopes.stores(tree, name)
