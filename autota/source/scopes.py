@@ -497,6 +497,14 @@ class Semantics:
                 lines += len(NEWLINE.findall(self.module.code_for_node(top)))
         return self._line_starts
 
+    def qualified_names(self, node: cst.CSTNode) -> set[str]:
+        """What libcst's ``QualifiedNameProvider`` gives ``node``, asked of its scope only for the
+        nodes a rule asks about, rather than computed for every node of the file."""
+        if node not in self._qualified:
+            scope = self.scope_of.get(node)
+            self._qualified[node] = {q.name for q in scope.get_qualified_names_for(node)} if scope else set()
+        return self._qualified[node]
+
     def _start(self, node: cst.CSTNode) -> int:
         """Where ``node`` starts, as its place in source order: the order is all that
         :meth:`binding` compares, and positions cost a code generation of the file."""

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from autota.cli import notebooks
-from autota.cli.commands import lint
+from autota.cli.commands import lint, one_file
 from tests.conftest import ROOT
 from tests.cli.helpers import GROWTH, run
 
@@ -51,14 +51,14 @@ def test_a_file_that_disappears_before_it_is_read(capsys, tree, monkeypatch):
 
 
 def test_a_file_that_disappears_before_it_is_written(capsys, tree, monkeypatch):
-    real = lint.write_atomic
+    real = one_file.write_atomic
 
     def delete_then_write(path: Path, data: bytes) -> None:
         if path.name == "a.py":
             path.unlink()
         real(path, data)
 
-    monkeypatch.setattr(lint, "write_atomic", delete_then_write)
+    monkeypatch.setattr(one_file, "write_atomic", delete_then_write)
     code, out, err = run(capsys, "fix", "-j", "1", str(tree))
     assert code == 2
     assert f"{tree / 'a.py'}: error: cannot write: No such file or directory" in err
@@ -78,15 +78,30 @@ def test_a_failed_write_leaves_the_file_whole(capsys, tree, monkeypatch):
     assert "a.py:7:" in out  # the findings are still reported
 
 
+def test_an_error_raised_while_an_interrupt_unwinds_is_the_interrupt(capsys, tree, monkeypatch):
+    """libcst's position provider, interrupted mid-file, raises KeyError from a ``finally``
+    clause: that is the Ctrl-C, not the file's internal error."""
+
+    def interrupted(data, path, enabled):
+        try:
+            raise KeyboardInterrupt
+        finally:
+            raise KeyError("IndentedBlock(...)")
+
+    monkeypatch.setattr(one_file.source, "check", interrupted)
+    code, out, err = run(capsys, "check", "-j", "1", str(tree))
+    assert code == 130 and "internal error" not in err and "interrupted" in err
+
+
 def test_an_internal_error_costs_only_its_file(capsys, tree, monkeypatch):
-    real = lint.source.check
+    real = one_file.source.check
 
     def crash_on_a(data, path, enabled):
         if path.endswith("a.py"):
             raise RuntimeError("boom")
         return real(data, path, enabled)
 
-    monkeypatch.setattr(lint.source, "check", crash_on_a)
+    monkeypatch.setattr(one_file.source, "check", crash_on_a)
     code, out, err = run(capsys, "check", "-j", "1", str(tree))
     assert code == 2
     assert f"{tree / 'a.py'}: error: internal error: RuntimeError: boom" in err

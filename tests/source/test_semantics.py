@@ -8,7 +8,7 @@ from pathlib import Path
 
 import libcst as cst
 import pytest
-from libcst.metadata import MetadataWrapper, ParentNodeProvider, PositionProvider
+from libcst.metadata import MetadataWrapper, ParentNodeProvider, PositionProvider, QualifiedNameProvider
 
 from autota.source import scopes
 
@@ -122,6 +122,12 @@ def test_the_model_answers_what_libcst_answers(text):
     for node in semantics.nodes:
         if node in positions:
             assert semantics.position(node) == positions[node], module.code_for_node(node)
+
+    qualified = wrapper.resolve(QualifiedNameProvider)
+    for node in semantics.nodes:
+        names = qualified.get(node, ())
+        names = names() if callable(names) else names  # libcst computes them when asked, too
+        assert semantics.qualified_names(node) == {q.name for q in names}
 
     identifiers = sorted({n.value for n in semantics.nodes if isinstance(n, cst.Name)})[::7]
     trees = [n for n in semantics.nodes if isinstance(n, (cst.FunctionDef, cst.For, cst.Assign, cst.Module))][::5]

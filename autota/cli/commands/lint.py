@@ -13,7 +13,6 @@ no file is left half-written, and the run exits 130. A second interrupt kills th
 from __future__ import annotations
 
 import argparse
-import difflib
 import multiprocessing
 import os
 import signal
@@ -25,16 +24,12 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from autota import source
 from autota.catalogue import RULES, UnknownCodeError, resolve_selection
 from autota.cli import config as config_module
-from autota.cli import notebooks
-from autota.cli.files import Excludes, discover, write_atomic
+from autota.cli.files import Excludes, discover
 from autota.cli.formats import NAMES, Report, render
 from autota.cli.main import EXIT_CODES_HELP, EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, Interrupted
 from autota.cli.progress import progress
-from autota.source import ParseError
-from autota.source.engine import decode
 
 FILES_PER_WORKER = 8
 """A worker pays for itself from about this many files: fewer run in this process."""
@@ -166,66 +161,11 @@ class Mode:
 
 
 def _process(task: Task, mode: Mode, data: bytes | None = None) -> Outcome:
-    """One file's outcome; an error is reported as the file's, never raised, so that one bad
-    file cannot stop the run or lose the other files' results."""
-    try:
-        return _analyse(task, mode, data)
-    except ParseError as exc:
-        return Outcome(task.path, [], str(exc), output=data)
-    except RecursionError:
-        return Outcome(task.path, [], "too deeply nested to analyse", output=data)
-    except Exception as exc:  # a bug must not cost the other files their results
-        return Outcome(task.path, [], f"internal error: {type(exc).__name__}: {exc}", output=data)
+    """One file's outcome (see :mod:`.one_file`), imported on first use: the parent process of a
+    run on many files only hands them to workers, and starts sooner without libcst."""
+    from autota.cli.commands import one_file
 
-
-def _analyse(task: Task, mode: Mode, data: bytes | None) -> Outcome:
-    path, enabled = task.path, task.enabled
-    engine = notebooks if path.endswith(notebooks.SUFFIX) else source
-    if data is None:
-        try:
-            data = Path(path).read_bytes()
-        except OSError as exc:
-            return Outcome(path, [], f"cannot read: {exc.strerror or exc}")
-    if mode.command == "check" and not mode.diff:
-        return _with_text(Outcome(path, engine.check(data, path, enabled).findings, output=data), data, engine)
-    result = engine.fix(data, path, enabled, unsafe=task.unsafe)
-    if result.fixed_text is None:
-        return _with_text(Outcome(path, result.findings, output=data), data, engine)
-    if mode.diff:
-        findings = engine.check(data, path, enabled).findings if mode.command == "check" else result.findings
-        text = data if mode.command == "check" else result.fixed_text
-        diff = unified_diff(data, result.fixed_text, path, engine is source)
-        return _with_text(Outcome(path, findings, diff=diff, output=data), text, engine)
-    fixed_codes = {}
-    if mode.show_fixes:
-        before = Counter(f.code for f in engine.check(data, path, enabled).findings)
-        fixed_codes = dict(before - Counter(f.code for f in result.findings))
-    outcome = Outcome(path, result.findings, fixed=result.fixes_applied, fixed_codes=fixed_codes,
-                      output=result.fixed_text)
-    if not mode.stdin:
-        try:
-            write_atomic(Path(path), result.fixed_text)
-        except OSError as exc:
-            why = f"cannot write: {exc.strerror or exc}"
-            return _with_text(Outcome(path, engine.check(data, path, enabled).findings, why), data, engine)
-    return _with_text(outcome, result.fixed_text, engine)
-
-
-def _with_text(outcome: Outcome, data: bytes, engine) -> Outcome:
-    """Attach the decoded source where a format may quote it: Python files with findings."""
-    if outcome.findings and engine is source:
-        outcome.text = decode(data)[0]
-    return outcome
-
-
-def unified_diff(before: bytes, after: bytes, path: str, python: bool = True) -> bytes:
-    """A unified diff that ``patch -p0`` applies, in the file's own encoding (a latin-1 file's
-    diff is latin-1), "no newline at end of file" marks included."""
-    encoding = decode(before)[1] if python else "utf-8"
-    old, new = before.decode(encoding), after.decode(encoding)
-    lines = difflib.unified_diff(old.splitlines(keepends=True), new.splitlines(keepends=True), path, path)
-    text = "".join(line if line.endswith(("\n", "\r")) else f"{line}\n\\ No newline at end of file\n" for line in lines)
-    return text.encode(encoding, errors="surrogateescape")
+    return one_file.process(task, mode, data)
 
 
 # -- workers ---------------------------------------------------------------------------------
@@ -256,7 +196,7 @@ def _worker_context():
     starts as a cheap fork of it."""
     if "forkserver" in multiprocessing.get_all_start_methods():
         context = multiprocessing.get_context("forkserver")
-        context.set_forkserver_preload(["autota.cli.commands.lint"])
+        context.set_forkserver_preload(["autota.cli.commands.lint", "autota.cli.commands.one_file"])
         return context
     return multiprocessing.get_context("spawn")  # pragma: no cover
 
