@@ -135,7 +135,10 @@ def _mentions(expr: ast.AST, names, facts: Facts) -> bool:
     )
 
 
-class _Walker(ast.NodeVisitor):
+_METHODS: dict[type, object] = {}
+
+
+class _Walker:
     def __init__(self, facts: Facts) -> None:
         self.facts = facts
         self.top = -1
@@ -144,6 +147,25 @@ class _Walker(ast.NodeVisitor):
 
     def site(self, node: ast.AST) -> Site:
         return Site(node, self.top, self.loop_depth > 0, self.functions)
+
+    # ``ast.NodeVisitor``'s walk, without its per-node string building and generators: the walk
+    # runs over every file, most of which have nothing to report
+    def visit(self, node: ast.AST) -> None:
+        kind = type(node)
+        method = _METHODS.get(kind)
+        if method is None:
+            method = _METHODS[kind] = vars(_Walker).get(f"visit_{kind.__name__}", _Walker.generic_visit)
+        method(self, node)
+
+    def generic_visit(self, node: ast.AST) -> None:
+        for name in node._fields:
+            value = getattr(node, name, None)
+            if isinstance(value, list):
+                for item in value:
+                    if isinstance(item, ast.AST):
+                        self.visit(item)
+            elif isinstance(value, ast.AST):
+                self.visit(value)
 
     def visit_ClassDef_shell(self, node: ast.ClassDef, methods) -> None:
         """A top-level class without the methods (each is visited as its own unit)."""
