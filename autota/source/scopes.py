@@ -423,6 +423,21 @@ class Semantics:
         start, end = self._order[tree], self._end(tree)
         return [n for n in self.by_top.get((id(self.top(tree)), name), ()) if start <= self._order[n] <= end]
 
+    def variables(self, tree: cst.CSTNode, name: str | None = None) -> list[cst.Name]:
+        """The ``Name`` nodes below ``tree`` (spelled ``name``, if given) that stand for a variable:
+        not an attribute's own name (``x.h``'s ``h``) nor a keyword (``f(h=1)``'s ``h``)."""
+        if tree not in self._order:  # a tree a fix built: its parents are not in the index
+            labels = {id(n.attr) for n in find(tree, lambda n: isinstance(n, cst.Attribute))}
+            labels |= {id(n.keyword) for n in find(tree, lambda n: isinstance(n, cst.Arg) and n.keyword is not None)}
+            found = find(tree, lambda n: isinstance(n, cst.Name) and name in (None, n.value))
+            return [n for n in found if id(n) not in labels]
+        found = self.find(tree, lambda n: isinstance(n, cst.Name)) if name is None else self.names_in(tree, name)
+        return [n for n in found if not self._label(n)]
+
+    def _label(self, name: cst.Name) -> bool:
+        parent = self.parents.get(name)
+        return isinstance(parent, cst.Attribute) and parent.attr is name or isinstance(parent, cst.Arg) and parent.keyword is name
+
     def definitions_in(self, scope: cst.CSTNode, name: str) -> list[cst.FunctionDef | cst.ClassDef]:
         """The ``def``/``class`` statements named ``name`` whose enclosing scope is ``scope``."""
         return [d for d in self.definitions.get(name, ()) if self.enclosing_scope(d) is scope]

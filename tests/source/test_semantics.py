@@ -138,6 +138,8 @@ def test_the_model_answers_what_libcst_answers(text):
         own_calls = [n for n in _libcst_order(tree, into_scopes=False) if is_call(n)]
         assert semantics.own_nodes(tree, is_call) == scopes.own_nodes(tree, is_call) == own_calls
         assert set(scopes.find(tree, lambda n: True)) == set(_libcst_order(tree))
+        copy = tree.deep_clone()  # not in the file: answered by walking it
+        assert [n.value for n in semantics.variables(tree)] == [n.value for n in semantics.variables(copy)]
         for name in identifiers:
             assert semantics.names_in(tree, name) == scopes.names(tree, name)
             assert semantics.stores(tree, name) == scopes.stores(tree, name)

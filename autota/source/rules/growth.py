@@ -231,10 +231,8 @@ class GrowthRule(SourceRule):
                 return "rebound"
         if self.semantics.stores(loop, growth.acc):
             return "rebound"
-        for name in self.semantics.names_in(loop, growth.acc):
+        for name in self.semantics.variables(loop, growth.acc):  # `x.acc` is another thing
             if id(name) not in allowed:
-                if isinstance(self.parent(name), cst.Attribute) and self.parent(name).attr is name:
-                    continue  # `x.acc` is another thing
                 return (
                     f"the loop also reads `{growth.acc}` (line {self.start_line(name)}), so the list "
                     "fix would change what it sees; a preallocated buffer filled in a `fori_loop` "

@@ -450,14 +450,10 @@ class LoopBodies:
                 allowed.add(id(element))
         reads = []
         searched = function.body if isinstance(function, cst.FunctionDef) else function.body
-        for name in self.semantics.names_in(searched, buf):
+        for name in self.semantics.variables(searched, buf):
             if id(name) in allowed:
                 continue
             parent = self.parent(name)
-            if isinstance(parent, cst.Attribute) and parent.attr is name:
-                continue
-            if isinstance(parent, cst.Arg) and parent.keyword is name:
-                continue
             if isinstance(parent, cst.Param) or isinstance(function, cst.Lambda) and name in [
                 p.name for p in function.params.params
             ]:

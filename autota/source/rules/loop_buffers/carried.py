@@ -736,9 +736,9 @@ class CarriedBuffers:
 
 
 def _reads(semantics: scopes.Semantics, expr: cst.BaseExpression, names: set[str]) -> bool:
-    """Whether ``expr`` reads one of ``names`` (an attribute's own name, ``x.h``'s ``h``, is no read)."""
-    attributes = {id(a.attr) for a in semantics.find(expr, lambda x: isinstance(x, cst.Attribute))}
-    return any(n.value in names and id(n) not in attributes for n in semantics.find(expr, lambda x: isinstance(x, cst.Name)))
+    """Whether ``expr`` reads one of ``names`` (an attribute's own name, ``x.h``'s ``h``, or a
+    keyword is no read)."""
+    return any(n.value in names for n in semantics.variables(expr))
 
 
 def _python_number(expr) -> bool:

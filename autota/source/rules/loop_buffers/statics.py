@@ -107,10 +107,7 @@ class StaticFacts:
         of a stable value), so that its text means the same wherever it is read."""
         if depth > 5:
             return False
-        for name in self.semantics.find(expr, lambda n: isinstance(n, cst.Name)):
-            parent = self.parent(name)
-            if isinstance(parent, cst.Attribute) and parent.attr is name:
-                continue
+        for name in self.semantics.variables(expr):
             value = self.semantics.assigned_value(name)
             if value is not None:
                 if not self._stable(value, depth + 1):
