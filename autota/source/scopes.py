@@ -554,20 +554,20 @@ class Semantics:
                     found = builtin
                     break
             for root in roots if found is None else ():
-                for assignment in self.assignments(root):
-                    imported = isinstance(assignment.node, (cst.Import, cst.ImportFrom))
-                    if not (imported and isinstance(self.scope_of.get(assignment.node), GlobalScope)):
-                        found = root
-                        break
-                if found is None and any(
-                    isinstance(self.parents.get(n), (cst.Global, cst.Nonlocal, cst.NameItem))
-                    for n in self.by_value.get(root, ())
-                ):
+                if self.rebound(root):
                     found = root
-                if found:
                     break
             self._shadowed[roots] = found
         return self._shadowed[roots]
+
+    def rebound(self, root: str) -> bool:
+        """Whether the file binds ``root`` (``jnp``) other than by a module-level import, or declares
+        it ``global``/``nonlocal``: a fix that spells it may then reach something else."""
+        for assignment in self.assignments(root):
+            imported = isinstance(assignment.node, (cst.Import, cst.ImportFrom))
+            if not (imported and isinstance(self.scope_of.get(assignment.node), GlobalScope)):
+                return True
+        return any(isinstance(self.parents.get(n), (cst.Global, cst.Nonlocal, cst.NameItem)) for n in self.by_value.get(root, ()))
 
     def assigned_value(self, name: cst.Name) -> cst.BaseExpression | None:
         """The value ``name`` holds wherever it is read, where that is one value: the one plain

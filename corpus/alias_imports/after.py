@@ -9,7 +9,7 @@ def features(xs):
     rows_parts = []
     for x in xs:
         row = cat([np.sin(x), np.cos(x)])
-        rows_parts.append(np.asarray(row[None]))
+        rows_parts.append(np.copy(row[None]))
     if rows_parts:
         if np.result_type(np.asarray(rows), *rows_parts) == np.asarray(rows).dtype:
             rows = cat([rows, *rows_parts])

@@ -14,7 +14,7 @@ def fit(w, xs, ys, epochs):
     for epoch in range(epochs):
         loss, grad = jax.value_and_grad(loss_fn)(w, xs, ys)
         w = w - 0.05 * grad
-        history_rows.append((epoch, jnp.broadcast_to(jax.lax.convert_element_type(jnp.asarray(jnp.stack([loss, jnp.linalg.norm(grad)])), history.dtype), history[epoch].shape)))
+        history_rows.append((epoch, history[epoch].at[...].set(jnp.stack([loss, jnp.linalg.norm(grad)]))))
     if history_rows:
         history = history.at[jnp.asarray([i for i, _ in history_rows])].set(jnp.stack([row for _, row in history_rows]))
     return w, history

@@ -12,7 +12,7 @@ def train(w, xs, ys, epochs, lr=0.1):
         grad = 2.0 * xs.T @ (pred - ys) / xs.shape[0]
         w = w - lr * grad
         # jnp.append without axis flattens both arguments
-        history_parts.append(J.ravel(loss))
+        history_parts.append(J.copy(J.ravel(loss)))
     if history_parts:
         if J.result_type(J.asarray(history), *history_parts) == J.asarray(history).dtype:
             history = J.concatenate([J.ravel(history), *history_parts])

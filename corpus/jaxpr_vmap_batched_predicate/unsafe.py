@@ -7,7 +7,7 @@ def _masked_fill(n, x):
     T, F = x.shape
 
     def body(t, buf):
-        return buf.at[t].set(jnp.where(t < n, jnp.asarray(jnp.tanh(x[t])).astype(buf.dtype), buf[t]))
+        return buf.at[t].set(jnp.where(t < n, buf[t].at[...].set(jnp.tanh(x[t])), buf[t]))
 
     return lax.fori_loop(0, T, body, jnp.zeros((T, F)))
 

@@ -183,10 +183,14 @@ class GrowthRule(SourceRule):
             self.report(
                 "AT101",
                 growth.call,
-                f"{message}; no safe fix: `jax.numpy` is not imported under a module name here",
+                f"{message}; no safe fix: `jax.numpy` is not imported under a module name that the file binds "
+                "nothing else to",
             )
             return
-        assumptions = self._assumptions(target, growth.acc, "grown so far") + self._axis_assumptions(growth, target)
+        assumptions = (
+            self._assumptions(target, growth.acc, "grown so far", [g.statement for g in self._growths_in(target, growth.acc)])
+            + self._axis_assumptions(growth, target)
+        )
         if assumptions:
             self.report(
                 "AT101",
@@ -299,9 +303,24 @@ class GrowthRule(SourceRule):
             )
         return None
 
-    def _assumptions(self, loop: cst.CSTNode, name: str, partial: str) -> list[str]:
-        """What a fix of ``loop`` takes for granted beyond what the source proves: each makes it unsafe."""
+    def _assumptions(self, loop: cst.CSTNode, name: str, partial: str, moved: list[cst.CSTNode]) -> list[str]:
+        """What a fix of ``loop`` takes for granted beyond what the source proves: each makes it
+        unsafe. ``moved``: the statements whose call the fix makes once after the loop."""
         found = []
+        for statement in moved:
+            for ancestor in self.ancestors(statement):
+                if ancestor is loop:
+                    break
+                if isinstance(ancestor, (cst.Try, cst.TryStar, cst.With)):
+                    block = "try" if isinstance(ancestor, (cst.Try, cst.TryStar)) else "with"
+                    found.append(
+                        f"that the `{block}` at line {self.start_line(ancestor)}, inside the loop, neither catches "
+                        "what the call in it raises nor changes how it runs: the fix makes that call after the "
+                        "loop, outside the block"
+                    )
+                    break
+            if found:
+                break
         scope = scopes.enclosing_scope(self, loop)
         for ancestor in self.ancestors(loop):
             if ancestor is scope:
@@ -339,8 +358,10 @@ class GrowthRule(SourceRule):
         return [f"that the axis `{self.code_of(axis)}` has the same value at every step"]
 
     def _growth_fix(self, growth: Growth, loop: cst.CSTNode) -> Fix | None:
-        """Pieces converted as the growth call converts them (``asarray``, or ``ravel`` for a flat
-        ``append``) when they are made, then one call after the loop. Where a piece would widen the
+        """Pieces converted as the growth call converts them when they are made (``copy``, which
+        like the growth functions refuses lists and tuples, and ``ravel`` first for a flat
+        ``append``), then one call after the loop. A copy, not ``asarray``: that returns the very
+        array, which a later call in the loop may donate, where the loop had copied its value. Where a piece would widen the
         accumulator's dtype part-way, promotion step by step can round differently from one
         promotion over everything, so the collected pieces are then grown one by one, as the loop
         did: the result is the original's by construction, dtype, weak type and value."""
@@ -355,10 +376,12 @@ class GrowthRule(SourceRule):
         flat = pair and growth.axis is None
         growths = self._growths_in(loop, acc)
         grouped = any(len(g.pieces) > 1 for g in growths)
-        convert = f"{namespace}.ravel" if flat else f"{namespace}.asarray"
         edits = []
         for g in growths:
-            pieces = [f"{convert}({self.code_of(p)})" for p in g.pieces]
+            pieces = [
+                f"{namespace}.copy({namespace}.ravel({self.code_of(p)}))" if flat else f"{namespace}.copy({self.code_of(p)})"
+                for p in g.pieces
+            ]
             item = (f"({pieces[0]},)" if len(pieces) == 1 else f"({', '.join(pieces)})") if grouped else pieces[0]
             edits.append(self.replace(g.statement, f"{parts}.append({item})"))
         axis = ""
@@ -399,7 +422,15 @@ class GrowthRule(SourceRule):
         """The user's spelling of ``jax.numpy``: as in ``<that>.append``, else as imported."""
         if isinstance(func, cst.Attribute) and JNP in self.qualified_names(func.value):
             return self.code_of(func.value)
-        return scopes.module_alias(self.context.module, JNP)
+        return self._imported_jnp()
+
+    def _imported_jnp(self) -> str | None:
+        """The module-level import's name for ``jax.numpy``, unless the file binds that name
+        otherwise too (a parameter ``jnp``): the fix's calls would reach that."""
+        namespace = scopes.module_alias(self.context.module, JNP)
+        if namespace is None or self.semantics.rebound(namespace.split(".")[0]):
+            return None
+        return namespace
 
     # -- AT102 ------------------------------------------------------------------------------
     def _update(self, node: cst.Assign):
@@ -435,9 +466,9 @@ class GrowthRule(SourceRule):
             return
         fix = self._update_fix(statement, buf, call, loop)
         if fix is None:
-            self.report("AT102", call, f"{message}; no safe fix: `jax.numpy` or `jax.lax` is not imported under a module name here")
+            self.report("AT102", call, f"{message}; no safe fix: {self._no_update_fix_reason(call)}")
             return
-        assumptions = self._assumptions(loop, buf, "written so far")
+        assumptions = self._assumptions(loop, buf, "written so far", [statement])
         if assumptions:
             self.report(
                 "AT102",
@@ -503,16 +534,20 @@ class GrowthRule(SourceRule):
             )
         return False
 
+    def _no_update_fix_reason(self, call: cst.Call) -> str:
+        if self._imported_jnp() is None:
+            return "`jax.numpy` is not imported under a module name that the file binds nothing else to"
+        return "the write passes more than the value (`mode=`, `indices_are_sorted=`, ...)"
+
     def _update_fix(self, statement, buf, call, loop) -> Fix | None:
-        """Each row converted when it is made, as ``.at[i].set`` converts it (``asarray``, then
-        ``lax.convert_element_type`` to the buffer's dtype, wrapping around, complex to its real
-        part, broadcast to the row's shape), and all rows written in
-        one ``.at[].set`` after the loop, which keeps the buffer's dtype and weak type. Reading the
-        row's shape as ``buf[i].shape`` raises where ``.at[i]`` would (a zero-length axis, a 0-d
-        buffer), at the same step."""
-        namespace = scopes.module_alias(self.context.module, JNP)
-        lax = scopes.module_alias(self.context.module, "jax.lax")
-        if namespace is None or lax is None:
+        """Each row made when the loop made it, by ``.at[...].set`` into a copy of the slot
+        (``buf[i].at[...].set(value)``): converted, broadcast, warned about and refused exactly as
+        ``buf.at[i].set(value)`` does it, dtype promotion rules and Python ints included, and a new
+        array that no later donation can delete. Reading ``buf[i]`` raises where ``.at[i]`` would
+        (a zero-length axis, a 0-d buffer), at the same step. All rows are written in one
+        ``.at[].set`` after the loop, which keeps the buffer's dtype and weak type."""
+        namespace = self._imported_jnp()
+        if namespace is None:
             return None
         value_arg = call.args[0] if call.args else None
         if value_arg is None or value_arg.keyword is not None or len(call.args) != 1:
@@ -521,7 +556,7 @@ class GrowthRule(SourceRule):
         rows = self.fresh_name(f"{buf}_rows", loop)
         index = self.code_of(call.func.value.slice[0].slice.value)
         value = self.code_of(value_arg.value)
-        row = f"{namespace}.broadcast_to({lax}.convert_element_type({namespace}.asarray({value}), {buf}.dtype), {buf}[{index}].shape)"
+        row = f"{buf}[{index}].at[...].set({value})"
         indent = source.indentation(self.start_line(loop))
         unit = self.context.module.default_indent
         rebuild = [

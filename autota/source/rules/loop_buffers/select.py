@@ -7,7 +7,6 @@ import libcst as cst
 from autota.catalogue import Fix
 from autota.source import scopes
 from autota.source.rules.loop_buffers.syntax import FORI, JNP, is_bool_literal, rebinds
-from autota.source.rules.loop_buffers.carried import _python_number
 
 
 class SelectUpdates:
@@ -36,8 +35,11 @@ class SelectUpdates:
             if write.problem or write.row is None or write.axis != 0:
                 self.report("AT204", call, message, reason=write.problem or "the write is not on axis 0")
                 return
-            if self.semantics.find(write.index, lambda n: isinstance(n, cst.NamedExpr)):
-                self.report("AT204", call, message, reason="the index binds a name with `:=`, which the fix would evaluate twice")
+            if self.semantics.find(call, lambda n: isinstance(n, cst.NamedExpr)):
+                self.report("AT204", call, message, reason=(
+                    "the call binds a name with `:=`, and the fix evaluates its parts in another order "
+                    "(the index twice)"
+                ))
                 return
             jnp_name = scopes.module_alias(self.context.module, JNP)
             func = call.func
@@ -49,9 +51,10 @@ class SelectUpdates:
                 return
             index = self.code_of(write.index)
             slot = f"{buf}[{index}]"
-            # `.at[].set` converts the row to the buffer's dtype; `where` would first promote the slot
-            # to the row's dtype (an int32 slot through float32 loses bits), so convert first.
-            value = f"{jnp_name}.asarray({self.code_of(write.row)}).astype({buf}.dtype)"
+            # the row as `.at[i].set` makes it: converted to the buffer's dtype (`where` would first
+            # promote the slot to the row's dtype: an int32 slot through float32 loses bits), with its
+            # warnings, promotion errors and Python-int conversion
+            value = f"{slot}.at[...].set({self.code_of(write.row)})"
             chosen = f"{where}({self.code_of(pred)}, {slot}, {value})" if flipped else f"{where}({self.code_of(pred)}, {value}, {slot})"
             new = f"{buf}.at[{index}].set({chosen})"
             fix = Fix("safe", "select the slot's value, not the whole buffer", (self.replace(call, new),))
@@ -68,11 +71,6 @@ class SelectUpdates:
                 )
             elif self.semantics.find(write.index, lambda n: isinstance(n, cst.Call)):
                 problem = "the index is computed by a call, which the fix evaluates twice"
-            elif _python_int(write.row) or isinstance(write.row, cst.Name) and _python_int(self._value_before(write.row)):
-                problem = (
-                    f"the written value `{self.code_of(write.row)}` is a Python int: `jnp.asarray` makes it an int32 "
-                    "first (it overflows where `.at[].set` converts it to the buffer's dtype, `uint32` say)"
-                )
             if problem:
                 self.report("AT204", call, f"{message}; select the slot instead", Fix("unsafe", fix.message, fix.edits),
                             reason=problem)
@@ -121,11 +119,6 @@ class SelectUpdates:
                     and not (isinstance(ancestor, cst.FunctionDef) and rebinds(self.semantics, ancestor, expr.value))
                 )
         return False
-
-
-def _python_int(expr) -> bool:
-    """Integer literals and arithmetic on them only (a float literal converts alike either way)."""
-    return _python_number(expr) and not scopes.find(expr, lambda n: isinstance(n, (cst.Float, cst.Imaginary)))
 
 
 def _plain_receiver(node) -> bool:

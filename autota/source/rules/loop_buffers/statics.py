@@ -130,16 +130,21 @@ class StaticFacts:
             return self._canonical(resolved)
         return self.code_of(expr).strip()
 
-    def _is_static(self, expr: cst.BaseExpression, where: cst.CSTNode, depth: int = 0) -> bool:
-        """Whether ``expr`` is a Python value at trace time: literals, shapes, ``len``, static args."""
+    def _is_static(self, expr: cst.BaseExpression, where: cst.CSTNode, depth: int = 0, integer: bool = False) -> bool:
+        """Whether ``expr`` is a Python value at trace time: literals, shapes, ``len``, static args;
+        with ``integer``, a Python int (no ``/`` or ``**`` on the way, through the names followed)."""
         if depth > 6:
             return False
         if isinstance(expr, cst.Integer):
             return True
         if isinstance(expr, cst.UnaryOperation):
-            return self._is_static(expr.expression, where, depth + 1)
+            return self._is_static(expr.expression, where, depth + 1, integer)
         if isinstance(expr, cst.BinaryOperation):
-            return self._is_static(expr.left, where, depth + 1) and self._is_static(expr.right, where, depth + 1)
+            if integer and isinstance(expr.operator, (cst.Divide, cst.Power)):
+                return False
+            return self._is_static(expr.left, where, depth + 1, integer) and self._is_static(
+                expr.right, where, depth + 1, integer
+            )
         # `x.size`/`x.ndim` are static ints only if `x` is an array; a NamedTuple or dataclass field
         # named `size` may hold a traced int8 or a vector, so they prove nothing
         if isinstance(expr, cst.Subscript) and isinstance(expr.value, cst.Attribute) and expr.value.attr.value == "shape":
@@ -149,7 +154,7 @@ class StaticFacts:
         if isinstance(expr, cst.Name):
             value = self.semantics.assigned_value(expr)
             if value is not None:
-                return self._is_static(value, where, depth + 1)
+                return self._is_static(value, where, depth + 1, integer)
             scope = scopes.enclosing_scope(self, expr)
             while True:  # `n, d = x.shape` in this function or one around it
                 if self.semantics.unpacked_shape(scope, expr.value):

@@ -138,9 +138,7 @@ class WhileLoops:
             return f"the body unpacks the carry into `{counter}` more than once"
         if any(self.semantics.names_in(bound, name) for name in local):
             return f"the bound `{self.code_of(bound)}` reads the carry"
-        if not self._is_static(bound, cond) or self.semantics.find(
-            bound, lambda n: isinstance(n, (cst.Divide, cst.Power))
-        ):
+        if not self._is_static(bound, cond, integer=True):
             return f"the bound `{self.code_of(bound)}` is not provably a static integer"
         if self._counter_step(body, counter) is None:
             return f"the counter `{counter}` is not stepped by one exactly once a step, unconditionally"
