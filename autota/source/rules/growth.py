@@ -15,6 +15,7 @@ import libcst as cst
 from autota.catalogue import Fix
 from autota.source import prefilter, scopes, vocabulary
 from autota.source.rule import SourceRule
+from autota.source.rules.loop_buffers.syntax import may_overflow_int32
 
 JNP = "jax.numpy"
 
@@ -469,6 +470,12 @@ class GrowthRule(SourceRule):
             self.report("AT102", call, f"{message}; no safe fix: {self._no_update_fix_reason(call)}")
             return
         assumptions = self._assumptions(loop, buf, "written so far", [statement])
+        if call.args and may_overflow_int32(call.args[0].value):
+            assumptions.append(
+                f"that `{self.code_of(call.args[0].value)}` fits an int32, or that the buffer is not empty: where "
+                "converting a Python int raises OverflowError, the fix reads the slot first, which raises "
+                "IndexError instead on a zero-length axis"
+            )
         if assumptions:
             self.report(
                 "AT102",

@@ -6,7 +6,7 @@ import libcst as cst
 
 from autota.catalogue import Fix
 from autota.source import scopes
-from autota.source.rules.loop_buffers.syntax import FORI, JNP, is_bool_literal, rebinds
+from autota.source.rules.loop_buffers.syntax import FORI, JNP, is_bool_literal, may_overflow_int32, rebinds
 
 
 class SelectUpdates:
@@ -71,6 +71,14 @@ class SelectUpdates:
                 )
             elif self.semantics.find(write.index, lambda n: isinstance(n, cst.Call)):
                 problem = "the index is computed by a call, which the fix evaluates twice"
+            elif may_overflow_int32(write.row) or isinstance(write.row, cst.Name) and may_overflow_int32(
+                self._value_before(write.row)
+            ):
+                problem = (
+                    f"the written value `{self.code_of(write.row)}` is a Python int that may not fit an int32: "
+                    "where converting it raises OverflowError, the fix reads the slot first, which raises "
+                    "IndexError instead on a zero-length buffer"
+                )
             if problem:
                 self.report("AT204", call, f"{message}; select the slot instead", Fix("unsafe", fix.message, fix.edits),
                             reason=problem)
