@@ -82,7 +82,7 @@ def test_missing_path_is_an_error_after_the_rest(capsys, growth_file, tmp_path):
 def test_diff_writes_nothing(capsys, growth_file):
     code, out, _ = run(capsys, "check", "--diff", str(growth_file))
     assert code == 1
-    assert "+        out_parts.append(jnp.ravel(x))" in out and "-        out = jnp.append(out, x)" in out
+    assert "+        out_parts.append(jnp.copy(jnp.ravel(x)))" in out and "-        out = jnp.append(out, x)" in out
     assert growth_file.read_text() == GROWTH
     code, out, _ = run(capsys, "fix", "--diff", str(growth_file))
     assert code == 1 and growth_file.read_text() == GROWTH
@@ -92,7 +92,7 @@ def test_fix_writes_and_is_idempotent(capsys, growth_file):
     code, out, _ = run(capsys, "fix", str(growth_file))
     assert code == 0 and "Fixed 1 finding, 0 remaining." in out
     fixed = growth_file.read_text()
-    assert "out_parts.append(jnp.ravel(x))" in fixed
+    assert "out_parts.append(jnp.copy(jnp.ravel(x)))" in fixed
     assert run(capsys, "fix", str(growth_file))[0] == 0
     assert growth_file.read_text() == fixed
 
@@ -161,7 +161,7 @@ def test_crlf_comments_and_encoding_survive_a_fix(capsys, tmp_path):
     text = data.decode("latin-1")
     for kept in ("# caf\xe9", "# odd   spacing kept", "# a comment in the loop", "# grow"):
         assert kept in text
-    assert "out_parts.append(jnp.asarray(x[None]))  # grow\r\n" in text
+    assert "out_parts.append(jnp.copy(x[None]))  # grow\r\n" in text
 
 
 def test_parallel_run_matches_serial(capsys, tmp_path):

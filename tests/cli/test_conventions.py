@@ -35,7 +35,7 @@ def test_stdin_check_and_fix(tmp_path):
     assert result.returncode == 1 and result.stdout.decode().startswith("pkg/model.py:7:15: AT101 [*] ")
     result = autota("fix", "-", stdin=GROWTH.encode(), cwd=tmp_path)
     assert result.returncode == 0
-    assert "out_parts.append(jnp.ravel(x))" in result.stdout.decode()  # the fixed source, and nothing else
+    assert "out_parts.append(jnp.copy(jnp.ravel(x)))" in result.stdout.decode()  # the fixed source, and nothing else
     compile(result.stdout, "fixed", "exec")
     assert result.stderr.decode() == "Fixed 1 finding, 0 remaining.\n"
 

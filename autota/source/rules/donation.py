@@ -162,7 +162,8 @@ class DonationRule(SourceRule):
             "AT301",
             call,
             f"{message}; donate it (`donate_argnums=({position},)`); the fix is unsafe: after each call the "
-            "caller's old array is deleted, so any other reference to it breaks",
+            "caller's old array is deleted, so any other reference to it breaks (the same array passed twice in one "
+            "call fails at once)",
             fix,
         )
 

@@ -20,8 +20,9 @@ from autota.source.rules.growth import FRAME_READERS, GROWTH
 
 
 UNSAFE_DIFFERENCES = (
-    "the loop index becomes a traced int32 (weakly typed, so it promotes as the Python int did), and indexing "
-    "with it clamps instead of raising; Python numbers carried through the loop come back as arrays; and a carry "
+    "the loop index becomes a traced int32 (weakly typed, so it promotes as the Python int did): indexing "
+    "with it clamps instead of raising, and arithmetic on it wraps around where a Python int would raise "
+    "OverflowError or grow; Python numbers carried through the loop come back as arrays; and a carry "
     "whose dtype or shape changes from one step to the next makes `lax.scan` raise a TypeError"
 )
 """What may differ after the fix, and nothing else: the message and the doc both say it."""

@@ -291,7 +291,13 @@ class CarriedBuffers:
             if kind == "fori" and not (self._is_static(lower, call) and self._is_static(upper, call)):
                 unsafe.append(
                     "the trip count is not provably static (a traced bound makes `jnp.arange` fail where "
-                    "`fori_loop` would run as a `while_loop`)"
+                    "`fori_loop` would run as a `while_loop`), and where the fix binds the initial value to a "
+                    "name first, it is evaluated before the bounds"
+                )
+            if kind == "scan" and not (self._is_static(lower, call, integer=True) and self._is_static(upper, call, integer=True)):
+                unsafe.append(
+                    "the bounds of `jnp.arange` are not provably integers (a float `arange` scans float "
+                    "elements, which the write refused as an index and the rebuild does not)"
                 )
             lower_value = int_value(lower)
             if lower_value is not None:
