@@ -73,7 +73,8 @@ class SourceRule:
     def run(self) -> None:
         """Call the rule's ``visit_<Node>`` methods on the file's nodes in source order, as a libcst
         visitor would, from the node list the semantics already holds: libcst's own walk rebuilds
-        every node it passes, which cost as much as the rules themselves."""
+        every node it passes, which cost as much as the rules themselves. Every node is visited:
+        a hook's return value prunes nothing (no rule needs to skip a subtree)."""
         hooks: dict[type, object] = {}
         for node in self.context.semantics.nodes:
             kind = type(node)
