@@ -211,17 +211,13 @@ class _Walker:
         self.generic_visit(node)
 
     def visit_Assign(self, node: ast.Assign) -> None:
-        if len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) and isinstance(node.value, ast.Call):
-            self.facts.call_assigns.append((node.targets[0].id, self.site(node.value)))
-        if len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) and isinstance(node.value, ast.Lambda):
-            self.facts.named_lambdas.setdefault(node.targets[0].id, []).append(node.value)
-        if (
-            len(node.targets) == 1
-            and isinstance(node.targets[0], ast.Name)
-            and isinstance(node.value, ast.Call)
-            and _reads(node.value, node.targets[0].id)
-        ):
-            self.facts.self_assigns.append(self.site(node))
+        name = node.targets[0].id if len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) else None
+        if name is not None and isinstance(node.value, ast.Call):
+            self.facts.call_assigns.append((name, self.site(node.value)))
+            if _reads(node.value, name):
+                self.facts.self_assigns.append(self.site(node))
+        elif name is not None and isinstance(node.value, ast.Lambda):
+            self.facts.named_lambdas.setdefault(name, []).append(node.value)
         self.generic_visit(node)
 
 

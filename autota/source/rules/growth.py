@@ -15,7 +15,6 @@ import libcst as cst
 from autota.catalogue import Fix
 from autota.source import prefilter, scopes, vocabulary
 from autota.source.rule import SourceRule
-from autota.source.rules.loop_buffers.syntax import may_overflow_int32
 
 JNP = "jax.numpy"
 
@@ -362,10 +361,11 @@ class GrowthRule(SourceRule):
         """Pieces converted as the growth call converts them when they are made (``copy``, which
         like the growth functions refuses lists and tuples, and ``ravel`` first for a flat
         ``append``), then one call after the loop. A copy, not ``asarray``: that returns the very
-        array, which a later call in the loop may donate, where the loop had copied its value. Where a piece would widen the
-        accumulator's dtype part-way, promotion step by step can round differently from one
-        promotion over everything, so the collected pieces are then grown one by one, as the loop
-        did: the result is the original's by construction, dtype, weak type and value."""
+        array, which a later call in the loop may donate, where the loop had copied its value.
+        Where a piece would widen the accumulator's dtype part-way, promotion step by step can
+        round differently from one promotion over everything, so the collected pieces are then
+        grown one by one, as the loop did: the result is the original's by construction, dtype,
+        weak type and value."""
         source, acc = self.context.source, growth.acc
         namespace = self._jnp_namespace(growth.call.func)
         if namespace is None:
@@ -470,7 +470,7 @@ class GrowthRule(SourceRule):
             self.report("AT102", call, f"{message}; no safe fix: {self._no_update_fix_reason(call)}")
             return
         assumptions = self._assumptions(loop, buf, "written so far", [statement])
-        if call.args and may_overflow_int32(call.args[0].value):
+        if call.args and scopes.may_overflow_int32(call.args[0].value):
             assumptions.append(
                 f"that `{self.code_of(call.args[0].value)}` fits an int32, or that the buffer is not empty: where "
                 "converting a Python int raises OverflowError, the fix reads the slot first, which raises "

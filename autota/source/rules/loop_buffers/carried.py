@@ -444,7 +444,7 @@ class CarriedBuffers:
             return False
         if scopes.at_update(expr) is not None:
             return True
-        return any(q.startswith(("jax.numpy.", "jax.lax.", "jax.random.")) for q in self.qualified_names(expr.func))
+        return any(q.startswith(ARRAY_MODULES) for q in self.qualified_names(expr.func))
 
     def _is_jax_array(self, expr: cst.BaseExpression) -> bool:
         """Whether ``expr`` visibly makes a JAX array: a ``jax.numpy``/``lax``/``random`` call or an
@@ -462,7 +462,7 @@ class CarriedBuffers:
                 return "the initial carry binds a name with `:=`, and the fix evaluates the buffer on its own line first"
         for expr in earlier:
             for call in self.semantics.find(expr, lambda n: isinstance(n, cst.Call)):
-                if not any(q.startswith(("jax.numpy.", "jax.lax.", "jax.random.")) for q in self.qualified_names(call.func)):
+                if not any(q.startswith(ARRAY_MODULES) for q in self.qualified_names(call.func)):
                     return (
                         f"the initial carry calls `{self.code_of(call.func)}` before the buffer, and the fix evaluates "
                         "the buffer first"
@@ -739,6 +739,10 @@ class CarriedBuffers:
             f"{indent}if {base}.shape[{axis}] == 0:  # the loop's {what} raised this while tracing",
             f"{indent}{step}raise {error}",
         ]
+
+
+ARRAY_MODULES = ("jax.numpy.", "jax.lax.", "jax.random.")
+"""Modules whose functions return JAX arrays and do nothing else."""
 
 
 def _reads(semantics: scopes.Semantics, expr: cst.BaseExpression, names: set[str]) -> bool:

@@ -6,7 +6,7 @@ import libcst as cst
 
 from autota.catalogue import Fix
 from autota.source import scopes
-from autota.source.rules.loop_buffers.syntax import FORI, JNP, is_bool_literal, may_overflow_int32, rebinds
+from autota.source.rules.loop_buffers.syntax import FORI, JNP, is_bool_literal, rebinds
 
 
 class SelectUpdates:
@@ -71,7 +71,7 @@ class SelectUpdates:
                 )
             elif self.semantics.find(write.index, lambda n: isinstance(n, cst.Call)):
                 problem = "the index is computed by a call, which the fix evaluates twice"
-            elif may_overflow_int32(write.row) or isinstance(write.row, cst.Name) and may_overflow_int32(
+            elif scopes.may_overflow_int32(write.row) or isinstance(write.row, cst.Name) and scopes.may_overflow_int32(
                 self._value_before(write.row)
             ):
                 problem = (

@@ -54,57 +54,6 @@ def int_value(node) -> int | None:
     return None
 
 
-_INT_OPERATORS = {
-    cst.Add: lambda a, b: a + b,
-    cst.Subtract: lambda a, b: a - b,
-    cst.Multiply: lambda a, b: a * b,
-    cst.FloorDivide: lambda a, b: a // b,
-    cst.Modulo: lambda a, b: a % b,
-    cst.Power: lambda a, b: a**b if 0 <= b <= 64 else None,
-    cst.LeftShift: lambda a, b: a << b if 0 <= b <= 64 else None,
-}
-
-
-def may_overflow_int32(expr) -> bool:
-    """Whether ``expr`` is a Python int (literals and arithmetic on them) that is not provably
-    within int32: a write converting it raises ``OverflowError`` in JAX before it checks the index,
-    so a fix that reads the slot first would raise ``IndexError`` instead (a zero-length axis)."""
-
-    def value(node):
-        if isinstance(node, cst.Integer):
-            return int(node.evaluated_value)
-        if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, (cst.Minus, cst.Plus)):
-            inner = value(node.expression)
-            return None if inner is None else -inner if isinstance(node.operator, cst.Minus) else inner
-        if isinstance(node, cst.BinaryOperation) and type(node.operator) in _INT_OPERATORS:
-            left, right = value(node.left), value(node.right)
-            if left is None or right is None:
-                return None
-            try:
-                return _INT_OPERATORS[type(node.operator)](left, right)
-            except ZeroDivisionError:
-                return None
-        return None
-
-    def integral(node) -> bool:  # literals and names (a loop's int index) under arithmetic
-        if isinstance(node, (cst.Integer, cst.Name)):
-            return True
-        if isinstance(node, cst.UnaryOperation):
-            return integral(node.expression)
-        if isinstance(node, cst.BinaryOperation):
-            return integral(node.left) and integral(node.right)
-        return False
-
-    if isinstance(expr, cst.Name) or not integral(expr):
-        return False
-    known = value(expr)
-    if known is not None:
-        return not -(2**31) <= known < 2**31
-    large = lambda n: isinstance(n, cst.Integer) and int(n.evaluated_value) >= 2**31  # noqa: E731
-    shifted = lambda n: isinstance(n, (cst.Power, cst.LeftShift))  # noqa: E731
-    return bool(scopes.find(expr, large) or scopes.find(expr, shifted))
-
-
 def int_value_text(text: str | None) -> int | None:
     if text is None:
         return None
