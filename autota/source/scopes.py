@@ -270,19 +270,27 @@ _INT_OPERATORS = {
 }
 
 
-def may_overflow_int32(expr) -> bool:
-    """Whether ``expr`` is a Python int (literals and arithmetic on them) that is not provably
-    within int32: a write converting it raises ``OverflowError`` in JAX before it checks the index,
-    so a fix that reads the slot first would raise ``IndexError`` instead (a zero-length axis)."""
+def may_overflow_int32(expr, bound_values=None, depth: int = 0) -> bool:
+    """Whether ``expr`` is a Python int (literals, names bound to them, and arithmetic on them)
+    that is not provably within int32: a write converting it raises ``OverflowError`` in JAX
+    before it checks the index, so a fix that reads the slot first would raise ``IndexError``
+    instead (a zero-length axis). ``bound_values`` (``Semantics.bound_values``) follows a name to
+    every value bound to it; a name it cannot follow (a parameter) counts as fitting."""
 
-    def value(node):
+    def values_of(name: cst.Name, level: int = depth):
+        return bound_values(name) if bound_values is not None and level < 4 else None
+
+    def value(node, level: int = depth):
         if isinstance(node, cst.Integer):
             return int(node.evaluated_value)
+        if isinstance(node, cst.Name):
+            values = values_of(node, level)
+            return value(values[0], level + 1) if values is not None and len(values) == 1 else None
         if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, (cst.Minus, cst.Plus)):
-            inner = value(node.expression)
+            inner = value(node.expression, level)
             return None if inner is None else -inner if isinstance(node.operator, cst.Minus) else inner
         if isinstance(node, cst.BinaryOperation) and type(node.operator) in _INT_OPERATORS:
-            left, right = value(node.left), value(node.right)
+            left, right = value(node.left, level), value(node.right, level)
             if left is None or right is None:
                 return None
             try:
@@ -300,14 +308,22 @@ def may_overflow_int32(expr) -> bool:
             return integral(node.left) and integral(node.right)
         return False
 
-    if isinstance(expr, cst.Name) or not integral(expr):
+    if not integral(expr):
         return False
     known = value(expr)
     if known is not None:
         return not -(2**31) <= known < 2**31
     large = lambda n: isinstance(n, cst.Integer) and int(n.evaluated_value) >= 2**31  # noqa: E731
     shifted = lambda n: isinstance(n, (cst.Power, cst.LeftShift))  # noqa: E731
-    return bool(find(expr, large) or find(expr, shifted))
+    if not isinstance(expr, cst.Name) and (find(expr, large) or find(expr, shifted)):
+        return True
+    for name in [expr] if isinstance(expr, cst.Name) else find(expr, lambda n: isinstance(n, cst.Name)):
+        values = values_of(name) or ()
+        if any(isinstance(v, cst.AugAssign) for v in values) and all(integral(v.value if isinstance(v, cst.AugAssign) else v) for v in values):
+            return True  # a Python int accumulated step by step: no bound is known
+        if any(may_overflow_int32(v, bound_values, depth + 1) for v in values if not isinstance(v, cst.AugAssign)):
+            return True
+    return False
 
 
 def at_update(call: cst.BaseExpression) -> tuple[str, str] | None:
@@ -634,6 +650,32 @@ class Semantics:
             if isinstance(scope, cst.Module) or self.binds_here(scope, name.value):
                 return None
             scope = self.enclosing_scope(scope)
+
+    def bound_values(self, name: cst.Name) -> list[cst.BaseExpression] | None:
+        """Every value that the nearest scope binding ``name`` binds to it: plain and augmented
+        assignments (the ``AugAssign`` itself), a ``for`` target's ``range`` arguments; ``None`` where a binding is of
+        another kind (a parameter, unpacking, ``with``, ``:=``, ``global``) or there is none."""
+        scope = self.enclosing_scope(name)
+        while not (isinstance(scope, cst.Module) or self.binds_here(scope, name.value)) and not (
+            isinstance(scope, cst.FunctionDef) and name.value in [p.name.value for p in all_params(scope)]
+        ):
+            scope = self.enclosing_scope(scope)
+        values = []
+        for node in self.names_in(scope, name.value):
+            role, holder = binding_role(self.parents, node)
+            if role is None or self.enclosing_scope(node) is not scope and not isinstance(holder, cst.NameItem):
+                continue  # a read, or a nested scope's own binding
+            if role == "plain":
+                values.append(holder.value)
+            elif isinstance(holder, cst.AugAssign):
+                values.append(holder)
+            elif isinstance(holder, cst.For) and isinstance(holder.iter, cst.Call) and (
+                self.qualified_names(holder.iter.func) == {"builtins.range"}
+            ):
+                values.extend(arg.value for arg in holder.iter.args)
+            else:
+                return None
+        return values or None
 
     def binds_here(self, scope: cst.CSTNode, name: str) -> bool:
         """Whether ``scope`` binds ``name`` (so an outer value is not what it holds): by assignment

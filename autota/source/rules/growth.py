@@ -470,7 +470,7 @@ class GrowthRule(SourceRule):
             self.report("AT102", call, f"{message}; no safe fix: {self._no_update_fix_reason(call)}")
             return
         assumptions = self._assumptions(loop, buf, "written so far", [statement])
-        if call.args and scopes.may_overflow_int32(call.args[0].value):
+        if call.args and scopes.may_overflow_int32(call.args[0].value, self.semantics.bound_values):
             assumptions.append(
                 f"that `{self.code_of(call.args[0].value)}` fits an int32, or that the buffer is not empty: where "
                 "converting a Python int raises OverflowError, the fix reads the slot first, which raises "

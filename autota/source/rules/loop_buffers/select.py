@@ -71,9 +71,7 @@ class SelectUpdates:
                 )
             elif self.semantics.find(write.index, lambda n: isinstance(n, cst.Call)):
                 problem = "the index is computed by a call, which the fix evaluates twice"
-            elif scopes.may_overflow_int32(write.row) or isinstance(write.row, cst.Name) and scopes.may_overflow_int32(
-                self._value_before(write.row)
-            ):
+            elif scopes.may_overflow_int32(write.row, self.semantics.bound_values):
                 problem = (
                     f"the written value `{self.code_of(write.row)}` is a Python int that may not fit an int32: "
                     "where converting it raises OverflowError, the fix reads the slot first, which raises "
