@@ -81,6 +81,11 @@ class Facts:
     """Every class, at any depth, with its unit."""
     named_lambdas: dict[str, list[ast.Lambda]] = field(default_factory=dict)
     """``name = lambda ...: ...`` anywhere: the lambdas bound to each name."""
+    module_imports: dict[str, set[str]] = field(default_factory=dict)
+    """Local name -> the modules ``import m`` / ``import m as local`` bind to it, anywhere."""
+    bound: set[str] = field(default_factory=set)
+    """Names bound anywhere other than by ``import m``: stores, parameters, definitions,
+    ``from m import`` (``*`` for a star import), ``except ... as``, match captures."""
     _passed: list[tuple[Site, frozenset[str], frozenset[str]]] | None = None
 
     def passed_names(self) -> list[tuple[Site, frozenset[str], frozenset[str]]]:
@@ -107,6 +112,18 @@ class Facts:
         """The callee's terminal name, seen through ``import ... as`` aliases."""
         short = terminal(func)
         return self.aliases.get(short, short)
+
+    def outside_jax(self, func: ast.expr) -> bool:
+        """Whether ``func`` is an attribute of a name that only ``import m`` binds, for modules
+        ``m`` outside ``jax`` (``np.concatenate`` under ``import numpy as np``): its qualified name
+        cannot be one of JAX's, whatever its last segment."""
+        root = func
+        while isinstance(root, ast.Attribute):
+            root = root.value
+        if root is func or not isinstance(root, ast.Name) or root.id in self.bound or "*" in self.bound:
+            return False  # bound some other way, or perhaps by a star import
+        modules = self.module_imports.get(root.id)
+        return bool(modules) and not any(m == "jax" or m.startswith("jax.") for m in modules)
 
     def calls_named(self, names) -> list[Site]:
         return [s for s in self.calls if self.name(s.node.func) in names]
@@ -170,6 +187,7 @@ class _Walker:
     def visit_ClassDef_shell(self, node: ast.ClassDef, methods) -> None:
         """A top-level class without the methods (each is visited as its own unit)."""
         self.facts.classes.append((self.top, node))
+        self.facts.bound.add(node.name)
         for child in (*node.bases, *node.keywords, *node.decorator_list):
             self.visit(child)
         for statement in node.body:
@@ -180,9 +198,34 @@ class _Walker:
         for alias in node.names:
             if alias.asname:
                 self.facts.aliases[alias.asname] = alias.name
+            self.facts.bound.add(alias.asname or alias.name)
+
+    def visit_Import(self, node: ast.Import) -> None:
+        for alias in node.names:
+            local = alias.asname or alias.name.partition(".")[0]
+            self.facts.module_imports.setdefault(local, set()).add(alias.name if alias.asname else local)
+
+    def visit_Name(self, node: ast.Name) -> None:
+        if not isinstance(node.ctx, ast.Load):
+            self.facts.bound.add(node.id)
+
+    def visit_arg(self, node: ast.arg) -> None:
+        self.facts.bound.add(node.arg)
+        if node.annotation is not None:
+            self.visit(node.annotation)
+
+    def _captures(self, node) -> None:  # except ... as name, match captures
+        name = getattr(node, "name", None) or getattr(node, "rest", None)
+        if isinstance(name, str):
+            self.facts.bound.add(name)
+        self.generic_visit(node)
+
+    visit_ExceptHandler = visit_MatchAs = visit_MatchStar = visit_MatchMapping = _captures
 
     def _function(self, node) -> None:
         self.facts.functions.append(self.site(node))
+        if not isinstance(node, ast.Lambda):
+            self.facts.bound.add(node.name)
         saved, self.loop_depth = self.loop_depth, 0
         self.functions += (node,)
         self.generic_visit(node)
@@ -208,6 +251,7 @@ class _Walker:
 
     def visit_ClassDef(self, node: ast.ClassDef) -> None:
         self.facts.classes.append((self.top, node))
+        self.facts.bound.add(node.name)
         self.generic_visit(node)
 
     def visit_Assign(self, node: ast.Assign) -> None:

@@ -82,6 +82,7 @@ class GrowthRule(SourceRule):
             if site.in_loop
             and (
                 facts.name(site.node.value.func) in prefilter.GROWTH_NAMES | prefilter.DYNAMIC_UPDATE_NAMES
+                and not facts.outside_jax(site.node.value.func)
                 or prefilter.at_update_receiver(site.node.value) == site.node.targets[0].id
             )
         ]
