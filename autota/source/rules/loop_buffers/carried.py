@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import libcst as cst
 
 from autota.catalogue import Edit, Fix
@@ -25,6 +27,25 @@ from autota.source.rules.loop_buffers.body import Write, Body
 
 LINE_LENGTH = 88
 """A rewritten loop call longer than this (or than the line it replaces) gets one argument a line."""
+
+
+NOT_BOUND = "the loop's result is neither assigned to names (`a, b = lax....`) nor returned"
+
+
+@dataclass(frozen=True)
+class LoopResult:
+    """Where a loop's result goes. The fix rebinds the names that receive it; a result that is
+    returned or indexed (``return lax.fori_loop(...)``, ``x = lax.fori_loop(...)[1]``) first gets
+    names the fix introduces, and ``tail`` then returns or binds what the original did."""
+
+    statement: cst.Assign | cst.Return
+    target: cst.BaseExpression
+    """The names that receive the result: the assignment's own target, or a tree of names the fix
+    introduces (not the file's own nodes)."""
+    holder: cst.BaseExpression | None = None
+    """Where names are introduced: the call, or the subscript of it that the statement reads."""
+    tail: str | None = None
+    """The statement after the rebuild that gives back what the original statement did."""
 
 
 class CarriedBuffers:
@@ -220,12 +241,13 @@ class CarriedBuffers:
             return "`jax.lax` is not imported under a module name here"
         if jnp_name is None:
             return "`jax.numpy` is not imported under a module name here"
-        statement = self._statement_of(call)
-        if statement is None:
-            return "the loop's result is not assigned to names (`a, b = lax....`)"
+        binding = self._loop_result(call, kind, args, body, write)
+        if isinstance(binding, str):
+            return binding
+        statement = binding.statement
         if isinstance(scopes.enclosing_scope(self, call), cst.ClassDef):
             return "the loop runs in a class body, whose names a `lambda` cannot see"
-        if self.semantics.find(statement.targets[0].target, lambda n: isinstance(n, cst.StarredElement)):
+        if self.semantics.find(binding.target, lambda n: isinstance(n, cst.StarredElement)):
             return "the loop's result is unpacked with `*`"
         shadowed = self._shadowed(jnp_name, lax_name)
         if shadowed:
@@ -257,7 +279,7 @@ class CarriedBuffers:
                 return "the initial carry is not written out as a tuple where the loop is called"
         else:
             inits = [init]
-        target = statement.targets[0].target
+        target = binding.target
         if kind == "scan":
             if not (isinstance(target, (cst.Tuple, cst.List)) and len(target.elements) == 2):
                 return "the scan's result is not unpacked as `carry, ys = ...`"
@@ -408,12 +430,82 @@ class CarriedBuffers:
                 "and it is converted with `jnp.asarray(row, dtype)` where the write converted it itself"
             )
         fix = self._fix(
-            call, kind, args, body, write, statement, inits, results, position, ys_target,
+            call, kind, args, body, write, binding, inits, results, position, ys_target,
             lax_name, jnp_name, start_code, key, previous,
         )
         if isinstance(fix, str):
             return fix
         return fix, "; ".join(unsafe) if unsafe else None
+
+    def _loop_result(self, call: cst.Call, kind: str, args, body: Body, write: Write) -> LoopResult | str:
+        """Where the loop's result goes, or why the fix cannot rebind it."""
+        holder, selected, parent = call, None, self.parent(call)
+        if isinstance(parent, cst.Subscript) and parent.value is call:
+            selected = self._selected_part(parent, kind, body)
+            if selected is None:
+                return "the loop's result is indexed other than by a literal position of its carry"
+            holder, parent = parent, self.parent(parent)
+        line = self.parent(parent)
+        if not (isinstance(line, cst.SimpleStatementLine) and len(line.body) == 1):
+            return NOT_BOUND
+        if isinstance(parent, cst.Assign) and parent.value is holder and len(parent.targets) == 1:
+            receiver = parent.targets[0].target
+            if selected is None:
+                return LoopResult(parent, receiver)
+            if not isinstance(receiver, cst.Name):
+                return "the selected part of the loop's result is not bound to a name"
+            keyword = f"{receiver.value} ="
+        elif isinstance(parent, cst.Return) and parent.value is holder:
+            keyword = "return"
+        else:
+            return NOT_BOUND
+        if write.dict_entry or call.lpar or holder.lpar:
+            return NOT_BOUND
+        init = args[INIT_ARG[kind]].value
+        if isinstance(init, cst.Name):
+            init = self.semantics.assigned_value(init) or init
+        # the loop gives its carry back as the pytree it was given: a list stays a list
+        open_, close = ("[", "]") if isinstance(init, cst.List) else ("(", ")")
+        carry = [self.fresh_name(f"{e}_out", call) for e in body.elements]
+        if body.unpack is not None:
+            carry_target = ", ".join(carry) + ("," if len(carry) == 1 else "")
+            carry_value = f"{open_}{carry_target}{close}"
+            if kind == "scan":
+                carry_target = f"({carry_target})"
+        else:
+            carry_target = carry_value = carry[0]
+        parts = [carry_value]
+        target = carry_target
+        if kind == "scan":
+            ys = self.fresh_name("ys_out", call)
+            target, parts = f"{carry_target}, {ys}", [carry_value, ys]
+        if selected is None:
+            value = ", ".join(parts) if kind == "scan" else carry_value
+        else:
+            value = parts[selected] if kind == "scan" else carry[selected]
+        return LoopResult(parent, cst.parse_expression(target), holder, f"{keyword} {value}")
+
+    def _selected_part(self, subscript: cst.Subscript, kind: str, body: Body) -> int | None:
+        """The part of the loop's result that ``loop(...)[k]`` selects: an element of an unpacked
+        ``fori_loop`` carry, or a scan's carry (0) or outputs (1); ``None`` for another index."""
+        if len(subscript.slice) != 1 or not isinstance(subscript.slice[0].slice, cst.Index):
+            return None
+        k = int_value(subscript.slice[0].slice.value)
+        size = 2 if kind == "scan" else len(body.elements) if body.unpack is not None else 0
+        if k is None or not -size <= k < size:
+            return None
+        return k % size
+
+    def _bind_result(self, binding: LoopResult, call: cst.Call, new_target: str) -> list[Edit]:
+        """The edits that bind the rewritten loop's result to ``new_target``."""
+        if binding.holder is None:
+            return [self.replace(binding.statement.targets[0].target, new_target)]
+        start, first = self.location(binding.statement), self.location(call)
+        edits = [Edit(start.line, start.column, first.line, first.column, f"{new_target} = ")]
+        if binding.holder is not call:  # drop the `[k]`: the tail selects
+            end, whole = self.location(call), self.location(binding.holder)
+            edits.append(Edit(end.end_line, end.end_column, whole.end_line, whole.end_column, ""))
+        return edits
 
     def _jax_value(self, expr: cst.BaseExpression, function) -> bool:
         """Whether ``expr`` is visibly a JAX value, never a Python number: it reads a value the
@@ -514,7 +606,7 @@ class CarriedBuffers:
             return None if start + int_value_text(trips) <= int_value(length) else clamp
         return clamp
 
-    def _fix(self, call, kind, args, body: Body, write: Write, statement, inits, results, position,
+    def _fix(self, call, kind, args, body: Body, write: Write, binding: LoopResult, inits, results, position,
              ys_target, lax_name, jnp_name, start_code, key, previous):
         """The edits: the body returns the written value as a stacked output, the loop becomes a
         ``scan``, and after it the rows go into the initial buffer with one write.
@@ -525,6 +617,7 @@ class CarriedBuffers:
         """
         source, module = self.context.source, self.context.module
         function = body.function
+        statement = binding.statement
         buf = write.buf
         result = results[position].value
         stem = result if key is None else f"{result}_{identifier(key.evaluated_value)}"
@@ -666,7 +759,7 @@ class CarriedBuffers:
             new_target = f"{carry_names}, {rows}"
         else:
             new_target = f"{carry_names}, ({self.code_of(ys_target)}, {rows})"
-        edits.append(self.replace(statement.targets[0].target, new_target))
+        edits.extend(self._bind_result(binding, call, new_target))
         indent = source.indentation(self.start_line(statement))
         new_call = f"{callee}({', '.join(new_args)})"
         original = self.code_of(statement).splitlines()[0]
@@ -706,9 +799,10 @@ class CarriedBuffers:
             rebuild = [
                 f"{indent}{destination} = {lax_name}.dynamic_update_slice_in_dim({array}, {block}, {start_code}, {axis})"
             ]
+        tail = [f"{indent}{binding.tail}"] if binding.tail else []
         edits.append(source.insert_lines_before(self.end_line(statement) + 1, self._empty_guard(
             write, inits[position] if key is None else None, base, indent, module.default_indent,
-        ) + rebuild))
+        ) + rebuild + tail))
         edits.extend(prelude)
         loop = "fori_loop" if kind == "fori" else "scan"
         return Fix(

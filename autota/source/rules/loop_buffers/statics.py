@@ -277,13 +277,6 @@ class StaticFacts:
             return self.code_of(func.value)
         return scopes.module_alias(self.context.module, LAX)
 
-    def _statement_of(self, call: cst.Call) -> cst.Assign | None:
-        parent = self.parent(call)
-        if isinstance(parent, cst.Assign) and parent.value is call and len(parent.targets) == 1:
-            line = self.parent(parent)
-            if isinstance(line, cst.SimpleStatementLine) and len(line.body) == 1:
-                return parent
-        return None
 
 
 def _binds(semantics: scopes.Semantics, scope: cst.CSTNode, name: str) -> bool:
