@@ -328,19 +328,33 @@ class LoopBodies:
             and self.code_of(func.value.value.value) == receiver
         ):
             elements = func.value.slice
-            axis, index = None, None
+            axis, index, fixed, ellipsis = None, None, [], False
             for position, element in enumerate(elements):
-                if isinstance(element.slice, cst.Index) and not is_full_slice(element.slice):
+                value = element.slice.value if isinstance(element.slice, cst.Index) else None
+                if isinstance(value, cst.Ellipsis) and not ellipsis and axis is None:
+                    ellipsis = True
+                elif value is not None and int_value(value) is not None:
+                    fixed.append((position, value))  # a fixed position along another axis: a smaller slot
+                elif value is not None:
                     if axis is not None:
                         return None
-                    axis, index = position, element.slice.value
+                    axis, index = position, value
                 elif not is_full_slice(element.slice):
                     return None
-            if axis is None or isinstance(index, (cst.Ellipsis, cst.Tuple)) or is_none(index) or several_slots(self, index):
+            if axis is None and len(fixed) == 1 and not ellipsis:
+                (axis, index), fixed = fixed[0], []  # `buf.at[3].set(v)`: the same slot every step
+            if axis is None or isinstance(index, cst.Tuple) or is_none(index) or several_slots(self, index):
                 return None
             write = Write(statement, call, receiver, receiver, "at", index, axis, None)
             positional = [a for a in call.args if a.keyword is None and not a.star]
-            if len(call.args) != 1 or len(positional) != 1:
+            if ellipsis:
+                write.problem = "the written axis is counted from the end (`buf.at[..., i]`); the rewrite needs it from the start"
+            elif fixed:
+                write.problem = (
+                    f"the write also fixes a position along another axis (`[{self.code_of(func.value).split('[', 1)[1]}`); "
+                    "the rewrite takes writes of whole slots"
+                )
+            elif len(call.args) != 1 or len(positional) != 1:
                 write.problem = "the `.at[].set` write passes keyword arguments (`mode=`...)"
             else:
                 write.row = positional[0].value
