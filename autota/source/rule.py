@@ -166,8 +166,14 @@ class SourceRule:
         **details,
     ) -> None:
         """Report ``message`` at ``node``; ``reason``: why no safe fix is offered (with ``fix=None``)
-        or what an unsafe fix assumes."""
+        or what an unsafe fix assumes. A fix that would drop a comment is unsafe, as in Ruff: the
+        program means the same, but the user loses what they wrote."""
         if code in self.context.enabled:
+            dropped = self.context.source.dropped_comments(fix.edits) if fix is not None else []
+            if dropped:
+                lost = f"it drops the comment{'s' if len(dropped) > 1 else ''} {', '.join(f'`{c}`' for c in dropped)}"
+                fix = Fix("unsafe", fix.message, fix.edits)
+                reason = f"{reason}; {lost}" if reason else lost
             self.context.findings.append(
                 Finding(code, message, self.location(node), fix, details=details, reason=reason)
             )

@@ -6,7 +6,9 @@ edit stays byte for byte what the user wrote (comments, formatting, line endings
 
 from __future__ import annotations
 
+import io
 import re
+import tokenize
 from bisect import bisect_right
 from dataclasses import dataclass
 from typing import Iterable
@@ -28,6 +30,29 @@ class SourceText:
         self.line_starts = [0] + [m.end() for m in _NEWLINE.finditer(self.text)]
         first = _NEWLINE.search(self.text)
         self.newline = first.group() if first else "\n"
+
+    def comments(self) -> list[tuple[int, str]]:
+        """Every comment of the text, with its offset (computed once)."""
+        if not hasattr(self, "_comments"):
+            try:
+                self._comments = [
+                    (self.offset(token.start[0], token.start[1] + 1), token.string)
+                    for token in tokenize.generate_tokens(io.StringIO(self.text).readline)
+                    if token.type == tokenize.COMMENT
+                ]
+            except (tokenize.TokenError, SyntaxError):  # not Python (checked before a fix is made)
+                self._comments = []
+        return self._comments
+
+    def dropped_comments(self, edits: Iterable[Edit]) -> list[str]:
+        """The comments inside the spans that ``edits`` replace and in none of their new text."""
+        edits = list(edits)
+        spans = [(self.offset(e.line, e.column), self.offset(e.end_line, e.end_column)) for e in edits]
+        kept = "".join(e.content for e in edits)
+        return [
+            text for offset, text in self.comments()
+            if any(start <= offset < end for start, end in spans) and text not in kept
+        ]
 
     @property
     def line_count(self) -> int:

@@ -741,8 +741,9 @@ class CarriedBuffers:
             for number, arg in enumerate(call.args):
                 if arg.keyword is None and number == 1 or arg.keyword is not None and arg.keyword.value == "init":
                     new_args.append(f"{arg.keyword.value}={new_init}" if arg.keyword else new_init)
-                else:
-                    new_args.append(self.code_of(arg).strip().rstrip(",").strip())
+                else:  # the argument alone: a comment after its comma would swallow the rest of the line
+                    value = f"{arg.star}{self.code_of(arg.value)}"
+                    new_args.append(f"{arg.keyword.value}={value}" if arg.keyword is not None else value)
         # The indices count the rows the loop stacked: the bounds are not evaluated again after
         # the loop, where tracing the body may have changed them (`len` of a list it appends to).
         first = int_value_text(start_code)
