@@ -52,6 +52,14 @@ REPLACE = frozenset({"dataclasses.replace"})
 # -- growth ------------------------------------------------------------------------------------
 GROWTH_FUNCTIONS = ("concatenate", "append", "vstack", "row_stack", "hstack", "dstack", "column_stack", "stack")
 
+# -- Python introspection ----------------------------------------------------------------------
+FRAME_READERS = frozenset(
+    {"builtins.locals", "builtins.vars", "builtins.globals", "builtins.eval", "builtins.exec", "sys._getframe",
+     "inspect.currentframe"}
+)
+"""Calls that can read a function's locals by name, so that a deferred write, or a name a fix
+renames or adds, could be seen."""
+
 # -- tracing -----------------------------------------------------------------------------------
 JIT = frozenset(
     {

@@ -7,7 +7,7 @@ def blocks(xs):
     n_blocks, block, width = xs.shape
 
     def outer(b, carry):
-        totals = carry
+        del carry
 
         def inner(r, acc):
             running = acc
@@ -30,18 +30,27 @@ def blocks(xs):
             )
         )
         sums_row = rows
-        totals = totals.at[b].set(total)
-        return totals, sums_row
+        totals_row = total
+        return None, (totals_row, sums_row)
 
+    totals_init = jnp.zeros((n_blocks, width))
     sums_init = jnp.zeros(xs.shape)
-    totals, sums_rows = lax.scan(
+    _, (totals_rows, sums_rows) = lax.scan(
         lambda carry, i: outer(i, carry),
-        jnp.zeros((n_blocks, width)),
+        None,
         jnp.arange(0, n_blocks),
     )
     if sums_init.shape[0] == 0:  # the loop's `.at[i].set` raised this while tracing
         raise IndexError("index is out of bounds for axis 0 with size 0")
     sums = sums_init.at[jnp.arange(sums_rows.shape[0])].set(
         jnp.expand_dims(sums_rows, tuple(range(1, 1 + sums_init.ndim - sums_rows.ndim)))
+    )
+    if totals_init.shape[0] == 0:  # the loop's `.at[i].set` raised this while tracing
+        raise IndexError("index is out of bounds for axis 0 with size 0")
+    totals = totals_init.at[jnp.arange(totals_rows.shape[0])].set(
+        jnp.expand_dims(
+            totals_rows,
+            tuple(range(1, 1 + totals_init.ndim - totals_rows.ndim)),
+        )
     )
     return totals, sums

@@ -25,11 +25,8 @@ def simulate(x0, v0, k, num_steps):
         positions_row = x
         return (step + 1, x, v), positions_row
 
-    (_, x, v), positions_rows = lax.scan(
-        lambda carry, _: advance(carry),
-        (0, x0, v0),
-        jnp.arange(0, num_steps),
-    )
+    steps_2 = jnp.arange(0, int(num_steps))
+    (_, x, v), positions_rows = lax.scan(lambda carry, _: advance(carry), (0, x0, v0), steps_2)
     if positions.shape[0] == 0:  # the loop's `.at[i].set` raised this while tracing
         raise IndexError("index is out of bounds for axis 0 with size 0")
     positions = positions.at[jnp.arange(positions_rows.shape[0]) + 1].set(

@@ -14,6 +14,7 @@ import libcst as cst
 
 from autota.catalogue import Fix
 from autota.source import prefilter, scopes, vocabulary
+from autota.source.vocabulary import FRAME_READERS
 from autota.source.rule import SourceRule
 
 JNP = "jax.numpy"
@@ -32,11 +33,6 @@ GROWTH = {
     f"{JNP}.stack": ("seq", "axis"),
 }
 UPDATE_METHODS = prefilter.UPDATE_METHODS
-FRAME_READERS = frozenset(
-    {"builtins.locals", "builtins.vars", "builtins.globals", "builtins.eval", "builtins.exec", "sys._getframe",
-     "inspect.currentframe"}
-)
-"""Calls that can read a function's locals by name, so that a deferred write could be seen."""
 DYNAMIC_UPDATES = frozenset(
     {
         "jax.lax.dynamic_update_slice",

@@ -16,7 +16,8 @@ import libcst as cst
 from autota.catalogue import Fix
 from autota.source import prefilter, scopes
 from autota.source.rule import SourceRule
-from autota.source.rules.growth import FRAME_READERS, GROWTH
+from autota.source.rules.growth import GROWTH
+from autota.source.vocabulary import FRAME_READERS
 
 
 UNSAFE_DIFFERENCES = (

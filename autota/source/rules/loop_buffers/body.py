@@ -19,6 +19,7 @@ from autota.source.rules.loop_buffers.syntax import (
     is_none,
     int_value,
     index_offset,
+    all_params,
     several_slots,
 )
 
@@ -135,6 +136,16 @@ class LoopBodies:
         received = {outer: p.name.value for outer, p in zip(passed, own.params)}
         return target, received.get(index), received[carry]
 
+    def _sees_carry(self, name: cst.Name, function, carry: str) -> bool:
+        """Whether ``name`` is the body's own carry, not a nested function's parameter or local of
+        the same name (AT201's fix writes `lambda carry, i: step(i, carry)` for an inner loop)."""
+        scope = self.semantics.enclosing_scope(name)
+        while scope is not function and not isinstance(scope, cst.Module):
+            if carry in [p.name.value for p in all_params(scope)] or self.semantics.binds_here(scope, carry):
+                return False
+            scope = self.semantics.enclosing_scope(scope)
+        return True
+
     def _body(self, function, kind: str) -> Body:
         body = Body(function)
         if function is None:
@@ -202,7 +213,7 @@ class LoopBodies:
                 return body
         else:
             body.returned_node = value
-        uses = [n for n in self.semantics.names_in(function.body, carry)]
+        uses = [n for n in self.semantics.names_in(function.body, carry) if self._sees_carry(n, function, carry)]
         unpacks = [
             small
             for line in statements

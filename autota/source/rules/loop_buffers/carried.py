@@ -8,6 +8,7 @@ import libcst as cst
 
 from autota.catalogue import Edit, Fix
 from autota.source import scopes
+from autota.source.vocabulary import FRAME_READERS
 from autota.source.rules.loop_buffers.syntax import (
     JNP,
     BODY_ARG,
@@ -275,6 +276,13 @@ class CarriedBuffers:
                 isinstance(e, cst.StarredElement) for e in init.elements
             ):
                 inits = [e.value for e in init.elements]
+                returned = body.ret.value if kind == "fori" else body.ret.value.elements[0].value
+                if type(returned) is not type(init):  # the loop refuses a carry that changes its type
+                    kinds = {cst.Tuple: "a tuple", cst.List: "a list"}
+                    return (
+                        f"the body returns its carry as {kinds.get(type(returned), 'another pytree')} where the "
+                        f"initial carry is {kinds[type(init)]}: the loop raises TypeError, the rewrite would not"
+                    )
             elif not write.dict_entry:
                 return "the initial carry is not written out as a tuple where the loop is called"
         else:
@@ -304,8 +312,19 @@ class CarriedBuffers:
             return f"the loop's own assignment rebinds `{rebound[0]}`, which its bounds read"
         if write.dict_entry and len(self.semantics.names_in(target, result.value)) != 1:
             return f"the dict's result name `{result.value}` is bound more than once by the loop's assignment"
+        for scope in (function, scopes.enclosing_scope(self, call)):
+            reader = next(
+                (c for c in self.semantics.find(scope, lambda n: isinstance(n, cst.Call)) if self.matches(c.func, FRAME_READERS)),
+                None,
+            )
+            if reader is not None:
+                name = self.matches(reader.func, FRAME_READERS).rsplit(".", 1)[1]
+                return f"`{name}()` (line {self.start_line(reader)}) reads locals by name, which the fix renames and adds"
+        unsafe: list[str] = self._surroundings(statement, call)
+        after = self._after_write(body, write)
+        if after:
+            unsafe.append(after)
         # -- where the step writes: loop step k (from 0) writes at start + k ------------------
-        unsafe: list[str] = []
         bounds = self._index_bounds(kind, args, body)
         offset = index_offset(write.index, body.index_param) if bounds is not None else None
         if offset is not None:
@@ -313,8 +332,14 @@ class CarriedBuffers:
             if kind == "fori" and not (self._is_static(lower, call) and self._is_static(upper, call)):
                 unsafe.append(
                     "the trip count is not provably static (a traced bound makes `jnp.arange` fail where "
-                    "`fori_loop` would run as a `while_loop`), and where the fix binds the initial value to a "
-                    "name first, it is evaluated before the bounds"
+                    "`fori_loop` would run as a `while_loop`)"
+                )
+            elif kind == "fori" and not (
+                self._is_static(lower, call, integer=True) and self._is_static(upper, call, integer=True)
+            ):
+                unsafe.append(
+                    "the bounds are not provably Python ints (a `static_argnums` argument may be a `bool` or a "
+                    "NumPy integer: `fori_loop` refuses bounds of two types, `jnp.arange` takes them)"
                 )
             if kind == "scan" and not (self._is_static(lower, call, integer=True) and self._is_static(upper, call, integer=True)):
                 unsafe.append(
@@ -436,6 +461,63 @@ class CarriedBuffers:
         if isinstance(fix, str):
             return fix
         return fix, "; ".join(unsafe) if unsafe else None
+
+    def _after_write(self, body: Body, write: Write) -> str | None:
+        """Why running the body past the write may show: where the write raises while tracing (a
+        zero-length axis, a row of the wrong shape), the original stops there, and the fix raises
+        after the loop instead. Another buffer's write after it would raise first, and a call
+        that is not JAX's (``print``, a list's ``append``, a helper) would run."""
+        if write.in_return:
+            position = body.elements.index(write.buf)
+            later = list(body.returned[position + 1 :])
+        else:
+            statements = list(body.function.body.body)
+            line = next(k for k, s in enumerate(statements) if self.semantics.contains(s, write.statement))
+            later = statements[line + 1 :]
+        for node in later:
+            for found in self.semantics.find(node, lambda n: isinstance(n, cst.Call)):
+                if scopes.at_update(found) is not None:
+                    return (
+                        f"that the write raises nothing while tracing: the write at line {self.start_line(found)} "
+                        "after it would raise first in the fix, which raises this write's error after the loop"
+                    )
+                root = found.func
+                while isinstance(root, (cst.Attribute, cst.Subscript, cst.Call)):
+                    root = root.func if isinstance(root, cst.Call) else root.value
+                # a method of a value the body itself holds (a parameter, a local): an array's
+                # under tracing; a name from outside may be a list that `append` changes
+                method = isinstance(found.func, cst.Attribute) and isinstance(root, cst.Name) and (
+                    root.value in [p.name.value for p in all_params(body.function)]
+                    or self.semantics.binds_here(body.function, root.value)
+                )
+                if not method and not any(q.startswith(ARRAY_MODULES) for q in self.qualified_names(found.func)):
+                    return (
+                        f"that the write raises nothing while tracing: the original stops there, the fix runs "
+                        f"`{self.code_of(found.func)}(...)` (line {self.start_line(found)}) after it and raises "
+                        "the write's error after the loop"
+                    )
+        return None
+
+    def _surroundings(self, statement: cst.CSTNode, call: cst.Call) -> list[str]:
+        """What a fix of the loop statement assumes of the code around it: a caught exception would
+        see the names the rewritten statement binds before it raises the write's error after the
+        loop (the original raised in the loop call, binding none), and at module level the fix's
+        names become attributes of the module."""
+        found = []
+        scope = scopes.enclosing_scope(self, call)
+        for ancestor in self.ancestors(statement):
+            if ancestor is scope:
+                break
+            if isinstance(ancestor, (cst.Try, cst.TryStar, cst.With)):
+                block = "with" if isinstance(ancestor, cst.With) else "try"
+                found.append(
+                    f"that the `{block}` at line {self.start_line(ancestor)} catches nothing the loop raises: the "
+                    "fix binds the loop's results before it raises the write's error after the loop"
+                )
+                break
+        if isinstance(scope, cst.Module):
+            found.append("that nothing reads the names the fix adds: at module level they become attributes of the module")
+        return found
 
     def _loop_result(self, call: cst.Call, kind: str, args, body: Body, write: Write) -> LoopResult | str:
         """Where the loop's result goes, or why the fix cannot rebind it."""
@@ -683,7 +765,7 @@ class CarriedBuffers:
             ret = f"{new_carry}, ({self.code_of(body.ys)}, {row})"
         edits.append(self.replace(body.ret.value, ret))
         # 2. the initial buffer: its value is needed again after the loop
-        prelude = []
+        prelude: dict[int, list[str]] = {}  # lines to insert before a line, in order
         if key is not None:
             base = f"{result}[{self.code_of(key)}]"  # passed through the loop untouched
             new_init = self.code_of(args[INIT_ARG[kind]].value)
@@ -700,9 +782,7 @@ class CarriedBuffers:
             elif isinstance(init, cst.Call) and self.matches(init.func, CONSTRUCTORS) or isinstance(init, cst.Name):
                 base = self.fresh_name(f"{result}_init", call)
                 indent = source.indentation(self.start_line(anchor))
-                prelude.append(
-                    source.insert_lines_before(self.start_line(anchor), [f"{indent}{base} = {self.code_of(init)}"])
-                )
+                prelude.setdefault(self.start_line(anchor), []).append(f"{indent}{base} = {self.code_of(init)}")
             else:
                 return (
                     "the initial buffer is neither a name nor a `jnp.zeros`-like constructor, so it cannot be "
@@ -732,7 +812,15 @@ class CarriedBuffers:
                 index_var = "i" if function.name.value != "i" else "step"
                 step = f"{function.name.value}({index_var}, {carry_var})"
             callee = f"{lax_name}.scan"
-            new_args = [f"lambda {carry_var}, {index_var}: {step}", new_init, f"{jnp_name}.arange({lower}, {upper})"]
+            steps = f"{jnp_name}.arange({lower}, {upper})"
+            if not all(isinstance(args[k].value, (cst.Name, cst.Integer)) for k in ("lower", "upper")):
+                # `fori_loop` evaluated its bounds before the initial carry, a scan takes its
+                # steps after it: the steps are made first, so a bound's effects and errors come first
+                name = self.fresh_name("steps", call)
+                indent = source.indentation(self.start_line(statement))
+                prelude.setdefault(self.start_line(statement), []).insert(0, f"{indent}{name} = {steps}")
+                steps = name
+            new_args = [f"lambda {carry_var}, {index_var}: {step}", new_init, steps]
             if "unroll" in args:
                 new_args.append(f"unroll={self.code_of(args['unroll'].value)}")
         else:
@@ -804,7 +892,7 @@ class CarriedBuffers:
         edits.append(source.insert_lines_before(self.end_line(statement) + 1, self._empty_guard(
             write, inits[position] if key is None else None, base, indent, module.default_indent,
         ) + rebuild + tail))
-        edits.extend(prelude)
+        edits.extend(source.insert_lines_before(line, lines) for line, lines in prelude.items())
         loop = "fori_loop" if kind == "fori" else "scan"
         return Fix(
             "safe",

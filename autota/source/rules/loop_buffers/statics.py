@@ -130,20 +130,22 @@ class StaticFacts:
             return self._canonical(resolved)
         return self.code_of(expr).strip()
 
-    def _is_static(self, expr: cst.BaseExpression, where: cst.CSTNode, depth: int = 0, integer: bool = False) -> bool:
+    def _is_static(self, expr: cst.BaseExpression, where: cst.CSTNode, depth: int = 0, integer: bool = False,
+                   static_args: bool = False) -> bool:
         """Whether ``expr`` is a Python value at trace time: literals, shapes, ``len``, static args;
-        with ``integer``, a Python int (no ``/`` or ``**`` on the way, through the names followed)."""
+        with ``integer``, a Python int (no ``/`` or ``**`` on the way, through the names followed,
+        and no static argument, whose type only the caller knows, unless ``static_args``)."""
         if depth > 6:
             return False
         if isinstance(expr, cst.Integer):
             return True
         if isinstance(expr, cst.UnaryOperation):
-            return self._is_static(expr.expression, where, depth + 1, integer)
+            return self._is_static(expr.expression, where, depth + 1, integer, static_args)
         if isinstance(expr, cst.BinaryOperation):
             if integer and isinstance(expr.operator, (cst.Divide, cst.Power)):
                 return False
-            return self._is_static(expr.left, where, depth + 1, integer) and self._is_static(
-                expr.right, where, depth + 1, integer
+            return self._is_static(expr.left, where, depth + 1, integer, static_args) and self._is_static(
+                expr.right, where, depth + 1, integer, static_args
             )
         # `x.size`/`x.ndim` are static ints only if `x` is an array; a NamedTuple or dataclass field
         # named `size` may hold a traced int8 or a vector, so they prove nothing
@@ -151,10 +153,14 @@ class StaticFacts:
             return True
         if isinstance(expr, cst.Call) and self.matches(expr.func, {"builtins.len"}):
             return True
+        if isinstance(expr, cst.Call) and self.matches(expr.func, {"builtins.int"}) and len(expr.args) == 1:
+            # `int(n)` of a static value is a Python int (what AT202's fix writes for a static argument)
+            arg = expr.args[0]
+            return arg.keyword is None and not arg.star and self._is_static(arg.value, where, depth + 1, False, static_args)
         if isinstance(expr, cst.Name):
             value = self.semantics.assigned_value(expr)
             if value is not None:
-                return self._is_static(value, where, depth + 1, integer)
+                return self._is_static(value, where, depth + 1, integer, static_args)
             scope = scopes.enclosing_scope(self, expr)
             while True:  # `n, d = x.shape` in this function or one around it
                 if self.semantics.unpacked_shape(scope, expr.value):
@@ -162,7 +168,8 @@ class StaticFacts:
                 if isinstance(scope, cst.Module) or _binds(self.semantics, scope, expr.value):
                     break
                 scope = scopes.enclosing_scope(self, scope)
-            return self._static_parameter(expr)
+            # a static argument's type is the caller's: `True` or `np.uint8(2)` pass for an int
+            return (not integer or static_args) and self._static_parameter(expr)
         return False
 
     def _static_parameter(self, name: cst.Name) -> bool:

@@ -138,7 +138,7 @@ class WhileLoops:
             return f"the body unpacks the carry into `{counter}` more than once"
         if any(self.semantics.names_in(bound, name) for name in local):
             return f"the bound `{self.code_of(bound)}` reads the carry"
-        if not self._is_static(bound, cond, integer=True):
+        if not self._is_static(bound, cond, integer=True, static_args=True):
             return f"the bound `{self.code_of(bound)}` is not provably a static integer"
         if self._counter_step(body, counter) is None:
             return f"the counter `{counter}` is not stepped by one exactly once a step, unconditionally"
@@ -164,6 +164,20 @@ class WhileLoops:
                 ]
                 return any(self.semantics.names_in(d, name.value) for d in dimensions)
             scope = scopes.enclosing_scope(self, scope)
+        return False
+
+    def _may_act(self, expr: cst.BaseExpression) -> bool:
+        """Whether evaluating ``expr`` may have effects or raise on its own: a call of anything
+        but JAX's array functions, or a subscript other than of a ``.shape``."""
+        for node in self.semantics.find(expr, lambda n: isinstance(n, (cst.Call, cst.Subscript))):
+            if isinstance(node, cst.Call) and not any(
+                q.startswith(("jax.numpy.", "jax.lax.", "jax.random.")) for q in self.qualified_names(node.func)
+            ):
+                return True
+            if isinstance(node, cst.Subscript) and not (
+                isinstance(node.value, cst.Attribute) and node.value.attr.value == "shape"
+            ):
+                return True
         return False
 
     def _while_plan(self, call, args, cond, body: Body, position: int, bound):
@@ -203,6 +217,11 @@ class WhileLoops:
             or any(isinstance(e, cst.StarredElement) for e in elements.elements)
         ):
             return "the initial carry is not written out as a tuple with one value per carried name"
+        if self.semantics.find(bound, lambda n: isinstance(n, (cst.Call, cst.Subscript))) and self._may_act(init):
+            return (
+                f"the bound `{self.code_of(bound).strip()}` would be evaluated before the initial carry (the "
+                "condition read it after), and both may raise or have effects; bind it to a name before the loop"
+            )
         start = int_value(elements.elements[position].value)
         if start is None:
             return f"the counter `{body.elements[position]}` does not start at an integer literal"
@@ -220,6 +239,14 @@ class WhileLoops:
             index = "_" if name != "_" else "_i"
             step = f"{name}({carry})"
         upper = self.code_of(bound).strip()
+        if any(self._static_parameter(n) for n in self.semantics.find(bound, lambda n: isinstance(n, cst.Name))):
+            # a static argument may be a bool or a NumPy int, which `while_loop`'s comparison takes
+            # and `fori_loop` refuses beside an int literal: `int` gives the same trip count
+            if self.semantics.by_value.get("int") and any(
+                scopes.binding_role(self.semantics.parents, n)[0] is not None for n in self.semantics.by_value["int"]
+            ):
+                return "the bound reads a static argument, and the file binds `int` to something else"
+            upper = f"int({upper})"
         lower = str(start)
         trips = upper if start == 0 else f"{upper} - {start}" if start > 0 else f"{upper} + {-start}"
         new = f"{lax_name}.fori_loop({lower}, {upper}, lambda {index}, {carry}: {step}, {self.code_of(init).strip()})"

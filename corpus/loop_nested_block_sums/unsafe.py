@@ -1,0 +1,56 @@
+import jax.numpy as jnp
+from jax import lax
+
+
+def blocks(xs):
+    """Per block of rows, the running sums within the block, and the block's total."""
+    n_blocks, block, width = xs.shape
+
+    def outer(b, carry):
+        del carry
+
+        def inner(r, acc):
+            running = acc
+            running = running + xs[b, r]
+            rows_row = running
+            return running, rows_row
+
+        rows_init = jnp.zeros((block, width))
+        total, rows_rows = lax.scan(
+            lambda carry, i: inner(i, carry),
+            jnp.zeros(width),
+            jnp.arange(0, block),
+        )
+        if rows_init.shape[0] == 0:  # the loop's `.at[i].set` raised this while tracing
+            raise IndexError("index is out of bounds for axis 0 with size 0")
+        rows = rows_init.at[jnp.arange(rows_rows.shape[0])].set(
+            jnp.expand_dims(
+                rows_rows,
+                tuple(range(1, 1 + rows_init.ndim - rows_rows.ndim)),
+            )
+        )
+        sums_row = rows
+        totals_row = total
+        return None, (sums_row, totals_row)
+
+    sums_init = jnp.zeros(xs.shape)
+    totals_init = jnp.zeros((n_blocks, width))
+    _, (sums_rows, totals_rows) = lax.scan(
+        lambda carry, i: outer(i, carry),
+        None,
+        jnp.arange(0, n_blocks),
+    )
+    if totals_init.shape[0] == 0:  # the loop's `.at[i].set` raised this while tracing
+        raise IndexError("index is out of bounds for axis 0 with size 0")
+    totals = totals_init.at[jnp.arange(totals_rows.shape[0])].set(
+        jnp.expand_dims(
+            totals_rows,
+            tuple(range(1, 1 + totals_init.ndim - totals_rows.ndim)),
+        )
+    )
+    if sums_init.shape[0] == 0:  # the loop's `.at[i].set` raised this while tracing
+        raise IndexError("index is out of bounds for axis 0 with size 0")
+    sums = sums_init.at[jnp.arange(sums_rows.shape[0])].set(
+        jnp.expand_dims(sums_rows, tuple(range(1, 1 + sums_init.ndim - sums_rows.ndim)))
+    )
+    return totals, sums
