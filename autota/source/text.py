@@ -10,6 +10,7 @@ import io
 import re
 import tokenize
 from bisect import bisect_right
+from collections import Counter
 from dataclasses import dataclass
 from typing import Iterable
 
@@ -45,14 +46,13 @@ class SourceText:
         return self._comments
 
     def dropped_comments(self, edits: Iterable[Edit]) -> list[str]:
-        """The comments inside the spans that ``edits`` replace and in none of their new text."""
+        """The comments inside the spans that ``edits`` replace that their new text does not
+        hold as comments as many times (a comment's text inside a generated one is not it)."""
         edits = list(edits)
         spans = [(self.offset(e.line, e.column), self.offset(e.end_line, e.end_column)) for e in edits]
-        kept = "".join(e.content for e in edits)
-        return [
-            text for offset, text in self.comments()
-            if any(start <= offset < end for start, end in spans) and text not in kept
-        ]
+        replaced = Counter(text for offset, text in self.comments() if any(s <= offset < e for s, e in spans))
+        kept = Counter(text for e in edits for text in _comment_tokens(e.content))
+        return sorted((replaced - kept).elements())
 
     @property
     def line_count(self) -> int:
@@ -104,3 +104,16 @@ class SourceText:
             cursor = end
         out.append(self.text[cursor:])
         return "".join(out)
+
+
+def _comment_tokens(fragment: str) -> list[str]:
+    """The comments of a fragment of code (an edit's new text), as far as it tokenizes: one it
+    cannot reach counts as dropped, which errs on the safe side."""
+    found = []
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(fragment).readline):
+            if token.type == tokenize.COMMENT:
+                found.append(token.string)
+    except (tokenize.TokenError, IndentationError, SyntaxError):
+        pass
+    return found

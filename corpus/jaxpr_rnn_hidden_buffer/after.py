@@ -12,12 +12,9 @@ def rnn_states(x, w):
         states_row = h
         return h, states_row
 
+    h_init = jnp.zeros((B, F))
     states_init = jnp.zeros((T, B, F))
-    _, states_rows = lax.scan(
-        lambda carry, i: step(i, carry),
-        jnp.zeros((B, F)),
-        jnp.arange(0, T),
-    )
+    _, states_rows = lax.scan(lambda carry, i: step(i, carry), h_init, jnp.arange(0, T))
     if states_init.shape[0] == 0:  # the loop's `.at[i].set` raised this while tracing
         raise IndexError("index is out of bounds for axis 0 with size 0")
     states = states_init.at[jnp.arange(states_rows.shape[0])].set(

@@ -15,10 +15,11 @@ def blocks(xs):
             rows_row = running
             return running, rows_row
 
+        running_init = jnp.zeros(width)
         rows_init = jnp.zeros((block, width))
         total, rows_rows = lax.scan(
             lambda carry, i: inner(i, carry),
-            jnp.zeros(width),
+            running_init,
             jnp.arange(0, block),
         )
         if rows_init.shape[0] == 0:  # the loop's `.at[i].set` raised this while tracing
@@ -33,7 +34,7 @@ def blocks(xs):
         totals_row = total
         return None, (totals_row, sums_row)
 
-    totals_init = jnp.zeros((n_blocks, width))
+    totals_init_2 = jnp.zeros((n_blocks, width))
     sums_init = jnp.zeros(xs.shape)
     _, (totals_rows, sums_rows) = lax.scan(
         lambda carry, i: outer(i, carry),
@@ -45,12 +46,12 @@ def blocks(xs):
     sums = sums_init.at[jnp.arange(sums_rows.shape[0])].set(
         jnp.expand_dims(sums_rows, tuple(range(1, 1 + sums_init.ndim - sums_rows.ndim)))
     )
-    if totals_init.shape[0] == 0:  # the loop's `.at[i].set` raised this while tracing
+    if totals_init_2.shape[0] == 0:  # the loop's `.at[i].set` raised this while tracing
         raise IndexError("index is out of bounds for axis 0 with size 0")
-    totals = totals_init.at[jnp.arange(totals_rows.shape[0])].set(
+    totals = totals_init_2.at[jnp.arange(totals_rows.shape[0])].set(
         jnp.expand_dims(
             totals_rows,
-            tuple(range(1, 1 + totals_init.ndim - totals_rows.ndim)),
+            tuple(range(1, 1 + totals_init_2.ndim - totals_rows.ndim)),
         )
     )
     return totals, sums

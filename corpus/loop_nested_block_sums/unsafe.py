@@ -15,10 +15,11 @@ def blocks(xs):
             rows_row = running
             return running, rows_row
 
+        running_init = jnp.zeros(width)
         rows_init = jnp.zeros((block, width))
         total, rows_rows = lax.scan(
             lambda carry, i: inner(i, carry),
-            jnp.zeros(width),
+            running_init,
             jnp.arange(0, block),
         )
         if rows_init.shape[0] == 0:  # the loop's `.at[i].set` raised this while tracing
@@ -33,8 +34,8 @@ def blocks(xs):
         totals_row = total
         return None, (sums_row, totals_row)
 
-    sums_init = jnp.zeros(xs.shape)
     totals_init = jnp.zeros((n_blocks, width))
+    sums_init = jnp.zeros(xs.shape)
     _, (sums_rows, totals_rows) = lax.scan(
         lambda carry, i: outer(i, carry),
         None,

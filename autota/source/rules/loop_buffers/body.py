@@ -91,6 +91,17 @@ class LoopBodies:
                 found[arg.keyword.value] = arg
         return found
 
+    def _out_of_order(self, call: cst.Call, kind: str) -> str | None:
+        """Why a rewrite of ``call`` would evaluate its arguments in another order: keywords
+        given out of the signature's order run in the order written, and a rewrite writes them
+        in the signature's."""
+        names = PARAMS[kind]
+        given = [arg.keyword.value if arg.keyword is not None else names[k] for k, arg in enumerate(call.args)]
+        ranks = [names.index(g) for g in given if g in names]
+        if ranks != sorted(ranks):
+            return "the loop's keyword arguments are not in the order of its parameters, and the fix evaluates them in that order"
+        return None
+
     def _function(self, expr: cst.BaseExpression) -> cst.FunctionDef | cst.Lambda | None:
         """The ``def`` or ``lambda`` that ``expr`` names where it is read: the binding that reaches
         the read (a notebook-style module defines ``step`` again before each loop)."""

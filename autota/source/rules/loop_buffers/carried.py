@@ -194,6 +194,9 @@ class CarriedBuffers:
             return write.problem
         if isinstance(body.function, cst.Lambda):
             return "the body is a `lambda`; write it as a `def` to get a fix"
+        disorder = self._out_of_order(call, kind)
+        if disorder:
+            return disorder
         function = body.function
         if write.in_return:
             position = body.elements.index(write.buf)
@@ -441,7 +444,7 @@ class CarriedBuffers:
                 f"`{self.code_of(write.call.args[1].value)}` may be a whole row rather than a row with a unit axis"
             )
         if key is None and inits is not None:
-            moved = self._reordering(inits, position)
+            moved = self._reordering(inits, position, remote=self._remote_init is not None)
             if moved:
                 unsafe.append(moved)
         if isinstance(scopes.enclosing_scope(self, function), cst.Module) and not function.name.value.startswith("_"):
@@ -627,19 +630,26 @@ class CarriedBuffers:
         value = self._resolve(value) if value is not None else None
         return value is not None and self._jax_call(value)
 
-    def _reordering(self, inits, position: int) -> str | None:
+    def _reordering(self, inits, position: int, remote: bool) -> str | None:
         """Why evaluating the initial buffer on its own line, before the loop, may change a result:
-        the values before it in the initial carry run calls or bind names it may depend on."""
+        the carry binds names with ``:=``, or, in a tuple assigned a few lines up (``remote``),
+        whose earlier values the fix cannot bind first, they run calls or subscripts."""
         earlier = [e for k, e in enumerate(inits) if k < position]
         for expr in [*earlier, inits[position]]:
             if self.semantics.find(expr, lambda n: isinstance(n, cst.NamedExpr)):
                 return "the initial carry binds a name with `:=`, and the fix evaluates the buffer on its own line first"
-        for expr in earlier:
+        for expr in earlier if remote else ():
             for call in self.semantics.find(expr, lambda n: isinstance(n, cst.Call)):
                 if not any(q.startswith(ARRAY_MODULES) for q in self.qualified_names(call.func)):
                     return (
                         f"the initial carry calls `{self.code_of(call.func)}` before the buffer, and the fix evaluates "
                         "the buffer first"
+                    )
+            for subscript in self.semantics.find(expr, lambda n: isinstance(n, cst.Subscript)):
+                if not (isinstance(subscript.value, cst.Attribute) and subscript.value.attr.value == "shape"):
+                    return (
+                        f"the initial carry reads `{self.code_of(subscript)}` before the buffer (it may raise), and "
+                        "the fix evaluates the buffer first"
                     )
         return None
 
@@ -766,6 +776,7 @@ class CarriedBuffers:
         edits.append(self.replace(body.ret.value, ret))
         # 2. the initial buffer: its value is needed again after the loop
         prelude: dict[int, list[str]] = {}  # lines to insert before a line, in order
+        hoisted: dict[int, str] = {}  # carry values the fix binds to names before the buffer's line
         if key is not None:
             base = f"{result}[{self.code_of(key)}]"  # passed through the loop untouched
             new_init = self.code_of(args[INIT_ARG[kind]].value)
@@ -782,13 +793,21 @@ class CarriedBuffers:
             elif isinstance(init, cst.Call) and self.matches(init.func, CONSTRUCTORS) or isinstance(init, cst.Name):
                 base = self.fresh_name(f"{result}_init", call)
                 indent = source.indentation(self.start_line(anchor))
+                if self._remote_init is None:
+                    # the carry's values before the buffer ran before it: they keep their order
+                    for k in range(position):
+                        if not isinstance(inits[k], (cst.Name, cst.Integer, cst.Float, cst.SimpleString)):
+                            hoisted[k] = self.fresh_name(f"{body.elements[k]}_init", call)
+                            prelude.setdefault(self.start_line(anchor), []).append(
+                                f"{indent}{hoisted[k]} = {self.code_of(inits[k])}"
+                            )
                 prelude.setdefault(self.start_line(anchor), []).append(f"{indent}{base} = {self.code_of(init)}")
             else:
                 return (
                     "the initial buffer is neither a name nor a `jnp.zeros`-like constructor, so it cannot be "
                     "reused after the loop"
                 )
-            initial = [self.code_of(inits[k]) for k in keep]
+            initial = [hoisted.get(k, self.code_of(inits[k])) for k in keep]
             if previous:
                 first = int_value_text(start_code)
                 before = str(first - 1) if first is not None else f"{start_code} - 1"

@@ -144,6 +144,18 @@ class WhileLoops:
             return f"the counter `{counter}` is not stepped by one exactly once a step, unconditionally"
         return self.code_of(left), position, bound
 
+    def _used_directly(self, name: cst.Name, dimension: cst.BaseExpression) -> bool:
+        """Whether ``name`` is the dimension, or in arithmetic that makes it, with no call between
+        (``int(n)`` in a shape proves nothing about ``n``)."""
+        if name is dimension:
+            return True
+        for ancestor in self.ancestors(name):
+            if isinstance(ancestor, (cst.Call, cst.Subscript, cst.Attribute)):
+                return False
+            if ancestor is dimension:
+                return True
+        return False
+
     def _int_parameter(self, name: cst.Name) -> bool:
         """Whether the parameter ``name`` is visibly an int: annotated ``int``, defaulting to an int
         literal, or used in its function as a ``range`` bound or an array dimension."""
@@ -162,7 +174,7 @@ class WhileLoops:
                         self.matches(call.func, {"builtins.range"} | {f"{JNP}.{c}" for c in ("zeros", "ones", "empty", "full")})
                     )
                 ]
-                return any(self.semantics.names_in(d, name.value) for d in dimensions)
+                return any(self._used_directly(n, d) for d in dimensions for n in self.semantics.names_in(d, name.value))
             scope = scopes.enclosing_scope(self, scope)
         return False
 
@@ -197,6 +209,9 @@ class WhileLoops:
                 )
         if isinstance(scopes.enclosing_scope(self, call), cst.ClassDef):
             return "the loop runs in a class body, whose names a `lambda` cannot see"
+        disorder = self._out_of_order(call, "while")
+        if disorder:
+            return disorder
         if any(
             self._static_parameter(n) and not self._int_parameter(n)
             for n in self.semantics.find(bound, lambda n: isinstance(n, cst.Name))
