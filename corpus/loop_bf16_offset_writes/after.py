@@ -12,12 +12,10 @@ def integrate(x0, inputs, decay):
     def body(i, carry):
         x = carry
         x = decay * x + inputs[i]
-        trace_row = x  # float32 value stored as bfloat16
+        trace_row = lax.stop_gradient(trace)[i + 1].at[...].set(x)  # float32 value stored as bfloat16
         return x, trace_row
 
     x, trace_rows = lax.scan(lambda carry, i: body(i, carry), x0, jnp.arange(0, n))
-    if trace.shape[0] == 0:  # the loop's `.at[i].set` raised this while tracing
-        raise IndexError("index is out of bounds for axis 0 with size 0")
     trace = trace.at[jnp.arange(trace_rows.shape[0]) + 1].set(
         jnp.expand_dims(trace_rows, tuple(range(1, 1 + trace.ndim - trace_rows.ndim)))
     )

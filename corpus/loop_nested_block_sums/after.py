@@ -12,7 +12,7 @@ def blocks(xs):
         def inner(r, acc):
             running = acc
             running = running + xs[b, r]
-            rows_row = running
+            rows_row = lax.stop_gradient(rows_init)[r].at[...].set(running)
             return running, rows_row
 
         running_init = jnp.zeros(width)
@@ -22,36 +22,30 @@ def blocks(xs):
             running_init,
             jnp.arange(0, block),
         )
-        if rows_init.shape[0] == 0:  # the loop's `.at[i].set` raised this while tracing
-            raise IndexError("index is out of bounds for axis 0 with size 0")
         rows = rows_init.at[jnp.arange(rows_rows.shape[0])].set(
             jnp.expand_dims(
                 rows_rows,
                 tuple(range(1, 1 + rows_init.ndim - rows_rows.ndim)),
             )
         )
-        sums_row = rows
-        totals_row = total
-        return None, (totals_row, sums_row)
+        sums_row = lax.stop_gradient(sums_init)[b].at[...].set(rows)
+        totals_row = lax.stop_gradient(totals_init)[b].at[...].set(total)
+        return None, (sums_row, totals_row)
 
-    totals_init_2 = jnp.zeros((n_blocks, width))
+    totals_init = jnp.zeros((n_blocks, width))
     sums_init = jnp.zeros(xs.shape)
-    _, (totals_rows, sums_rows) = lax.scan(
+    _, (sums_rows, totals_rows) = lax.scan(
         lambda carry, i: outer(i, carry),
         None,
         jnp.arange(0, n_blocks),
     )
-    if sums_init.shape[0] == 0:  # the loop's `.at[i].set` raised this while tracing
-        raise IndexError("index is out of bounds for axis 0 with size 0")
-    sums = sums_init.at[jnp.arange(sums_rows.shape[0])].set(
-        jnp.expand_dims(sums_rows, tuple(range(1, 1 + sums_init.ndim - sums_rows.ndim)))
-    )
-    if totals_init_2.shape[0] == 0:  # the loop's `.at[i].set` raised this while tracing
-        raise IndexError("index is out of bounds for axis 0 with size 0")
-    totals = totals_init_2.at[jnp.arange(totals_rows.shape[0])].set(
+    totals = totals_init.at[jnp.arange(totals_rows.shape[0])].set(
         jnp.expand_dims(
             totals_rows,
-            tuple(range(1, 1 + totals_init_2.ndim - totals_rows.ndim)),
+            tuple(range(1, 1 + totals_init.ndim - totals_rows.ndim)),
         )
+    )
+    sums = sums_init.at[jnp.arange(sums_rows.shape[0])].set(
+        jnp.expand_dims(sums_rows, tuple(range(1, 1 + sums_init.ndim - sums_rows.ndim)))
     )
     return totals, sums

@@ -11,13 +11,11 @@ def rnn_states(W, U, xs, h0):
         h = carry
         # one step of the recurrence
         h = jnp.tanh(W @ h + U @ xs[i])
-        states_row = h  # keep the state for the readout
+        states_row = lax.stop_gradient(states)[i].at[...].set(h)  # keep the state for the readout
         return h, states_row
 
     states = jnp.zeros((T, h0.shape[0]), dtype=h0.dtype)
     h, states_rows = lax.scan(lambda carry, i: step(i, carry), h0, jnp.arange(0, T))
-    if states.shape[0] == 0:  # the loop's `.at[i].set` raised this while tracing
-        raise IndexError("index is out of bounds for axis 0 with size 0")
     states = states.at[jnp.arange(states_rows.shape[0])].set(
         jnp.expand_dims(
             states_rows,

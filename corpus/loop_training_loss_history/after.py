@@ -17,7 +17,7 @@ def train(w0, X, y, lrs):
         w = state
         loss, grad = jax.value_and_grad(loss_fn)(w, X, y)
         w = w - lrs[step] * grad
-        history_row = loss
+        history_row = lax.stop_gradient(history)[step].at[...].set(loss)
         return w, history_row
 
     w, history_rows = lax.scan(
@@ -25,8 +25,6 @@ def train(w0, X, y, lrs):
         w0,
         jnp.arange(0, n_steps),
     )
-    if history.shape[0] == 0:  # the loop's `.at[i].set` raised this while tracing
-        raise IndexError("index is out of bounds for axis 0 with size 0")
     history = history.at[jnp.arange(history_rows.shape[0])].set(
         jnp.expand_dims(
             history_rows,

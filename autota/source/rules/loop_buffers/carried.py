@@ -323,8 +323,9 @@ class CarriedBuffers:
             if reader is not None:
                 name = self.matches(reader.func, FRAME_READERS).rsplit(".", 1)[1]
                 return f"`{name}()` (line {self.start_line(reader)}) reads locals by name, which the fix renames and adds"
-        unsafe: list[str] = self._surroundings(statement, call)
-        after = self._after_write(body, write)
+        checked = self._checked_in_body(call, function, write, key, previous, inits, position)
+        unsafe: list[str] = self._surroundings(statement, call, checked)
+        after = None if checked else self._after_write(body, write)
         if after:
             unsafe.append(after)
         # -- where the step writes: loop step k (from 0) writes at start + k ------------------
@@ -459,7 +460,7 @@ class CarriedBuffers:
             )
         fix = self._fix(
             call, kind, args, body, write, binding, inits, results, position, ys_target,
-            lax_name, jnp_name, start_code, key, previous,
+            lax_name, jnp_name, start_code, key, previous, checked,
         )
         if isinstance(fix, str):
             return fix
@@ -501,14 +502,32 @@ class CarriedBuffers:
                     )
         return None
 
-    def _surroundings(self, statement: cst.CSTNode, call: cst.Call) -> list[str]:
-        """What a fix of the loop statement assumes of the code around it: a caught exception would
-        see the names the rewritten statement binds before it raises the write's error after the
-        loop (the original raised in the loop call, binding none), and at module level the fix's
-        names become attributes of the module."""
+    def _checked_in_body(self, call, function, write: Write, key, previous, inits, position: int) -> bool:
+        """Whether the body can make each row from its slot of the initial buffer, so that the
+        write's own checks run where it ran: an `.at[].set` of a whole slot, the body a `def` in
+        the function that runs the loop (so it sees the buffer's name), which binds no name the
+        buffer's initial value is read by."""
+        if key is not None or previous or write.form != "at" or inits is None:
+            return False
+        scope = scopes.enclosing_scope(self, call)
+        if not isinstance(scope, cst.FunctionDef) or scopes.enclosing_scope(self, function) is not scope:
+            return False
+        init = inits[position]
+        names = {n.value for n in self.semantics.variables(init)} if not isinstance(init, cst.Name) else {init.value}
+        own = {p.name.value for p in all_params(function)}
+        # the buffer's own name in the body is bound only by the unpacking and the write, which
+        # the fix removes: after it, the name is the function's
+        return not any(n in own or n != write.buf and self.semantics.binds_here(function, n) for n in names)
+
+    def _surroundings(self, statement: cst.CSTNode, call: cst.Call, checked: bool) -> list[str]:
+        """What a fix of the loop statement assumes of the code around it: unless the body checks
+        each row itself (``checked``), a caught exception would see the names the rewritten
+        statement binds before it raises the write's error after the loop (the original raised
+        in the loop call, binding none); at module level the fix's names become attributes of
+        the module."""
         found = []
         scope = scopes.enclosing_scope(self, call)
-        for ancestor in self.ancestors(statement):
+        for ancestor in [] if checked else self.ancestors(statement):
             if ancestor is scope:
                 break
             if isinstance(ancestor, (cst.Try, cst.TryStar, cst.With)):
@@ -699,7 +718,7 @@ class CarriedBuffers:
         return clamp
 
     def _fix(self, call, kind, args, body: Body, write: Write, binding: LoopResult, inits, results, position,
-             ys_target, lax_name, jnp_name, start_code, key, previous):
+             ys_target, lax_name, jnp_name, start_code, key, previous, checked):
         """The edits: the body returns the written value as a stacked output, the loop becomes a
         ``scan``, and after it the rows go into the initial buffer with one write.
 
@@ -756,11 +775,6 @@ class CarriedBuffers:
             c.value for c in scopes.comments(holder)
             if not self.semantics.contains(write.row, c)
         ]
-        if write.in_return:  # the row is computed just before the `return` that wrote it
-            line = self.start_line(body.ret)
-            edits.append(source.insert_lines_before(line, [f"{source.indentation(line)}{row} = {code}"]))
-        else:
-            edits.append(self.replace(write.statement, f"{row} = {code}" + "".join(f"  {c}" for c in comments)))
         carried = [self.code_of(body.returned[k]) for k in keep]
         if previous:
             carried[keep.index(position)] = (
@@ -818,6 +832,18 @@ class CarriedBuffers:
                 bare = new_init[1:-1] if remote.lpar and len(keep) > 1 else new_init
                 edits.append(self.replace(remote, bare))
                 new_init = self.code_of(args[INIT_ARG[kind]].value)
+        if checked:
+            # the row made as the write made it, into a copy of its slot of the initial buffer
+            # (seen from the body, which the loop's function holds): converted, broadcast and
+            # refused exactly there, at the same step (a zero-length axis, a row of the wrong
+            # shape), so nothing after it runs; `stop_gradient`: the slot's old value is discarded
+            slot = ", ".join([":"] * write.axis + [self.code_of(write.index)])
+            code = f"{lax_name}.stop_gradient({base})[{slot}].at[...].set({code})"
+        if write.in_return:  # the row is computed just before the `return` that wrote it
+            line = self.start_line(body.ret)
+            edits.append(source.insert_lines_before(line, [f"{source.indentation(line)}{row} = {code}"]))
+        else:
+            edits.append(self.replace(write.statement, f"{row} = {code}" + "".join(f"  {c}" for c in comments)))
         # the loop turned its initial buffer into a JAX array; a NumPy one must be converted too
         array = base if key is not None or self._is_jax_array(inits[position]) else f"{jnp_name}.asarray({base})"
         # 3. the call: a scan over the steps, without the buffer
@@ -908,9 +934,10 @@ class CarriedBuffers:
                 f"{indent}{destination} = {lax_name}.dynamic_update_slice_in_dim({array}, {block}, {start_code}, {axis})"
             ]
         tail = [f"{indent}{binding.tail}"] if binding.tail else []
-        edits.append(source.insert_lines_before(self.end_line(statement) + 1, self._empty_guard(
+        guard = [] if checked else self._empty_guard(
             write, inits[position] if key is None else None, base, indent, module.default_indent,
-        ) + rebuild + tail))
+        )
+        edits.append(source.insert_lines_before(self.end_line(statement) + 1, guard + rebuild + tail))
         edits.extend(source.insert_lines_before(line, lines) for line, lines in prelude.items())
         loop = "fori_loop" if kind == "fori" else "scan"
         return Fix(
