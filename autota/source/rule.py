@@ -18,6 +18,7 @@ from autota.source import scopes
 from autota.source.prefilter import Facts
 from autota.source.text import SourceText
 from autota.source.tracing import TracedFunctions
+from autota.source.vocabulary import FRAME_READERS, terminal
 
 
 @dataclass
@@ -151,6 +152,22 @@ class SourceRule:
 
     def end_line(self, node: cst.CSTNode) -> int:
         return self.context.file_line(self.context.semantics.position(node).end.line)
+
+    def frame_reader(self, tree: cst.CSTNode) -> tuple[cst.Call, str] | None:
+        """The first call below ``tree`` that can read a function's locals by name (``locals()``,
+        ``sys._getframe()``), with the name it calls. Found from the name index: a walk of the
+        scope per candidate cost a long script its whole module each time."""
+        readers = []
+        for reader in {terminal(q) for q in FRAME_READERS}:
+            for node in self.semantics.names_in(tree, reader):
+                call = self.parent(node)
+                if isinstance(call, cst.Attribute) and call.attr is node:
+                    call = self.parent(call)
+                name = self.matches(call.func, FRAME_READERS) if isinstance(call, cst.Call) else None
+                if name:
+                    location = self.location(call)
+                    readers.append(((location.line, location.column), call, terminal(name)))
+        return min(readers, key=lambda r: r[0])[1:] if readers else None
 
     def replace(self, node: cst.CSTNode, content: str) -> Edit:
         loc = self.location(node)

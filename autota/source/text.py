@@ -12,6 +12,7 @@ import tokenize
 from bisect import bisect_right
 from collections import Counter
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Iterable
 
 from autota.catalogue import Edit
@@ -32,26 +33,18 @@ class SourceText:
         first = _NEWLINE.search(self.text)
         self.newline = first.group() if first else "\n"
 
+    @cached_property
     def comments(self) -> list[tuple[int, str]]:
-        """Every comment of the text, with its offset (computed once)."""
-        if not hasattr(self, "_comments"):
-            try:
-                self._comments = [
-                    (self.offset(token.start[0], token.start[1] + 1), token.string)
-                    for token in tokenize.generate_tokens(io.StringIO(self.text).readline)
-                    if token.type == tokenize.COMMENT
-                ]
-            except (tokenize.TokenError, SyntaxError):  # not Python (checked before a fix is made)
-                self._comments = []
-        return self._comments
+        """Every comment of the text, with its offset."""
+        return [(self.offset(t.start[0], t.start[1] + 1), t.string) for t in _comment_tokens(self.text)]
 
     def dropped_comments(self, edits: Iterable[Edit]) -> list[str]:
         """The comments inside the spans that ``edits`` replace that their new text does not
         hold as comments as many times (a comment's text inside a generated one is not it)."""
         edits = list(edits)
         spans = [(self.offset(e.line, e.column), self.offset(e.end_line, e.end_column)) for e in edits]
-        replaced = Counter(text for offset, text in self.comments() if any(s <= offset < e for s, e in spans))
-        kept = Counter(text for e in edits for text in _comment_tokens(e.content))
+        replaced = Counter(text for offset, text in self.comments if any(s <= offset < e for s, e in spans))
+        kept = Counter(t.string for e in edits for t in _comment_tokens(e.content))
         return sorted((replaced - kept).elements())
 
     @property
@@ -106,14 +99,14 @@ class SourceText:
         return "".join(out)
 
 
-def _comment_tokens(fragment: str) -> list[str]:
-    """The comments of a fragment of code (an edit's new text), as far as it tokenizes: one it
-    cannot reach counts as dropped, which errs on the safe side."""
+def _comment_tokens(code: str) -> list[tokenize.TokenInfo]:
+    """The comment tokens of ``code`` (the file, or an edit's new text, a fragment), as far as
+    it tokenizes: a comment it cannot reach counts as dropped, which errs on the safe side."""
     found = []
     try:
-        for token in tokenize.generate_tokens(io.StringIO(fragment).readline):
+        for token in tokenize.generate_tokens(io.StringIO(code).readline):
             if token.type == tokenize.COMMENT:
-                found.append(token.string)
+                found.append(token)
     except (tokenize.TokenError, IndentationError, SyntaxError):
         pass
     return found

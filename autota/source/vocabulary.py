@@ -52,6 +52,9 @@ REPLACE = frozenset({"dataclasses.replace"})
 # -- growth ------------------------------------------------------------------------------------
 GROWTH_FUNCTIONS = ("concatenate", "append", "vstack", "row_stack", "hstack", "dstack", "column_stack", "stack")
 
+ARRAY_MODULES = (f"{JNP}.", f"{LAX}.", "jax.random.")
+"""Modules whose functions return JAX arrays and do nothing else."""
+
 # -- Python introspection ----------------------------------------------------------------------
 FRAME_READERS = frozenset(
     {"builtins.locals", "builtins.vars", "builtins.globals", "builtins.eval", "builtins.exec", "sys._getframe",

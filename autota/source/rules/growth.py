@@ -13,8 +13,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from autota.catalogue import Fix
-from autota.source import prefilter, scopes, vocabulary
-from autota.source.vocabulary import FRAME_READERS
+from autota.source import prefilter, scopes
 from autota.source.rule import SourceRule
 
 JNP = "jax.numpy"
@@ -283,21 +282,10 @@ class GrowthRule(SourceRule):
         if seeing:
             first = min(seeing, key=self.start_line)
             return f"a nested function (line {self.start_line(first)}) can see `{name}` while the loop runs"
-        readers = []
-        for reader in {vocabulary.terminal(q) for q in FRAME_READERS}:
-            for node in semantics.names_in(scope, reader):
-                call = semantics.parents.get(node)
-                if isinstance(call, cst.Attribute) and call.attr is node:
-                    call = semantics.parents.get(call)
-                if isinstance(call, cst.Call) and self.matches(call.func, FRAME_READERS):
-                    readers.append(call)
-        if readers:
-            call = min(readers, key=self.start_line)
-            introspection = self.matches(call.func, FRAME_READERS)
-            return (
-                f"`{introspection.rsplit('.', 1)[1]}()` (line {self.start_line(call)}) can read `{name}` "
-                "while the loop runs"
-            )
+        reader = self.frame_reader(scope)
+        if reader is not None:
+            call, introspection = reader
+            return f"`{introspection}()` (line {self.start_line(call)}) can read `{name}` while the loop runs"
         return None
 
     def _assumptions(self, loop: cst.CSTNode, name: str, partial: str, moved: list[cst.CSTNode]) -> list[str]:

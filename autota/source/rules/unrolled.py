@@ -17,7 +17,6 @@ from autota.catalogue import Fix
 from autota.source import prefilter, scopes
 from autota.source.rule import SourceRule
 from autota.source.rules.growth import GROWTH
-from autota.source.vocabulary import FRAME_READERS
 
 
 UNSAFE_DIFFERENCES = (
@@ -129,10 +128,10 @@ class UnrolledLoopRule(SourceRule):
                     f"a nested function (line {self.start_line(nested)}) reads `{seen}`: in the loop it sees each "
                     "step's value, inside a scan body only the value before the loop"
                 )
-        for call in self.semantics.find(function.body, lambda n: isinstance(n, cst.Call)):
-            reader = self.matches(call.func, FRAME_READERS)
-            if reader:
-                return f"`{reader.rsplit('.', 1)[1]}()` (line {self.start_line(call)}) reads the function's locals by name"
+        reader = self.frame_reader(function.body)
+        if reader is not None:
+            call, name = reader
+            return f"`{name}()` (line {self.start_line(call)}) reads the function's locals by name"
         return None
 
     def _fix(self, loop: cst.For, carried: list[str]) -> Fix | str:

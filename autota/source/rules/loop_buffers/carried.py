@@ -8,7 +8,7 @@ import libcst as cst
 
 from autota.catalogue import Edit, Fix
 from autota.source import scopes
-from autota.source.vocabulary import FRAME_READERS
+from autota.source.vocabulary import ARRAY_MODULES
 from autota.source.rules.loop_buffers.syntax import (
     JNP,
     BODY_ARG,
@@ -316,13 +316,10 @@ class CarriedBuffers:
         if write.dict_entry and len(self.semantics.names_in(target, result.value)) != 1:
             return f"the dict's result name `{result.value}` is bound more than once by the loop's assignment"
         for scope in (function, scopes.enclosing_scope(self, call)):
-            reader = next(
-                (c for c in self.semantics.find(scope, lambda n: isinstance(n, cst.Call)) if self.matches(c.func, FRAME_READERS)),
-                None,
-            )
+            reader = self.frame_reader(scope)
             if reader is not None:
-                name = self.matches(reader.func, FRAME_READERS).rsplit(".", 1)[1]
-                return f"`{name}()` (line {self.start_line(reader)}) reads locals by name, which the fix renames and adds"
+                found, name = reader
+                return f"`{name}()` (line {self.start_line(found)}) reads locals by name, which the fix renames and adds"
         checked = self._checked_in_body(call, function, write, key, previous, inits, position)
         unsafe: list[str] = self._surroundings(statement, call, checked)
         after = None if checked else self._after_write(body, write)
@@ -333,19 +330,18 @@ class CarriedBuffers:
         offset = index_offset(write.index, body.index_param) if bounds is not None else None
         if offset is not None:
             lower, upper = bounds
+            integers = self._is_static(lower, call, integer=True) and self._is_static(upper, call, integer=True)
             if kind == "fori" and not (self._is_static(lower, call) and self._is_static(upper, call)):
                 unsafe.append(
                     "the trip count is not provably static (a traced bound makes `jnp.arange` fail where "
                     "`fori_loop` would run as a `while_loop`)"
                 )
-            elif kind == "fori" and not (
-                self._is_static(lower, call, integer=True) and self._is_static(upper, call, integer=True)
-            ):
+            elif kind == "fori" and not integers:
                 unsafe.append(
                     "the bounds are not provably Python ints (a `static_argnums` argument may be a `bool` or a "
                     "NumPy integer: `fori_loop` refuses bounds of two types, `jnp.arange` takes them)"
                 )
-            if kind == "scan" and not (self._is_static(lower, call, integer=True) and self._is_static(upper, call, integer=True)):
+            if kind == "scan" and not integers:
                 unsafe.append(
                     "the bounds of `jnp.arange` are not provably integers (a float `arange` scans float "
                     "elements, which the write refused as an index and the rebuild does not)"
@@ -658,18 +654,17 @@ class CarriedBuffers:
             if self.semantics.find(expr, lambda n: isinstance(n, cst.NamedExpr)):
                 return "the initial carry binds a name with `:=`, and the fix evaluates the buffer on its own line first"
         for expr in earlier if remote else ():
-            for call in self.semantics.find(expr, lambda n: isinstance(n, cst.Call)):
-                if not any(q.startswith(ARRAY_MODULES) for q in self.qualified_names(call.func)):
-                    return (
-                        f"the initial carry calls `{self.code_of(call.func)}` before the buffer, and the fix evaluates "
-                        "the buffer first"
-                    )
-            for subscript in self.semantics.find(expr, lambda n: isinstance(n, cst.Subscript)):
-                if not (isinstance(subscript.value, cst.Attribute) and subscript.value.attr.value == "shape"):
-                    return (
-                        f"the initial carry reads `{self.code_of(subscript)}` before the buffer (it may raise), and "
-                        "the fix evaluates the buffer first"
-                    )
+            action = self._action(expr)
+            if isinstance(action, cst.Call):
+                return (
+                    f"the initial carry calls `{self.code_of(action.func)}` before the buffer, and the fix evaluates "
+                    "the buffer first"
+                )
+            if action is not None:
+                return (
+                    f"the initial carry reads `{self.code_of(action)}` before the buffer (it may raise), and "
+                    "the fix evaluates the buffer first"
+                )
         return None
 
     def _shadowed(self, *modules: str | None) -> str | None:
@@ -968,10 +963,6 @@ class CarriedBuffers:
             f"{indent}if {base}.shape[{axis}] == 0:  # the loop's {what} raised this while tracing",
             f"{indent}{step}raise {error}",
         ]
-
-
-ARRAY_MODULES = ("jax.numpy.", "jax.lax.", "jax.random.")
-"""Modules whose functions return JAX arrays and do nothing else."""
 
 
 def _reads(semantics: scopes.Semantics, expr: cst.BaseExpression, names: set[str]) -> bool:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from autota.source import scopes
+from autota.source.vocabulary import ARRAY_MODULES
 from autota.source.rules.loop_buffers.syntax import (
     assigns,
     LAX,
@@ -129,6 +130,21 @@ class StaticFacts:
         if resolved is not expr:
             return self._canonical(resolved)
         return self.code_of(expr).strip()
+
+    def _action(self, expr: cst.BaseExpression) -> cst.Call | cst.Subscript | None:
+        """What in ``expr`` may have effects or raise on its own, so that evaluating it in another
+        order may show: a call of anything but JAX's array functions, else a subscript other than
+        of a ``.shape``."""
+        found = self.semantics.find(expr, lambda n: isinstance(n, (cst.Call, cst.Subscript)))
+        calls = [
+            n for n in found
+            if isinstance(n, cst.Call) and not any(q.startswith(ARRAY_MODULES) for q in self.qualified_names(n.func))
+        ]
+        subscripts = [
+            n for n in found
+            if isinstance(n, cst.Subscript) and not (isinstance(n.value, cst.Attribute) and n.value.attr.value == "shape")
+        ]
+        return (calls or subscripts or [None])[0]
 
     def _is_static(self, expr: cst.BaseExpression, where: cst.CSTNode, depth: int = 0, integer: bool = False,
                    static_args: bool = False) -> bool:

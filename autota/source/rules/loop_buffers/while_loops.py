@@ -178,20 +178,6 @@ class WhileLoops:
             scope = scopes.enclosing_scope(self, scope)
         return False
 
-    def _may_act(self, expr: cst.BaseExpression) -> bool:
-        """Whether evaluating ``expr`` may have effects or raise on its own: a call of anything
-        but JAX's array functions, or a subscript other than of a ``.shape``."""
-        for node in self.semantics.find(expr, lambda n: isinstance(n, (cst.Call, cst.Subscript))):
-            if isinstance(node, cst.Call) and not any(
-                q.startswith(("jax.numpy.", "jax.lax.", "jax.random.")) for q in self.qualified_names(node.func)
-            ):
-                return True
-            if isinstance(node, cst.Subscript) and not (
-                isinstance(node.value, cst.Attribute) and node.value.attr.value == "shape"
-            ):
-                return True
-        return False
-
     def _while_plan(self, call, args, cond, body: Body, position: int, bound):
         """The edit turning the ``while_loop`` into a ``fori_loop`` and the trip count, or why not."""
         for role, function in (("condition", cond), ("body", body.function)):
@@ -232,7 +218,7 @@ class WhileLoops:
             or any(isinstance(e, cst.StarredElement) for e in elements.elements)
         ):
             return "the initial carry is not written out as a tuple with one value per carried name"
-        if self.semantics.find(bound, lambda n: isinstance(n, (cst.Call, cst.Subscript))) and self._may_act(init):
+        if self.semantics.find(bound, lambda n: isinstance(n, (cst.Call, cst.Subscript))) and self._action(init) is not None:
             return (
                 f"the bound `{self.code_of(bound).strip()}` would be evaluated before the initial carry (the "
                 "condition read it after), and both may raise or have effects; bind it to a name before the loop"
