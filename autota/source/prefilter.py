@@ -273,6 +273,24 @@ def _reads(call: ast.Call, name: str) -> bool:
     return any(isinstance(i, ast.Name) and i.id == name for i in items) or at_update_receiver(call) == name
 
 
+def grows(call: ast.Call, name: str, pair: bool) -> bool:
+    """Whether ``call`` could grow ``name`` by pieces at one end, as AT101 reads a growth call:
+    ``name`` first or last, once, among the two arrays of a pair (``append``) or the elements of
+    a literal sequence, with no ``*`` argument. Padding on both sides (``[p, x, p]``) is not."""
+    if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
+        return False
+    if pair:
+        items = call.args[:2]
+    elif call.args and isinstance(call.args[0], (ast.List, ast.Tuple)):
+        items = call.args[0].elts
+        if any(isinstance(e, ast.Starred) for e in items):
+            return False
+    else:
+        return False
+    at = [isinstance(i, ast.Name) and i.id == name for i in items]
+    return len(items) >= 2 and sum(at) == 1 and (at[0] or at[-1])
+
+
 def gather(tree: ast.Module) -> Facts:
     """One walk over ``tree``, recording each node of interest with its top-level statement."""
     facts = Facts(tree, [])

@@ -34,9 +34,10 @@ from autota.cli.progress import progress
 FILES_PER_WORKER = 8
 """A worker pays for itself from about this many files: fewer run in this process."""
 
-BATCHES_PER_WORKER = 4
-"""Files go to workers in about this many batches each: few enough that sending them costs
-little, enough that a slow file does not leave the other workers idle."""
+SPREAD = 8
+"""The files are dealt into this many interleaved runs before they are cut into batches: the
+files that cost most sit together in a tree (a folder of scripts), and one batch of only those
+would leave the other workers idle at the end."""
 
 MAX_BATCH = 32
 """No batch holds more files, so an interrupt or a dead worker costs at most this many."""
@@ -191,14 +192,28 @@ def _process_batch(tasks: list[Task], mode: Mode) -> list[Outcome]:
 
 
 def _worker_context():
-    """Fresh worker processes, not forks: a caller may have JAX's threads running (forking
-    those can deadlock). With a fork server that has imported the linter once, each worker
-    starts as a cheap fork of it."""
-    if "forkserver" in multiprocessing.get_all_start_methods():
+    """Workers forked from this process where no other thread runs in it, so that a fork
+    cannot deadlock: they start at once, with the linter this process imported just before.
+    Otherwise (a caller with JAX's threads running, or no ``/proc`` to tell) fresh processes
+    from a fork server that imports the linter once."""
+    methods = multiprocessing.get_all_start_methods()
+    if "fork" in methods and _single_threaded():
+        from autota.cli.commands import one_file  # noqa: F401 (imported once, for every worker)
+
+        return multiprocessing.get_context("fork")
+    if "forkserver" in methods:
         context = multiprocessing.get_context("forkserver")
         context.set_forkserver_preload(["autota.cli.commands.lint", "autota.cli.commands.one_file"])
         return context
     return multiprocessing.get_context("spawn")  # pragma: no cover
+
+
+def _single_threaded() -> bool:
+    """Whether this process runs one thread, native ones (XLA's pools) included, as Linux lists them."""
+    try:
+        return len(os.listdir("/proc/self/task")) == 1
+    except OSError:  # pragma: no cover (not Linux)
+        return False
 
 
 def _block_sigint():
@@ -220,12 +235,17 @@ def _unblock_sigint(handler) -> None:
 
 
 def _batches(tasks: list[Task], workers: int) -> list[list[Task]]:
-    """Batches of at most ``MAX_BATCH`` files, dealt out in turn: the files that cost most sit
-    together in a tree (a folder of scripts), and a batch of only those would leave the other
-    workers idle at the end."""
-    size = max(1, min(MAX_BATCH, -(-len(tasks) // (workers * BATCHES_PER_WORKER))))
-    count = -(-len(tasks) // size)
-    return [tasks[k::count] for k in range(count)]
+    """Batches of shrinking size, as OpenMP's guided schedule cuts them: each holds a share of
+    the files left (at most ``MAX_BATCH``), so the first batches cost little to send and the
+    last hold one file each, and no worker is left with a long batch while the others idle.
+    The files are interleaved first (see :data:`SPREAD`)."""
+    spread = [task for k in range(SPREAD) for task in tasks[k::SPREAD]]
+    batches = []
+    while spread:
+        size = max(1, min(MAX_BATCH, -(-len(spread) // (2 * workers))))
+        batches.append(spread[:size])
+        spread = spread[size:]
+    return batches
 
 
 def _run_pool(tasks: list[Task], mode: Mode, workers: int, bar, outcomes: list[Outcome]) -> None:

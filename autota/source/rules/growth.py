@@ -8,6 +8,7 @@ and the empty loop included; elsewhere the finding says which condition failed.
 
 from __future__ import annotations
 
+import ast
 from dataclasses import dataclass
 
 import libcst as cst
@@ -60,6 +61,17 @@ class Growth:
         return (self.function, rule.code_of(self.call.func), self.prepend, axis)
 
 
+def _may_grow(facts: prefilter.Facts, assign: ast.Assign) -> bool:
+    """Whether ``x = f(...x...)`` may be a growth (AT101) or an update (AT102) of ``x``."""
+    call, name = assign.value, assign.targets[0].id
+    function = facts.name(call.func)
+    if function in prefilter.GROWTH_NAMES and not facts.outside_jax(call.func):
+        return prefilter.grows(call, name, pair=function == "append")
+    if function in prefilter.DYNAMIC_UPDATE_NAMES and not facts.outside_jax(call.func):
+        return True
+    return prefilter.at_update_receiver(call) == name
+
+
 class GrowthRule(SourceRule):
     codes = ("AT101", "AT102")
     triggers = ("concatenate", "append", "stack", ".at[", "dynamic_update")
@@ -71,16 +83,7 @@ class GrowthRule(SourceRule):
     @classmethod
     def relevant(cls, facts: prefilter.Facts) -> set[int] | None:
         """Where a name is grown or updated by itself (``x = f([x, ...])``) inside a loop."""
-        candidates = [
-            site
-            for site in facts.self_assigns
-            if site.in_loop
-            and (
-                facts.name(site.node.value.func) in prefilter.GROWTH_NAMES | prefilter.DYNAMIC_UPDATE_NAMES
-                and not facts.outside_jax(site.node.value.func)
-                or prefilter.at_update_receiver(site.node.value) == site.node.targets[0].id
-            )
-        ]
+        candidates = [site for site in facts.self_assigns if site.in_loop and _may_grow(facts, site.node)]
         if any(not facts.top_is_definition[site.top] for site in candidates):
             return None  # a module-level accumulator: any function of the module may see it
         around = [f for f in facts.functions if any(prefilter.inside(c, f) for c in candidates)]
