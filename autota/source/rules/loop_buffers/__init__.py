@@ -134,7 +134,7 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
 
     def _check_loop(self, call: cst.Call, kind: str) -> None:
         args = self._arguments(call, kind)
-        if args is None or BODY_ARG[kind] not in args or INIT_ARG[kind] not in args:
+        if args is None or not {BODY_ARG[kind], INIT_ARG[kind], *(("cond_fun",) if kind == "while" else ())} <= set(args):
             return
         function = self._function(args[BODY_ARG[kind]].value)
         body = self._body(function, kind)

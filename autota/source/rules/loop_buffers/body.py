@@ -78,9 +78,14 @@ class LoopBodies:
     returns the carry, which carried buffers it writes, and what else reads them."""
 
     def _arguments(self, call: cst.Call, kind: str) -> dict[str, cst.Arg] | None:
+        """The loop's arguments by parameter name; a ``**opts`` argument under ``"**"`` (what it
+        holds is unknown, so no fix is made), and ``None`` for a ``*args``, whose positions are."""
         names = PARAMS[kind]
         found: dict[str, cst.Arg] = {}
         for position, arg in enumerate(call.args):
+            if arg.star == "**":
+                found["**"] = arg
+                continue
             if arg.star:
                 return None
             if arg.keyword is None:
@@ -91,12 +96,19 @@ class LoopBodies:
                 found[arg.keyword.value] = arg
         return found
 
+    def _unknown_options(self, args: dict[str, cst.Arg]) -> str | None:
+        """Why a rewrite cannot keep the loop's ``**opts``: what it holds (``reverse``, ``length``,
+        ``unroll``, or a key the loop refuses) changes what the loop computes or raises."""
+        if "**" in args:
+            return f"the loop is called with `**{self.code_of(args['**'].value)}`, whose keys are not known here"
+        return None
+
     def _out_of_order(self, call: cst.Call, kind: str) -> str | None:
         """Why a rewrite of ``call`` would evaluate its arguments in another order: keywords
         given out of the signature's order run in the order written, and a rewrite writes them
         in the signature's."""
         names = PARAMS[kind]
-        given = [arg.keyword.value if arg.keyword is not None else names[k] for k, arg in enumerate(call.args)]
+        given = [arg.keyword.value if arg.keyword is not None else names[k] for k, arg in enumerate(call.args) if not arg.star]
         ranks = [names.index(g) for g in given if g in names]
         if ranks != sorted(ranks):
             return "the loop's keyword arguments are not in the order of its parameters, and the fix evaluates them in that order"

@@ -197,6 +197,9 @@ class CarriedBuffers:
         disorder = self._out_of_order(call, kind)
         if disorder:
             return disorder
+        options = self._unknown_options(args)
+        if options:
+            return options
         function = body.function
         if write.in_return:
             position = body.elements.index(write.buf)

@@ -195,7 +195,7 @@ class WhileLoops:
                 )
         if isinstance(scopes.enclosing_scope(self, call), cst.ClassDef):
             return "the loop runs in a class body, whose names a `lambda` cannot see"
-        disorder = self._out_of_order(call, "while")
+        disorder = self._out_of_order(call, "while") or self._unknown_options(args)
         if disorder:
             return disorder
         if any(
