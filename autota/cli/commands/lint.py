@@ -13,6 +13,7 @@ no file is left half-written, and the run exits 130. A second interrupt kills th
 from __future__ import annotations
 
 import argparse
+import importlib
 import multiprocessing
 import os
 import signal
@@ -198,8 +199,7 @@ def _worker_context():
     from a fork server that imports the linter once."""
     methods = multiprocessing.get_all_start_methods()
     if "fork" in methods and _single_threaded():
-        from autota.cli.commands import one_file  # noqa: F401 (imported once, for every worker)
-
+        importlib.import_module("autota.cli.commands.one_file")  # once, for every worker
         return multiprocessing.get_context("fork")
     if "forkserver" in methods:
         context = multiprocessing.get_context("forkserver")

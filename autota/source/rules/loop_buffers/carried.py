@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import libcst as cst
 
@@ -47,6 +47,38 @@ class LoopResult:
     """Where names are introduced: the call, or the subscript of it that the statement reads."""
     tail: str | None = None
     """The statement after the rebuild that gives back what the original statement did."""
+
+
+@dataclass
+class CarriedPlan:
+    """What the rewrite of one carried buffer is built from: the loop, and the facts that
+    :meth:`CarriedBuffers._plan`'s steps proved of it, with the assumptions that make it unsafe."""
+
+    call: cst.Call
+    kind: str
+    args: dict[str, cst.Arg]
+    body: Body
+    write: Write
+    previous: list[cst.Subscript]
+    """The previous step's row, where the body reads it back (it is carried as a value instead)."""
+    key: cst.SimpleString | None = None
+    """The dict carry's key, for a dict entry."""
+    position: int = 0
+    """The buffer's place among the carried values."""
+    binding: LoopResult | None = None
+    lax_name: str | None = None
+    jnp_name: str | None = None
+    remote_init: cst.Assign | None = None
+    """``init = (h0, 0, buf0)`` a few lines above the loop, where its carry is written out there."""
+    inits: list[cst.BaseExpression] | None = None
+    results: list[cst.BaseExpression] | None = None
+    ys_target: cst.BaseExpression | None = None
+    checked: bool = False
+    """Whether each row is checked where the write ran (see ``_checked_in_body``)."""
+    start_code: str = ""
+    bounds: tuple[cst.BaseExpression, cst.BaseExpression] | None = None
+    trips: str | None = None
+    assumptions: list[str] = field(default_factory=list)
 
 
 class CarriedBuffers:
@@ -185,7 +217,32 @@ class CarriedBuffers:
         return f"`{write.label}` is {where} and written one slot a step: {cost}; return the written value as {output} instead"
 
     def _plan(self, call, kind, args, body: Body, write: Write, group: list[Write], previous):
-        """The fix and why it is unsafe (``None`` when safe), or the precondition that failed."""
+        """The fix and why it is unsafe (``None`` when safe), or the precondition that failed.
+
+        Each step asks one question of the loop, records what it proved in a :class:`CarriedPlan`
+        (and the assumptions that make the fix unsafe), or refuses with its reason; the first
+        refusal is the finding's reason."""
+        plan = CarriedPlan(call, kind, args, body, write, previous)
+        problem = (
+            self._body_shape(plan, group)
+            or self._result_spelling(plan)
+            or self._carry_layout(plan)
+            or self._frame_readers(plan)
+            or self._write_checks(plan)
+            or self._schedule(plan)
+            or self._row_facts(plan)
+        )
+        if problem:
+            return problem
+        fix = self._fix(plan)
+        if isinstance(fix, str):
+            return fix
+        return fix, "; ".join(plan.assumptions) if plan.assumptions else None
+
+    def _body_shape(self, plan: CarriedPlan, group: list[Write]) -> str | None:
+        """Whether the body is a ``def`` that the rewrite can take: one unconditional write of the
+        buffer, which leaves the body in its place in the carry, a body used by this loop only."""
+        call, kind, args, body, write = plan.call, plan.kind, plan.args, plan.body, plan.write
         if body.problem:
             return body.problem
         if len(group) != 1:
@@ -219,13 +276,13 @@ class CarriedBuffers:
         aliased = body.alias is not None and body.elements == [write.buf]
         if stores or len(plain) != (0 if write.dict_entry or write.in_return else 1) + aliased:
             return f"`{write.buf}` is bound more than once in the body"
-        key = None
         if write.dict_entry:
             target = write.statement.targets[0].target
             key = target.slice[0].slice.value if len(target.slice) == 1 and isinstance(target.slice[0].slice, cst.Index) else None
             if not isinstance(key, cst.SimpleString):
                 return f"the dict carry `{write.buf}` is written at a key that is not a string literal"
-        position = body.elements.index(write.buf)
+            plan.key = key
+        plan.position = position = body.elements.index(write.buf)
         returned = body.returned[position]
         if not (isinstance(returned, cst.Name) and returned.value == write.buf or returned is write.call):
             return f"the body does not return `{write.buf}` in its place in the carry"
@@ -242,26 +299,36 @@ class CarriedBuffers:
             return "the scan runs in reverse"
         if kind == "scan" and "_split_transpose" in args:
             return "the scan passes `_split_transpose`"
-        lax_name = self._lax_spelling(call)
-        jnp_name = scopes.module_alias(self.context.module, JNP)
-        if lax_name is None:
+        return None
+
+    def _result_spelling(self, plan: CarriedPlan) -> str | None:
+        """Where the loop's result goes, and the module names the generated code can use."""
+        call = plan.call
+        plan.lax_name = self._lax_spelling(call)
+        plan.jnp_name = scopes.module_alias(self.context.module, JNP)
+        if plan.lax_name is None:
             return "`jax.lax` is not imported under a module name here"
-        if jnp_name is None:
+        if plan.jnp_name is None:
             return "`jax.numpy` is not imported under a module name here"
-        binding = self._loop_result(call, kind, args, body, write)
+        binding = self._loop_result(call, plan.kind, plan.args, plan.body, plan.write)
         if isinstance(binding, str):
             return binding
-        statement = binding.statement
+        plan.binding = binding
         if isinstance(scopes.enclosing_scope(self, call), cst.ClassDef):
             return "the loop runs in a class body, whose names a `lambda` cannot see"
         if self.semantics.find(binding.target, lambda n: isinstance(n, cst.StarredElement)):
             return "the loop's result is unpacked with `*`"
-        shadowed = self._shadowed(jnp_name, lax_name)
+        shadowed = self._shadowed(plan.jnp_name, plan.lax_name)
         if shadowed:
             return f"`{shadowed}` is bound in a function here, so the generated code could mean another module"
+        return None
+
+    def _carry_layout(self, plan: CarriedPlan) -> str | None:
+        """Each carried value's initial expression at the call and the name its result is bound
+        to: the rewrite takes the buffer out of both, by position."""
+        call, kind, args, body, write = plan.call, plan.kind, plan.args, plan.body, plan.write
         init = args[INIT_ARG[kind]].value
         n = len(body.elements)
-        self._remote_init = None
         if body.unpack is not None and isinstance(init, cst.Name) and not write.dict_entry:
             # `init = (h0, 0, buf0)` a few lines up, used only by this loop
             value = self.semantics.assigned_value(init)
@@ -274,7 +341,7 @@ class CarriedBuffers:
                 and scopes.enclosing_scope(self, holder) is scope
                 and self.start_line(holder) < self.start_line(call)
             ):
-                self._remote_init = holder
+                plan.remote_init = holder
                 init = value
         inits = None
         if body.unpack is not None:
@@ -293,20 +360,21 @@ class CarriedBuffers:
                 return "the initial carry is not written out as a tuple where the loop is called"
         else:
             inits = [init]
-        target = binding.target
+        plan.inits = inits
+        target = plan.binding.target
         if kind == "scan":
             if not (isinstance(target, (cst.Tuple, cst.List)) and len(target.elements) == 2):
                 return "the scan's result is not unpacked as `carry, ys = ...`"
-            carry_target, ys_target = target.elements[0].value, target.elements[1].value
+            carry_target, plan.ys_target = target.elements[0].value, target.elements[1].value
         else:
-            carry_target, ys_target = target, None
+            carry_target = target
         if body.unpack is not None:
             if not isinstance(carry_target, (cst.Tuple, cst.List)) or len(carry_target.elements) != n:
                 return "the loop's result is not unpacked into one name per carried value"
-            results = [e.value for e in carry_target.elements]
+            plan.results = [e.value for e in carry_target.elements]
         else:
-            results = [carry_target]
-        result = results[position]
+            plan.results = [carry_target]
+        result = plan.results[plan.position]
         if not isinstance(result, cst.Name):
             return "the buffer's result is not bound to a name"
         bound_here = {n.value for n in self.semantics.find(target, lambda x: isinstance(x, cst.Name))}
@@ -318,17 +386,35 @@ class CarriedBuffers:
             return f"the loop's own assignment rebinds `{rebound[0]}`, which its bounds read"
         if write.dict_entry and len(self.semantics.names_in(target, result.value)) != 1:
             return f"the dict's result name `{result.value}` is bound more than once by the loop's assignment"
-        for scope in (function, scopes.enclosing_scope(self, call)):
+        return None
+
+    def _frame_readers(self, plan: CarriedPlan) -> str | None:
+        """Whether the body or the function running the loop can read locals by name."""
+        for scope in (plan.body.function, scopes.enclosing_scope(self, plan.call)):
             reader = self.frame_reader(scope)
             if reader is not None:
                 found, name = reader
                 return f"`{name}()` (line {self.start_line(found)}) reads locals by name, which the fix renames and adds"
-        checked = self._checked_in_body(call, function, write, key, previous, inits, position)
-        unsafe: list[str] = self._surroundings(statement, call, checked)
-        after = None if checked else self._after_write(body, write)
+        return None
+
+    def _write_checks(self, plan: CarriedPlan) -> None:
+        """Whether each row is checked where the write ran (see :meth:`_checked_in_body`), and
+        else what the unchecked template assumes of the code around the loop and after the write."""
+        plan.checked = self._checked_in_body(
+            plan.call, plan.body.function, plan.write, plan.key, plan.previous, plan.inits, plan.position
+        )
+        plan.assumptions += self._surroundings(plan.binding.statement, plan.call, plan.checked)
+        after = None if plan.checked else self._after_write(plan.body, plan.write)
         if after:
-            unsafe.append(after)
-        # -- where the step writes: loop step k (from 0) writes at start + k ------------------
+            plan.assumptions.append(after)
+        return None
+
+    def _schedule(self, plan: CarriedPlan) -> str | None:
+        """Where the step writes: loop step k (from 0) writes at ``start + k``, for a known number
+        of steps; ``start`` is the loop index's first value plus the write's offset, or a carried
+        counter's first value."""
+        call, kind, args, body, write = plan.call, plan.kind, plan.args, plan.body, plan.write
+        function, inits, unsafe = body.function, plan.inits, plan.assumptions
         bounds = self._index_bounds(kind, args, body)
         offset = index_offset(write.index, body.index_param) if bounds is not None else None
         if offset is not None:
@@ -371,7 +457,7 @@ class CarriedBuffers:
         else:
             if body.index_param is not None and rebinds(self.semantics, function, body.index_param):
                 return f"the loop index `{body.index_param}` is rebound in the body"
-            if previous:
+            if plan.previous:
                 return "the previous row is read at a counter, not at the loop index minus one"
             bounds = None
             counter = write.index
@@ -411,6 +497,13 @@ class CarriedBuffers:
                         unsafe.append(index_use)
             else:
                 trips = self._scan_trips(args)
+        plan.start_code, plan.bounds, plan.trips = start_code, bounds, trips
+        return None
+
+    def _row_facts(self, plan: CarriedPlan) -> str | None:
+        """What the written row is, and what a stacked output of it keeps of the write's own
+        conversion; and what the rewrite moves (the initial carry's order, a public body)."""
+        write, function, inits, position, unsafe = plan.write, plan.body.function, plan.inits, plan.position, plan.assumptions
         if write.slot_read is not None:
             read = f"`{self.code_of(write.slot_read)}`, line {self.start_line(write.slot_read)}"
             if write.slot_read_when == "after":
@@ -418,7 +511,7 @@ class CarriedBuffers:
             return f"the step reads the slot it overwrites ({read}), which still holds the initial buffer's value"
         if write.form != "at":
             length_of = self._entry_initial(write, inits, position) if write.dict_entry else inits[position]
-            problem = self._dus_range(write, length_of, start_code, bounds, trips)
+            problem = self._dus_range(write, length_of, plan.start_code, plan.bounds, plan.trips)
             if problem:
                 unsafe.append(problem)
         row_value = self._value_before(write.row) if isinstance(write.row, cst.Name) else None
@@ -443,8 +536,8 @@ class CarriedBuffers:
                 "`dynamic_update_index_in_dim` adds the written axis itself when the update lacks it, so "
                 f"`{self.code_of(write.call.args[1].value)}` may be a whole row rather than a row with a unit axis"
             )
-        if key is None and inits is not None:
-            moved = self._reordering(inits, position, remote=self._remote_init is not None)
+        if plan.key is None and inits is not None:
+            moved = self._reordering(inits, position, remote=plan.remote_init is not None)
             if moved:
                 unsafe.append(moved)
         if isinstance(scopes.enclosing_scope(self, function), cst.Module) and not function.name.value.startswith("_"):
@@ -452,18 +545,12 @@ class CarriedBuffers:
                 f"the body `{function.name.value}` is a public module-level function whose return value changes; "
                 "other modules may import it"
             )
-        if previous:
+        if plan.previous:
             unsafe.append(
                 "the carried row equals the buffer's row only while every write lands inside the buffer, "
                 "and it is converted with `jnp.asarray(row, dtype)` where the write converted it itself"
             )
-        fix = self._fix(
-            call, kind, args, body, write, binding, inits, results, position, ys_target,
-            lax_name, jnp_name, start_code, key, previous, checked,
-        )
-        if isinstance(fix, str):
-            return fix
-        return fix, "; ".join(unsafe) if unsafe else None
+        return None
 
     def _after_write(self, body: Body, write: Write) -> str | None:
         """Why running the body past the write may show: where the write raises while tracing (a
@@ -715,8 +802,7 @@ class CarriedBuffers:
             return None if start + int_value_text(trips) <= int_value(length) else clamp
         return clamp
 
-    def _fix(self, call, kind, args, body: Body, write: Write, binding: LoopResult, inits, results, position,
-             ys_target, lax_name, jnp_name, start_code, key, previous, checked):
+    def _fix(self, plan: CarriedPlan):
         """The edits: the body returns the written value as a stacked output, the loop becomes a
         ``scan``, and after it the rows go into the initial buffer with one write.
 
@@ -724,6 +810,9 @@ class CarriedBuffers:
         dict keeps its keys and their order) and is written after the loop. A buffer whose previous
         row is read back leaves the carry too, and that row is carried in its place.
         """
+        call, kind, args, body, write, previous = plan.call, plan.kind, plan.args, plan.body, plan.write, plan.previous
+        binding, inits, results, position, ys_target = plan.binding, plan.inits, plan.results, plan.position, plan.ys_target
+        lax_name, jnp_name, start_code, key, checked = plan.lax_name, plan.jnp_name, plan.start_code, plan.key, plan.checked
         source, module = self.context.source, self.context.module
         function = body.function
         statement = binding.statement
@@ -797,15 +886,15 @@ class CarriedBuffers:
             other_targets = {
                 n.value for k in keep if k != position for n in self.semantics.find(results[k], lambda x: isinstance(x, cst.Name))
             }
-            anchor = self._remote_init if self._remote_init is not None else statement
-            if self._remote_init is None and isinstance(init, cst.Name) and init.value not in other_targets and not (
+            anchor = plan.remote_init if plan.remote_init is not None else statement
+            if plan.remote_init is None and isinstance(init, cst.Name) and init.value not in other_targets and not (
                 ys_target is not None and self.semantics.names_in(ys_target, init.value)
             ):
                 base = init.value
             elif isinstance(init, cst.Call) and self.matches(init.func, CONSTRUCTORS) or isinstance(init, cst.Name):
                 base = self.fresh_name(f"{result}_init", call)
                 indent = source.indentation(self.start_line(anchor))
-                if self._remote_init is None:
+                if plan.remote_init is None:
                     # the carry's values before the buffer ran before it: they keep their order
                     for k in range(position):
                         if not isinstance(inits[k], (cst.Name, cst.Integer, cst.Float, cst.SimpleString)):
@@ -825,8 +914,8 @@ class CarriedBuffers:
                 before = str(first - 1) if first is not None else f"{start_code} - 1"
                 initial[keep.index(position)] = f"{base}[{before}]"
             new_init = pack(initial)
-            if self._remote_init is not None:
-                remote = self._remote_init.value
+            if plan.remote_init is not None:
+                remote = plan.remote_init.value
                 bare = new_init[1:-1] if remote.lpar and len(keep) > 1 else new_init
                 edits.append(self.replace(remote, bare))
                 new_init = self.code_of(args[INIT_ARG[kind]].value)
