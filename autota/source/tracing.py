@@ -16,14 +16,18 @@ from autota.source import scopes, vocabulary
 JIT = vocabulary.JIT
 PARTIAL = vocabulary.PARTIAL
 LOOP_BODIES = vocabulary.TRACED_ARGUMENTS
+MAY_RUN_TRACED = frozenset({"initializer", "model"})
+"""Kinds whose trace is decided outside the file (see :class:`Traced`)."""
 
 
 @dataclass(frozen=True)
 class Traced:
     """Why a function is traced: ``"jit"``, ``"loop-body"``, ``"transform"`` (``vmap``, ``grad``...),
-    ``"called"`` (called from a traced function of this module) or ``"initializer"`` (a parameter
-    initializer, run inside a model's ``init``, which trainers usually jit: whether it runs traced
-    is decided outside this file, so rules that need to know keep off), and the node that says so."""
+    ``"called"`` (called from a traced function of this module), ``"initializer"`` (a parameter
+    initializer, run inside a model's ``init``) or ``"model"`` (a method of a Flax, Haiku or
+    Equinox module, or a function given to ``hk.transform``, run inside the model's ``init``/
+    ``apply``), and the node that says so. Trainers usually jit a model's ``init`` and ``apply``:
+    whether those run traced is decided outside this file, so rules that need to know keep off."""
 
     kind: str
     node: cst.CSTNode
@@ -37,8 +41,16 @@ class TracedFunctions:
     def __init__(self, rule, module: cst.Module) -> None:
         self.rule = rule
         self.by_function: dict[cst.CSTNode, Traced] = {}
-        for node in self.rule.semantics.find(module, lambda n: isinstance(n, (cst.FunctionDef, cst.Call))):
-            if isinstance(node, cst.FunctionDef):
+        models: set[cst.ClassDef] = set()
+        kinds = (cst.FunctionDef, cst.Call, cst.ClassDef)
+        for node in self.rule.semantics.find(module, lambda n: isinstance(n, kinds)):
+            if isinstance(node, cst.ClassDef):
+                if any(self._is_model(base.value, models) for base in node.bases if base.keyword is None):
+                    models.add(node)
+                    for method in node.body.body:
+                        if isinstance(method, cst.FunctionDef) and method.name.value != "__init__":
+                            self._record(method, Traced("model", node))
+            elif isinstance(node, cst.FunctionDef):
                 for decorator in node.decorators:
                     if self._is_jit(decorator.decorator):
                         self.by_function[node] = Traced("jit", decorator)
@@ -76,6 +88,13 @@ class TracedFunctions:
                 return bool(self.rule.matches(expr.args[0].value, vocabulary.TRACING_TRANSFORMS))
         return False
 
+    def _is_model(self, base: cst.BaseExpression, models: set[cst.ClassDef]) -> bool:
+        """Whether ``base`` is a framework's module class, or a class of this file derived from one
+        (defined before: a class's bases are evaluated when it is)."""
+        return bool(self.rule.matches(base, vocabulary.MODEL_CLASSES)) or (
+            isinstance(base, cst.Name) and self.rule.semantics.binding(base) in models
+        )
+
     def _is_jit(self, expr: cst.BaseExpression) -> bool:
         if self.rule.matches(expr, JIT):
             return True
@@ -91,6 +110,8 @@ class TracedFunctions:
             self._mark(call.args[0].value, Traced("jit", call))
         elif self._is_transform(call.func) and call.args:
             self._mark(call.args[0].value, Traced("transform", call))
+        elif self.rule.matches(call.func, vocabulary.MODEL_TRANSFORMS) and call.args:
+            self._mark(call.args[0].value, Traced("model", call))
         positions = None
         name = self.rule.matches(call.func, LOOP_BODIES)
         if name:
@@ -124,8 +145,8 @@ class TracedFunctions:
         if function is None:
             return
         known = self.by_function.get(function)
-        if known is None or known.kind == "initializer" and traced.kind != "initializer":
-            self.by_function[function] = traced  # an initializer only may run traced; the rest do
+        if known is None or known.kind in MAY_RUN_TRACED and traced.kind not in MAY_RUN_TRACED:
+            self.by_function[function] = traced  # a model's functions only may run traced; the rest do
 
     def _function(self, expr: cst.BaseExpression, depth: int = 0) -> cst.FunctionDef | cst.Lambda | None:
         """The function ``expr`` runs when called: a lambda, the ``def`` its name holds where it is

@@ -97,6 +97,20 @@ TRACING_TRANSFORMS = frozenset(
     }
 )
 """Transforms that trace the function they are given (its Python loop runs on tracers)."""
+MODEL_CLASSES = frozenset(
+    {
+        "flax.linen.Module",
+        "flax.linen.module.Module",
+        "flax.nnx.Module",
+        "flax.nnx.module.Module",
+        "haiku.Module",
+        "equinox.Module",
+    }
+)
+"""Base classes of models whose methods (but ``__init__``) run inside the framework's
+``init``/``apply`` or a filtered ``jit``, which trainers usually jit."""
+MODEL_TRANSFORMS = frozenset({"haiku.transform", "haiku.transform_with_state", "haiku.multi_transform"})
+"""Haiku's transforms: the function given runs inside the ``init``/``apply`` they return."""
 PARTIAL = frozenset({"functools.partial"})
 INITIALIZER_METHODS = {"param": 1, "variable": 2}
 """Methods that run the function at that position as a parameter initializer: Flax's
