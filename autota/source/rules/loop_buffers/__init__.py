@@ -23,7 +23,7 @@ from autota.source.rules.loop_buffers.carried import CarriedBuffers
 from autota.source.rules.loop_buffers.model import BufferWrite, LoopModel, LoopModeler
 from autota.source.rules.loop_buffers.select import SelectUpdates
 from autota.source.rules.loop_buffers.statics import StaticFacts
-from autota.source.rules.loop_buffers.syntax import BODY_ARG, INIT_ARG, LOOPS, WHERE
+from autota.source.rules.loop_buffers.syntax import BODY_ARG, INIT_ARG, LOOPS, WHERE, is_none
 from autota.source.rules.loop_buffers.while_loops import WhileLoops
 
 
@@ -106,6 +106,10 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
                         node.lineno <= u.node.lineno <= node.end_lineno for u in facts.updates
                     ):
                         needed |= {call.top, top}
+        if needed:  # the classes the kept code names: a carry built as `State(seq, key)` is a record of their fields
+            named = set().union(*(mentioned(facts.units[k]) for k in needed))
+            top_level = {id(node) for node in facts.tree.body}
+            needed |= {top for top, node in facts.classes if id(node) in top_level and node.name in named}
         return needed
 
     def __init__(self, context) -> None:
@@ -138,6 +142,10 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
             return
         function = self._function(args[BODY_ARG[kind]].value)
         body = self._body(function, kind)
+        if (kind != "scan" or body.ys is not None and is_none(body.ys)) and self._modeler().without_cotangent(
+            args[INIT_ARG[kind]].value
+        ):
+            return  # nothing leaves the loop with a gradient: AT201-AT203 are about costs under `grad`
         writes = self._writes(body)
         by_buffer: dict[str, list[Write]] = {}
         for write in writes:
@@ -154,6 +162,8 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
                 continue
             if not write.dict_entry and self._exact_buffer(args[INIT_ARG[kind]].value, body, write.buf):
                 continue
+            if _constant(write.row):
+                continue  # a buffer cleared or filled with one constant: no per-step values to collect
             self._report_carried(call, kind, args, body, write, group, previous or [])
         # every other spelling of a carried buffer: the loop model sees through it
         model = self._modeler().build(call, kind, args)
@@ -165,7 +175,7 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
             if not any(_within(where, s) or _within(s, where) for s in seen):
                 seen.append(where)
                 at201 = model.kind != "while" and (found.read is None or found.index == "fixed")
-                if not at201 or not modeler.exact_dtype(modeler.initial(init, found.path)):
+                if not at201 or not (modeler.exact_dtype(modeler.initial(init, found.path)) or _constant(found.write.row)):
                     self._report_modelled(model, found)
 
     def _exact_buffer(self, init: cst.BaseExpression, body, buf: str) -> bool:
@@ -277,3 +287,10 @@ def _spelling(found: BufferWrite) -> str | None:
     if any(isinstance(p, str) and p.startswith(".") for p in found.path):
         return "the buffer is a field of a NamedTuple or dataclass carry; the rewrite takes a tuple of names"
     return None
+
+
+def _constant(row: cst.BaseExpression | None) -> bool:
+    """A numeric or bool literal (``0``, ``-1.0``, ``True``): the same value every step."""
+    if isinstance(row, cst.UnaryOperation) and isinstance(row.operator, cst.Minus):
+        row = row.expression
+    return isinstance(row, (cst.Integer, cst.Float)) or isinstance(row, cst.Name) and row.value in ("True", "False")

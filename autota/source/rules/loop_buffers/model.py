@@ -229,6 +229,8 @@ class LoopModeler:
         such a ``dtype``, ``jnp.full`` of an int or bool literal, ``jnp.arange`` of int literals."""
         if not isinstance(expr, cst.Call) or any(a.star for a in expr.args):
             return False
+        if self.rule.matches(expr.func, {f"{vocabulary.JNP}.array", f"{vocabulary.JNP}.asarray"}):
+            return len(expr.args) == 1 and expr.args[0].keyword is None and _exact_literal(expr.args[0].value)
         func = self.rule.matches(expr.func, vocabulary.CONSTRUCTORS | {f"{vocabulary.JNP}.arange"})
         if func is None:
             return False
@@ -247,6 +249,19 @@ class LoopModeler:
         if name == "arange":
             return bool(positional) and not keywords and all(self._python_int(a) for a in positional)
         return False
+
+    def without_cotangent(self, init: cst.BaseExpression) -> bool:
+        """Whether every value of the initial carry is visibly an integer or boolean array, or a
+        Python int or bool: such a carry has no cotangent, so under ``grad`` the loop saves and
+        carries nothing for it, and a buffer in it costs what it costs forward (in place)."""
+        if isinstance(init, cst.Name) and init.value in ("True", "False"):
+            return True
+        value = self._value_of(init)
+        if isinstance(value, (cst.Tuple, cst.List)):
+            return bool(value.elements) and all(
+                not isinstance(e, cst.StarredElement) and self.without_cotangent(e.value) for e in value.elements
+            )
+        return value is not None and (int_value(value) is not None or self.exact_dtype(value))
 
     def _python_int(self, expr: cst.BaseExpression | None, depth: int = 0) -> bool:
         """An int literal, a ``.shape[k]``, a ``len(...)``, or a name bound to one of them."""
@@ -754,6 +769,16 @@ class _Evaluation:
                 return None
             values[name] = value
         return Record(values)
+
+
+def _exact_literal(expr: cst.BaseExpression) -> bool:
+    """An int or bool literal, or a non-empty list or tuple of them (nested): what ``jnp.array``
+    makes an integer or boolean array of."""
+    if isinstance(expr, (cst.List, cst.Tuple)):
+        return bool(expr.elements) and all(
+            not isinstance(e, cst.StarredElement) and _exact_literal(e.value) for e in expr.elements
+        )
+    return int_value(expr) is not None or isinstance(expr, cst.Name) and expr.value in ("True", "False")
 
 
 # -- value algebra --------------------------------------------------------------------------
