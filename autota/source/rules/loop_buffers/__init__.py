@@ -249,7 +249,7 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
     def _spelling_of(self, model: LoopModel) -> str:
         """What in the body's spelling keeps the rewrite away, where the model saw the buffer."""
         body = model.body.node
-        if model.body.bound:
+        if model.body.bound or model.body.keywords:
             return "the body is a `functools.partial` or a method; the rewrite takes a `def` called with the loop's arguments"
         if isinstance(body, cst.Lambda):
             return "the body is a `lambda`; write it as a `def` to get a fix"

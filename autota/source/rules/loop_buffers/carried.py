@@ -85,8 +85,10 @@ class CarriedBuffers:
     """AT201 (and AT203 for bodies that read their buffer back)."""
 
     def _check_flax_scan(self, call: cst.Call) -> None:
-        """``nn.scan(Cell, ...)``: the module's ``__call__`` is the scan body. Its buffers are reported;
-        rewriting a module and every place its scanned form is called is left to its author."""
+        """``nn.scan(Cell, ...)``: the module's ``__call__`` is the scan body; ``nn.scan(fn, ...)``
+        over a function ``fn(module, carry, x)``: the function is. Their buffers are reported;
+        rewriting a lifted transform and every place its scanned form is called is left to the
+        author."""
         target = next(
             (a.value for a in call.args if a.keyword is None and not a.star or a.keyword and a.keyword.value == "target"),
             None,
@@ -94,14 +96,19 @@ class CarriedBuffers:
         if any(a.keyword is not None and a.keyword.value == "methods" for a in call.args):
             return
         cls = self._class(target) if isinstance(target, cst.Name) else None
-        if cls is None:
-            return
-        methods = [
-            n for n in cls.body.body if isinstance(n, cst.FunctionDef) and n.name.value == "__call__"
-        ]
-        if len(methods) != 1:
-            return
-        body = self._body(methods[0], "nn.scan")
+        if cls is not None:
+            methods = [
+                n for n in cls.body.body if isinstance(n, cst.FunctionDef) and n.name.value == "__call__"
+            ]
+            if len(methods) != 1:
+                return
+            function, name, output = methods[0], cls.name.value, "the method's `y` (stacked by `nn.scan` along `out_axes`)"
+        else:
+            function = self._function(target) if target is not None else None
+            if not isinstance(function, cst.FunctionDef):
+                return
+            name, output = function.name.value, "the function's `y` (stacked by `nn.scan` along `out_axes`)"
+        body = self._body(function, "nn.scan")
         by_buffer: dict[str, list[Write]] = {}
         for write in self._writes(body):
             by_buffer.setdefault(write.label, []).append(write)
@@ -111,13 +118,12 @@ class CarriedBuffers:
             if reads:
                 self._report_read_back("scan", write, reads[0])
                 continue
-            where = f"carried through the Flax `nn.scan` of `{cls.name.value}` (line {self.start_line(call)})"
-            output = "the method's `y` (stacked by `nn.scan` along `out_axes`)"
+            where = f"carried through the Flax `nn.scan` of `{name}` (line {self.start_line(call)})"
             self.report(
                 "AT201",
                 write.call,
                 self._carried_message(where, body, write, output),
-                reason="autota does not rewrite a module and the calls of its scanned form",
+                reason="autota does not rewrite Flax's lifted `nn.scan` and the calls of its scanned form",
             )
 
     def _report_read_back(self, kind: str, write: Write, read: cst.Name) -> None:

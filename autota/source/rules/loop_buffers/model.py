@@ -97,6 +97,8 @@ class Function(Value):
 
     node: cst.FunctionDef | cst.Lambda
     bound: list = field(default_factory=list)
+    keywords: dict = field(default_factory=dict)
+    """The keyword arguments a ``partial`` binds."""
     closure: dict | None = None
     """The body's names where a nested ``def`` or ``lambda`` was made."""
 
@@ -172,9 +174,12 @@ class LoopModeler:
         if isinstance(expr, cst.Call):
             if self.rule.matches(expr.func, vocabulary.PARTIAL) and expr.args and not expr.args[0].star:
                 inner = self.callable(expr.args[0].value, depth + 1)
-                if inner is None or any(a.keyword is not None or a.star for a in expr.args[1:]):
+                rest = expr.args[1:]
+                if inner is None or any(a.star for a in rest):
                     return None
-                return Function(inner.node, inner.bound + [OPAQUE] * (len(expr.args) - 1))
+                positional = [a for a in rest if a.keyword is None]
+                keywords = {a.keyword.value: OPAQUE for a in rest if a.keyword is not None}
+                return Function(inner.node, inner.bound + [OPAQUE] * len(positional), {**inner.keywords, **keywords})
             if self.rule.matches(expr.func, {"jax.checkpoint", "jax.remat"}) and len(expr.args) == 1:
                 return self.callable(expr.args[0].value, depth + 1)
             return None
@@ -368,7 +373,7 @@ def _carries(value: Value, seen=None):
     elif isinstance(value, Written):
         yield from _carries(value.base)
     elif isinstance(value, Function):
-        for item in value.bound:
+        for item in (*value.bound, *value.keywords.values()):
             yield from _carries(item)
 
 
@@ -391,10 +396,11 @@ class _Evaluation:
         if id(node) in self.active or depth > INLINE_DEPTH:
             raise _GiveUp("the body calls a helper recursively or too deeply")
         params = node.params
-        if params.star_arg not in (None, cst.MaybeSentinel.DEFAULT) or params.star_kwarg is not None:
+        if isinstance(params.star_arg, cst.Param) or params.star_kwarg is not None:  # a bare `*` is fine
             raise _GiveUp("the body takes `*args` or `**kwargs`")
         names = [p.name.value for p in (*params.posonly_params, *params.params)]
         values = [*function.bound, *args]
+        kwargs = {**function.keywords, **kwargs}
         if len(values) > len(names):
             raise _GiveUp("the body does not take the loop's arguments one by one")
         env = {**(function.closure or {}), **dict(zip(names, values))}
