@@ -79,6 +79,7 @@ class GrowthRule(SourceRule):
     def __init__(self, context) -> None:
         super().__init__(context)
         self._seen: set[tuple[str, int]] = set()
+        self._updated: set[tuple[str, int]] = set()
 
     @classmethod
     def relevant(cls, facts: prefilter.Facts) -> set[int] | None:
@@ -444,7 +445,12 @@ class GrowthRule(SourceRule):
         loop = loops[0]
         for assign in self.semantics.find(loop, lambda n: isinstance(n, cst.Assign)):
             if assign is not statement and scopes.assign_to(assign, buf):
-                return  # rebuilt in the loop: not one array updated step by step
+                update = self._update(assign)
+                if update is None or update[0] != buf:
+                    return  # rebuilt in the loop: not one array updated step by step
+        if (buf, id(loop)) in self._updated:
+            return  # several writes a step (a pixel and its neighbours): one finding, at the first
+        self._updated.add((buf, id(loop)))
         message = (
             f"`{buf}` is updated with `{method}` in an eager Python loop: each step copies the "
             "whole array, O(T^2) in all"
