@@ -52,7 +52,7 @@ def decode(data: bytes) -> tuple[str, str]:
         raise ParseError(f"cannot decode: {exc}") from None
 
 
-def _plan(text: str, tree: ast.Module, enabled: frozenset[str], slicing: bool = True):
+def _plan(text: str, tree: ast.Module | None, enabled: frozenset[str], slicing: bool = True):
     """The rules worth running, and the text libcst should parse for them.
 
     A substring test, then one walk of Python's own AST (:mod:`autota.source.prefilter`): both
@@ -64,8 +64,8 @@ def _plan(text: str, tree: ast.Module, enabled: frozenset[str], slicing: bool = 
     rules = [
         cls for cls in RULE_CLASSES if enabled.intersection(cls.codes) and any(t in text for t in cls.triggers)
     ]
-    if not rules:
-        return [], text, None
+    if not rules or tree is None:  # no AST (a grammar newer than this Python): every rule, the whole file
+        return rules, text, None
     facts = prefilter.gather(tree)
     keep: set[int] | None = set()
     chosen = []
@@ -102,11 +102,25 @@ def _python_ast(text: str, path: str) -> ast.Module:
         raise ParseError(f"cannot parse: {exc}") from None
 
 
+def _syntax_tree(text: str, path: str) -> ast.Module | None:
+    """Python's AST of ``text``, or ``None`` where this Python is older than the file's grammar
+    but libcst reads it (a 3.12 ``type`` alias under 3.11); else the Python error stands."""
+    try:
+        return _python_ast(text, path)
+    except ParseError as error:
+        python_error = error
+    try:
+        cst.parse_module(text)
+    except (cst.ParserSyntaxError, RecursionError, ValueError):
+        raise python_error from None
+    return None
+
+
 def _findings(text: str, path: str, enabled: frozenset[str], slicing: bool = True) -> list[Finding]:
     """The findings in ``text``; ``slicing=False`` parses the whole file (the tests compare)."""
     if SKIP_FILE.search(text):
         return []
-    rules, parsed_text, line_map = _plan(text, _python_ast(text, path), enabled, slicing)
+    rules, parsed_text, line_map = _plan(text, _syntax_tree(text, path), enabled, slicing)
     if not rules:
         return []
     context = run_rules(rules, _parse(parsed_text), path, text, enabled, line_map)
@@ -164,6 +178,7 @@ def fix(data: bytes, path: str, enabled: frozenset[str], unsafe: bool = False) -
     """
     text, encoding = decode(data)
     original, applied = text, 0
+    judge = _python_ast if _syntax_tree(text, path) is not None else _syntax_tree
     for _ in range(MAX_FIX_ROUNDS):
         findings = _findings(text, path, enabled)
         source, chosen, taken = SourceText(text), [], []
@@ -182,8 +197,10 @@ def fix(data: bytes, path: str, enabled: frozenset[str], unsafe: bool = False) -
             new_text = source.apply(chosen)
         except OverlappingEdits as exc:  # pragma: no cover - guarded by the span check above
             raise AssertionError(f"{path}: internal error: {exc}") from None
-        try:  # a fix must never produce code that does not parse; Python's parser is the judge
-            _python_ast(new_text, path)
+        # a fix must never produce code that does not parse: Python's parser is the judge, or
+        # libcst's where the file's grammar is newer than this Python
+        try:
+            judge(new_text, path)
         except ParseError as exc:
             raise AssertionError(f"{path}: internal error: a fix produced code that does not parse ({exc})") from None
         text = new_text
