@@ -4,7 +4,8 @@ Cells share one namespace (an import in cell 1 serves cell 5), so the code cells
 as one program: each cell after a marker line, with IPython magics and shell escapes turned
 into one-line placeholders so that line numbers stay right. Findings are mapped back to their
 cell (``Finding.details["cell"]``, 1-based over all cells; lines count from the cell's first).
-A cell that starts with a ``%%`` cell magic is not Python and is skipped whole.
+A cell that starts with a ``%%`` cell magic is not Python and is skipped whole, also where
+comment lines come first (Colab's ``#@title`` form line).
 
 Fixes are written back by replacing only the fixed cells' ``source`` values in the file's own
 text, so outputs, metadata, other cells and the file's JSON formatting stay byte for byte. A
@@ -155,7 +156,7 @@ class Program:
     def build(cls, notebook: Notebook) -> Program:
         program, chunks = cls("", {}), [HEADER]
         for index, source in notebook.sources.items():
-            if source.lstrip().startswith("%%"):
+            if _cell_magic(source):
                 continue
             text = program._neutralise(source)
             program.cells[index] = text
@@ -290,3 +291,12 @@ def _source_spans(text: str) -> dict[int, tuple[int, int]]:
 
     value(0, ())
     return spans
+
+
+def _cell_magic(source: str) -> bool:
+    """Whether the cell's first line that is not blank or a comment is a ``%%`` cell magic."""
+    for line in source.splitlines():
+        stripped = line.strip()
+        if stripped and not stripped.startswith("#"):
+            return stripped.startswith("%%")
+    return False
