@@ -25,8 +25,8 @@ class Traced:
     """Why a function is traced: ``"jit"``, ``"loop-body"``, ``"transform"`` (``vmap``, ``grad``...),
     ``"called"`` (called from a traced function of this module), ``"initializer"`` (a parameter
     initializer, run inside a model's ``init``) or ``"model"`` (a method of a Flax, Haiku or
-    Equinox module, or a function given to ``hk.transform``, run inside the model's ``init``/
-    ``apply``), and the node that says so. Trainers usually jit a model's ``init`` and ``apply``:
+    Equinox module or of a JAX environment, or a function given to ``hk.transform``, run inside
+    the model's ``init``/``apply`` or the environment's jitted ``step``), and the node that says so. Trainers usually jit a model's ``init`` and ``apply``:
     whether those run traced is decided outside this file, so rules that need to know keep off."""
 
     kind: str
@@ -90,7 +90,10 @@ class TracedFunctions:
 
     def _is_model(self, base: cst.BaseExpression, models: set[cst.ClassDef]) -> bool:
         """Whether ``base`` is a framework's module class, or a class of this file derived from one
-        (defined before: a class's bases are evaluated when it is)."""
+        (defined before: a class's bases are evaluated when it is); ``Environment[State, ...]``
+        is its generic base."""
+        if isinstance(base, cst.Subscript):
+            base = base.value
         return bool(self.rule.matches(base, vocabulary.MODEL_CLASSES)) or (
             isinstance(base, cst.Name) and self.rule.semantics.binding(base) in models
         )

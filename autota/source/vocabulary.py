@@ -105,10 +105,15 @@ MODEL_CLASSES = frozenset(
         "flax.nnx.module.Module",
         "haiku.Module",
         "equinox.Module",
+        "jumanji.env.Environment",
+        "gymnax.environments.environment.Environment",
+        "brax.envs.base.Env",
+        "brax.envs.base.PipelineEnv",
     }
 )
-"""Base classes of models whose methods (but ``__init__``) run inside the framework's
-``init``/``apply`` or a filtered ``jit``, which trainers usually jit."""
+"""Base classes whose methods (but ``__init__``) run traced by the framework's design: models,
+inside their ``init``/``apply`` or a filtered ``jit``, which trainers usually jit; JAX
+environments (Jumanji, Gymnax, Brax), whose ``step``/``reset`` their callers jit or ``vmap``."""
 MODEL_TRANSFORMS = frozenset({"haiku.transform", "haiku.transform_with_state", "haiku.multi_transform"})
 """Haiku's transforms: the function given runs inside the ``init``/``apply`` they return."""
 PARTIAL = frozenset({"functools.partial"})
