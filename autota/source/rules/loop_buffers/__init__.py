@@ -58,6 +58,9 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
                 }
             return mentions[id(node)]
 
+        bound_calls: dict[str, list[prefilter.Site]] = {}
+        for name, site in facts.call_assigns:
+            bound_calls.setdefault(name, []).append(site)
         updated = {id(f) for u in facts.updates for f in u.functions}
         needed: set[int] = set()
         mentioned_by: dict[str, set[int]] | None = None
@@ -69,6 +72,8 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
                 for node in facts.named_lambdas.get(name, ()):
                     lambdas.append(node)
                     names = names | mentioned(node)
+                for call_site in bound_calls.get(name, ()):  # `step_fn = functools.partial(self._step, ...)`
+                    names = names | mentioned(call_site.node)
             reached: list[prefilter.Site] = []
             seen: set[int] = set()
             frontier = names
