@@ -86,6 +86,9 @@ class Facts:
     bound: set[str] = field(default_factory=set)
     """Names bound anywhere other than by ``import m``: stores, parameters, definitions,
     ``from m import`` (``*`` for a star import), ``except ... as``, match captures."""
+    rebinding_units: set[int] = field(default_factory=set)
+    """Units with a ``global`` or ``nonlocal`` statement: they can rebind any function's free
+    names, so slicing keeps them (a rule may ask whether a name can change under a loop)."""
     _passed: list[tuple[Site, frozenset[str], frozenset[str]]] | None = None
 
     def passed_names(self) -> list[tuple[Site, frozenset[str], frozenset[str]]]:
@@ -208,6 +211,11 @@ class _Walker:
     def visit_Name(self, node: ast.Name) -> None:
         if not isinstance(node.ctx, ast.Load):
             self.facts.bound.add(node.id)
+
+    def visit_Global(self, node: ast.Global | ast.Nonlocal) -> None:
+        self.facts.rebinding_units.add(self.top)
+
+    visit_Nonlocal = visit_Global
 
     def visit_arg(self, node: ast.arg) -> None:
         self.facts.bound.add(node.arg)
@@ -369,6 +377,7 @@ def slice_module(text: str, facts: Facts, keep: set[int]) -> tuple[str, list[int
     """
     lines = re.split(r"(?<=\r\n)|(?<=\r)(?!\n)|(?<=\n)", text)
     dropped = [False] * len(lines)
+    keep = keep | facts.rebinding_units
     # A module-level name defined twice resolves to the definition that reaches the read:
     # dropping the other would change which that is (`def f` ... `def f` ... `f = jax.jit(f)`).
     methods = {m for unit_methods in facts.members.values() for m in unit_methods}

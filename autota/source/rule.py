@@ -186,6 +186,9 @@ class SourceRule:
         or what an unsafe fix assumes. A fix that would drop a comment is unsafe, as in Ruff: the
         program means the same, but the user loses what they wrote."""
         if code in self.context.enabled:
+            if fix is not None and not self.context.source.parses_after(fix.edits):
+                fix, unparsable = None, "the rewrite would not parse in its place (a line continuation, a layout it cannot follow)"
+                reason = f"{reason}; {unparsable}" if reason else unparsable
             dropped = self.context.source.dropped_comments(fix.edits) if fix is not None else []
             if dropped:
                 lost = f"it drops the comment{'s' if len(dropped) > 1 else ''} {', '.join(f'`{c}`' for c in dropped)}"

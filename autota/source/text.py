@@ -6,6 +6,7 @@ edit stays byte for byte what the user wrote (comments, formatting, line endings
 
 from __future__ import annotations
 
+import ast
 import io
 import re
 import tokenize
@@ -14,6 +15,8 @@ from collections import Counter
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Iterable
+
+import libcst as cst
 
 from autota.catalogue import Edit
 
@@ -46,6 +49,13 @@ class SourceText:
         replaced = Counter(text for offset, text in self.comments if any(s <= offset < e for s, e in spans))
         kept = Counter(t.string for e in edits for t in _comment_tokens(e.content))
         return sorted((replaced - kept).elements())
+
+    def parses_after(self, edits: Iterable[Edit]) -> bool:
+        """Whether the text with ``edits`` applied is still Python that Python's parser reads (or,
+        in a grammar newer than this Python, libcst's): a fix is checked where it is made, so
+        that one that cannot parse in its place (after a line continuation) is not offered."""
+        fixed = self.apply(edits)
+        return _python_parses(fixed) or not _python_parses(self.text) and _libcst_parses(fixed)
 
     @property
     def line_count(self) -> int:
@@ -110,3 +120,19 @@ def _comment_tokens(code: str) -> list[tokenize.TokenInfo]:
     except (tokenize.TokenError, IndentationError, SyntaxError):
         pass
     return found
+
+
+def _python_parses(text: str) -> bool:
+    try:
+        compile(text, "<fix>", "exec", flags=ast.PyCF_ONLY_AST, dont_inherit=True)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+    return True
+
+
+def _libcst_parses(text: str) -> bool:
+    try:
+        cst.parse_module(text)
+    except (cst.ParserSyntaxError, RecursionError, ValueError):
+        return False
+    return True

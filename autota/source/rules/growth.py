@@ -16,6 +16,7 @@ import libcst as cst
 from autota.catalogue import Fix
 from autota.source import prefilter, scopes
 from autota.source.rule import SourceRule
+from autota.source.vocabulary import ARRAY_MODULES
 
 JNP = "jax.numpy"
 
@@ -190,6 +191,7 @@ class GrowthRule(SourceRule):
         assumptions = (
             self._assumptions(target, growth.acc, "grown so far", [g.statement for g in self._growths_in(target, growth.acc)])
             + self._axis_assumptions(growth, target)
+            + self._in_place_writes(target, growth)
         )
         if assumptions:
             self.report(
@@ -332,12 +334,40 @@ class GrowthRule(SourceRule):
             found.append(f"that nothing reads the names the fix adds: at {where} level they become attributes of the {where}")
         return found
 
+    def _in_place_writes(self, loop: cst.CSTNode, growth: Growth) -> list[str]:
+        """A store into an element inside the loop (``view[0] = v``) may write the NumPy array the
+        accumulator started as, through another name: the loop joined it as it was at each step,
+        the fix joins it as it is after the loop. An accumulator only ever bound to JAX's results
+        (immutable arrays) cannot be written so."""
+        acc = growth.acc
+        values = self.semantics.bound_values(growth.statement.targets[0].target) or [None]
+        if all(isinstance(v, cst.Call) and any(q.startswith(ARRAY_MODULES) for q in self.qualified_names(v.func)) for v in values):
+            return []
+        stores = self.semantics.find(
+            loop,
+            lambda n: isinstance(n, (cst.AssignTarget, cst.AugAssign)) and isinstance(n.target, cst.Subscript),
+        )
+        if not stores:
+            return []
+        return [
+            f"that the store at line {self.start_line(stores[0])} writes no array that `{acc}` started as (a NumPy "
+            "array is mutable): the fix reads the initial value after the loop"
+        ]
+
     def _axis_refusal(self, growth: Growth, loop: cst.CSTNode) -> str | None:
         axis = growth.axis.value if growth.axis is not None else None
         if isinstance(axis, cst.Name) and (
             self.semantics.stores(loop, axis.value) or any(scopes.assign_to(a, axis.value) for a in self.semantics.find(loop, lambda n: isinstance(n, cst.Assign)))
         ):
             return f"the axis `{axis.value}` is rebound in the loop, so one call after it would use its last value"
+        if isinstance(axis, cst.Name) and any(
+            isinstance(self.parent(name), cst.NameItem) and isinstance(self.parent(self.parent(name)), (cst.Global, cst.Nonlocal))
+            for name in self.semantics.by_value.get(axis.value, ())
+        ):
+            return (
+                f"the axis `{axis.value}` is declared `global` or `nonlocal` in a function, so a call in the loop "
+                "may rebind it"
+            )
         return None
 
     def _axis_assumptions(self, growth: Growth, loop: cst.CSTNode) -> list[str]:
@@ -464,6 +494,12 @@ class GrowthRule(SourceRule):
             self.report("AT102", call, f"{message}; no safe fix: {self._no_update_fix_reason(call)}")
             return
         assumptions = self._assumptions(loop, buf, "written so far", [statement])
+        index = call.func.value.slice[0].slice.value
+        if scopes.may_overflow_int32(index, self.semantics.bound_values):
+            assumptions.append(
+                f"that the index `{self.code_of(index)}` fits an int32: JAX wraps or drops a static index beyond it, "
+                "where the fix's read of the slot raises OverflowError"
+            )
         if call.args and scopes.may_overflow_int32(call.args[0].value, self.semantics.bound_values):
             assumptions.append(
                 f"that `{self.code_of(call.args[0].value)}` fits an int32, or that the buffer is not empty: where "
@@ -509,8 +545,8 @@ class GrowthRule(SourceRule):
         target = statement.targets[0].target
         receiver = call.func.value.value.value
         for name in self.semantics.names_in(loop, buf):
-            if name is not target and name is not receiver:
-                return f"the loop also reads `{buf}` (line {self.start_line(name)})"
+            if name is not target and name is not receiver and not self.semantics.within(name, loop.iter):
+                return f"the loop also reads `{buf}` (line {self.start_line(name)})"  # `range(buf.shape[0])` runs once, before
         if self.semantics.stores(loop, buf):
             return f"`{buf}` is rebound in the loop"
         return self._refusal(buf, loop)

@@ -140,6 +140,12 @@ class WhileLoops:
             return f"the bound `{self.code_of(bound)}` reads the carry"
         if not self._is_static(bound, cond, integer=True, static_args=True):
             return f"the bound `{self.code_of(bound)}` is not provably a static integer"
+        parts = [bound, *self.semantics.find(bound, lambda n: isinstance(n, (cst.Name, cst.Integer)))]
+        if any(scopes.may_overflow_int32(part, self.semantics.bound_values) for part in parts):
+            return (
+                f"the bound `{self.code_of(bound)}` may not fit an int32: the condition compares it with the "
+                "int32 counter and raises OverflowError, where `fori_loop` takes it"
+            )
         if self._counter_step(body, counter) is None:
             return f"the counter `{counter}` is not stepped by one exactly once a step, unconditionally"
         return self.code_of(left), position, bound
@@ -157,26 +163,41 @@ class WhileLoops:
         return False
 
     def _int_parameter(self, name: cst.Name) -> bool:
-        """Whether the parameter ``name`` is visibly an int: annotated ``int``, defaulting to an int
-        literal, or used in its function as a ``range`` bound or an array dimension."""
+        """Whether the parameter ``name`` is proven an int: used as a ``range`` bound or an array
+        dimension (either refuses a float) by a statement that every run of its function reaches,
+        one of its own body's before any ``return`` there. Before the loop, a float stops the
+        function there; after it, the original and the fix raise the same error there. An
+        annotation or an int default proves nothing of what a caller passes."""
         scope = scopes.enclosing_scope(self, name)
         while isinstance(scope, (cst.FunctionDef, cst.Lambda)):
             params = [p for p in all_params(scope) if p.name.value == name.value]
             if params:
-                param = params[0]
-                annotation = param.annotation.annotation if param.annotation is not None else None
-                if isinstance(annotation, cst.Name) and annotation.value == "int" or isinstance(param.default, cst.Integer):
-                    return True
+                if isinstance(scope, cst.Lambda):
+                    return False
                 dimensions = [
                     call.args[0].value
                     for call in self.semantics.find(scope, lambda n: isinstance(n, cst.Call))
                     if call.args and (
                         self.matches(call.func, {"builtins.range"} | {f"{JNP}.{c}" for c in ("zeros", "ones", "empty", "full")})
                     )
+                    and self._straight_line(call, scope)
+                    and self._before_any_return(call, scope)
                 ]
                 return any(self._used_directly(n, d) for d in dimensions for n in self.semantics.names_in(d, name.value))
             scope = scopes.enclosing_scope(self, scope)
         return False
+
+    def _before_any_return(self, node: cst.CSTNode, function: cst.FunctionDef) -> bool:
+        """Whether ``node``, in a statement of ``function``'s own body, comes before every ``return``
+        and ``raise`` of that body (a statement after one never runs)."""
+        statements = function.body.body
+        holder = next(k for k, statement in enumerate(statements) if self.semantics.within(node, statement))
+        return not any(
+            isinstance(small, (cst.Return, cst.Raise))
+            for statement in statements[:holder]
+            if isinstance(statement, cst.SimpleStatementLine)
+            for small in statement.body
+        )
 
     def _while_plan(self, call, args, cond, body: Body, position: int, bound):
         """The edit turning the ``while_loop`` into a ``fori_loop`` and the trip count, or why not."""
