@@ -189,15 +189,16 @@ class WhileLoops:
 
     def _before_any_return(self, node: cst.CSTNode, function: cst.FunctionDef) -> bool:
         """Whether ``node``, in a statement of ``function``'s own body, comes before every ``return``
-        and ``raise`` of that body (a statement after one never runs)."""
+        and ``raise`` of the function, nested in an ``if`` or a loop too (a path through one of
+        them never reaches ``node``); those of nested functions do not count."""
         statements = function.body.body
         holder = next(k for k, statement in enumerate(statements) if self.semantics.within(node, statement))
-        return not any(
-            isinstance(small, (cst.Return, cst.Raise))
+        exits = [
+            n
             for statement in statements[:holder]
-            if isinstance(statement, cst.SimpleStatementLine)
-            for small in statement.body
-        )
+            for n in self.semantics.find(statement, lambda n: isinstance(n, (cst.Return, cst.Raise)))
+        ]
+        return all(self.semantics.enclosing_scope(n) is not function for n in exits)
 
     def _while_plan(self, call, args, cond, body: Body, position: int, bound):
         """The edit turning the ``while_loop`` into a ``fori_loop`` and the trip count, or why not."""
