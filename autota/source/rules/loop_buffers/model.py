@@ -426,7 +426,7 @@ class _Evaluation:
     # -- statements ------------------------------------------------------------------------
     def block(self, statements, env: dict, depth: int) -> Value | None:
         """Run ``statements``; the returned value, or ``None`` if they fall through."""
-        for statement in statements:
+        for place, statement in enumerate(statements):
             if isinstance(statement, cst.SimpleStatementLine):
                 for small in statement.body:
                     if isinstance(small, cst.Return):
@@ -435,7 +435,12 @@ class _Evaluation:
             elif isinstance(statement, cst.FunctionDef):
                 env[statement.name.value] = Function(statement, closure=env)
             elif isinstance(statement, cst.If):
-                returned = self.branches(statement, env, depth)
+                returned, falling = self.branches(statement, env, depth)
+                if falling is not None:  # one branch returns; the other runs on through the rest
+                    rest = self.block(statements[place + 1 :], falling, depth)
+                    if rest is None:
+                        raise _GiveUp("the body returns from one branch of an `if` only")
+                    return _merge(returned, rest, statement)
                 if returned is not None:
                     return returned
             elif isinstance(statement, cst.With):
@@ -459,25 +464,32 @@ class _Evaluation:
                 else:
                     env[name.value] = Opaque(statement)
 
-    def branches(self, statement: cst.If, env: dict, depth: int) -> Value | None:
+    def branches(self, statement: cst.If, env: dict, depth: int) -> tuple[Value | None, dict | None]:
+        """Run both branches of ``statement``: ``(the merged returned value, None)`` where both
+        return, ``(None, None)`` where neither does (``env`` then holds the merged names), and
+        ``(the value one branch returns, the other branch's names)`` where only one does."""
         self.read(self.expr(statement.test, env, depth), statement.test)
         left, right = dict(env), dict(env)
         returned_left = self.block(statement.body.body, left, depth)
         orelse = statement.orelse
         if isinstance(orelse, cst.If):
-            returned_right = self.branches(orelse, right, depth)
+            returned_right, falling = self.branches(orelse, right, depth)
+            if falling is not None:
+                raise _GiveUp("the body returns from one branch of an `elif` only")
         elif orelse is not None:
             returned_right = self.block(orelse.body.body, right, depth)
         else:
             returned_right = None
-        if (returned_left is None) != (returned_right is None):
-            raise _GiveUp("the body returns from one branch of an `if` only")
+        if returned_left is not None and returned_right is not None:
+            return _merge(returned_left, returned_right, statement), None
         if returned_left is not None:
-            return _merge(returned_left, returned_right, statement)
+            return returned_left, right
+        if returned_right is not None:
+            return returned_right, left
         for name in {*left, *right}:
             a, b = left.get(name, OPAQUE), right.get(name, OPAQUE)
             env[name] = a if a is b else _merge(a, b, statement)
-        return None
+        return None, None
 
     def small(self, small: cst.BaseSmallStatement, env: dict, depth: int) -> None:
         if isinstance(small, cst.Assign):
