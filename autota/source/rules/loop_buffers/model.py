@@ -749,7 +749,7 @@ class _Evaluation:
             if record is not None:
                 return record
         if isinstance(callee, Function) and not any(a.star for a, _ in args) and isinstance(callee.node, (cst.FunctionDef, cst.Lambda)):
-            if not (isinstance(callee.node, cst.FunctionDef) and callee.node.decorators):
+            if not (isinstance(callee.node, cst.FunctionDef) and _changes_binding(callee.node)):
                 try:
                     return self.call(
                         callee,
@@ -797,6 +797,17 @@ def _exact_literal(expr: cst.BaseExpression) -> bool:
             not isinstance(e, cst.StarredElement) and _exact_literal(e.value) for e in expr.elements
         )
     return int_value(expr) is not None or isinstance(expr, cst.Name) and expr.value in ("True", "False")
+
+
+def _changes_binding(function: cst.FunctionDef) -> bool:
+    """Whether a decorator changes how ``function`` is called (``property``, ``classmethod``):
+    others (``@jax.jit``, a type checker's ``@typed``) keep its arguments and its result, which
+    is all the model follows, and the model only reports (fixes need an undecorated ``def``)."""
+    return any(
+        isinstance(d.decorator, cst.Name) and d.decorator.value in ("property", "classmethod", "staticmethod")
+        or isinstance(d.decorator, cst.Attribute) and d.decorator.attr.value in ("setter", "getter", "deleter")
+        for d in function.decorators
+    )
 
 
 # -- value algebra --------------------------------------------------------------------------
