@@ -10,6 +10,7 @@ skipping is always safe.
 from __future__ import annotations
 
 import ast
+import builtins
 import re
 from dataclasses import dataclass, field
 
@@ -21,6 +22,7 @@ LOOP_NAMES = vocabulary.LOOP_TERMINALS
 DYNAMIC_UPDATE_NAMES = vocabulary.DYNAMIC_WRITE_TERMINALS
 GROWTH_NAMES = frozenset(vocabulary.GROWTH_FUNCTIONS)
 FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
+BUILTIN_NAMES = frozenset(dir(builtins))
 
 
 def terminal(func: ast.expr) -> str | None:
@@ -378,6 +380,9 @@ def slice_module(text: str, facts: Facts, keep: set[int]) -> tuple[str, list[int
     lines = re.split(r"(?<=\r\n)|(?<=\r)(?!\n)|(?<=\n)", text)
     dropped = [False] * len(lines)
     keep = keep | facts.rebinding_units
+    # a definition named like a builtin (`def range`, `class int`) changes what a fix's call means
+    keep = keep | {k for k in range(len(facts.units)) if facts.top_is_definition[k]
+                   and getattr(facts.units[k], "name", None) in BUILTIN_NAMES}
     # A module-level name defined twice resolves to the definition that reaches the read:
     # dropping the other would change which that is (`def f` ... `def f` ... `f = jax.jit(f)`).
     methods = {m for unit_methods in facts.members.values() for m in unit_methods}

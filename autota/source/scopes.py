@@ -308,17 +308,23 @@ def may_overflow_int32(expr, bound_values=None, depth: int = 0) -> bool:
             return integral(node.left) and integral(node.right)
         return False
 
+    shifted = lambda n: isinstance(n, (cst.Power, cst.LeftShift))  # noqa: E731
+    huge = lambda n: isinstance(n, cst.Integer) and int(n.evaluated_value) >= 2**31  # noqa: E731
+    if not isinstance(expr, cst.Name) and not integral(expr) and (find(expr, huge) or find(expr, shifted)):
+        return True  # `int(2**40)`, `len(range(2**40))`: a call hides the value, not its size
     if not integral(expr):
         return False
     known = value(expr)
     if known is not None:
         return not -(2**31) <= known < 2**31
-    large = lambda n: isinstance(n, cst.Integer) and int(n.evaluated_value) >= 2**31  # noqa: E731
-    shifted = lambda n: isinstance(n, (cst.Power, cst.LeftShift))  # noqa: E731
+    # a value not known (a loop index plus a literal): a literal within 2**24 of the limit may cross it
+    large = lambda n: isinstance(n, cst.Integer) and int(n.evaluated_value) >= 2**24  # noqa: E731
     if not isinstance(expr, cst.Name) and (find(expr, large) or find(expr, shifted)):
         return True
     for name in [expr] if isinstance(expr, cst.Name) else find(expr, lambda n: isinstance(n, cst.Name)):
         values = values_of(name) or ()
+        if len(values) > 1 and any(large(v) for v in values):
+            return True  # `range(2**31 - 8, n)`: the index runs on from a literal near the limit
         if any(isinstance(v, cst.AugAssign) for v in values) and all(integral(v.value if isinstance(v, cst.AugAssign) else v) for v in values):
             return True  # a Python int accumulated step by step: no bound is known
         if any(may_overflow_int32(v, bound_values, depth + 1) for v in values if not isinstance(v, cst.AugAssign)):
@@ -617,7 +623,7 @@ class Semantics:
         if roots not in self._shadowed:
             found = None
             for builtin in ("tuple", "range"):
-                if self.assignments(builtin):
+                if self.assignments(builtin) or self.binds(builtin):
                     found = builtin
                     break
             for root in roots if found is None else ():
@@ -626,6 +632,11 @@ class Semantics:
                     break
             self._shadowed[roots] = found
         return self._shadowed[roots]
+
+    def binds(self, name: str) -> bool:
+        """Whether anything in the file binds ``name``: an assignment, a ``def``/``class``, a match
+        capture, a type parameter (what a fix's call of a builtin of that name would reach)."""
+        return any(binding_role(self.parents, n)[0] is not None for n in self.by_value.get(name, ()))
 
     def rebound(self, root: str) -> bool:
         """Whether the file binds ``root`` (``jnp``) other than by a module-level import, or declares
@@ -751,6 +762,12 @@ def binding_role(parents, name: cst.Name) -> tuple[str | None, cst.CSTNode | Non
         return "other", parent
     if isinstance(parent, (cst.AugAssign, cst.AnnAssign)) and parent.target is name:
         return "other", parent
+    if isinstance(parent, (cst.MatchAs, cst.MatchStar)) and parent.name is name or isinstance(
+        parent, cst.MatchMapping
+    ) and parent.rest is name:
+        return "other", parent  # a match capture (`case int:` binds `int`)
+    if isinstance(parent, (cst.TypeVar, cst.TypeVarTuple, cst.ParamSpec, cst.TypeAlias)) and parent.name is name:
+        return "other", parent  # a type parameter (`def f[int](...)`) or `type int = float`
     node, packed = name, False
     while isinstance(parent, (cst.Tuple, cst.List, cst.Element, cst.StarredElement)):
         packed = packed or isinstance(parent, (cst.Tuple, cst.List, cst.StarredElement))

@@ -41,11 +41,27 @@ class SourceText:
         """Every comment of the text, with its offset."""
         return [(self.offset(t.start[0], t.start[1] + 1), t.string) for t in _comment_tokens(self.text)]
 
+    @cached_property
+    def _comments_unreadable_from(self) -> int | None:
+        """Where this Python's tokenizer stops reading the file (a newer grammar's f-string), or
+        ``None`` where it reads it whole: past that offset, comments cannot be told apart."""
+        try:
+            for _ in tokenize.generate_tokens(io.StringIO(self.text).readline):
+                pass
+        except (tokenize.TokenError, IndentationError, SyntaxError) as exc:
+            line = getattr(exc, "lineno", None) or (exc.args[1][0] if len(exc.args) > 1 else 1)
+            return self.line_starts[max(0, min(line, len(self.line_starts)) - 1)]
+        return None
+
     def dropped_comments(self, edits: Iterable[Edit]) -> list[str]:
         """The comments inside the spans that ``edits`` replace that their new text does not
         hold as comments as many times (a comment's text inside a generated one is not it)."""
         edits = list(edits)
         spans = [(self.offset(e.line, e.column), self.offset(e.end_line, e.end_column)) for e in edits]
+        if self._comments_unreadable_from is not None and any(
+            e > self._comments_unreadable_from and "#" in self.text[s:e] for s, e in spans
+        ):
+            return ["(a comment past where this Python's tokenizer stops)"]
         replaced = Counter(text for offset, text in self.comments if any(s <= offset < e for s, e in spans))
         kept = Counter(t.string for e in edits for t in _comment_tokens(e.content))
         return sorted((replaced - kept).elements())

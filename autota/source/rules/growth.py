@@ -334,14 +334,25 @@ class GrowthRule(SourceRule):
             found.append(f"that nothing reads the names the fix adds: at {where} level they become attributes of the {where}")
         return found
 
+    def _only_jax_values(self, target: cst.Name) -> bool:
+        """Whether every value bound to the name is a JAX array function's result or a JAX update
+        of itself (``x = x.at[i].set(v)``): immutable arrays, not NumPy's or another object."""
+        values = self.semantics.bound_values(target) or [None]
+        return all(
+            isinstance(v, cst.Call) and (
+                any(q.startswith(ARRAY_MODULES) for q in self.qualified_names(v.func))
+                or scopes.at_update(v) is not None and scopes.at_update(v)[0] == target.value
+            )
+            for v in values
+        )
+
     def _in_place_writes(self, loop: cst.CSTNode, growth: Growth) -> list[str]:
         """A store into an element inside the loop (``view[0] = v``) may write the NumPy array the
         accumulator started as, through another name: the loop joined it as it was at each step,
         the fix joins it as it is after the loop. An accumulator only ever bound to JAX's results
         (immutable arrays) cannot be written so."""
         acc = growth.acc
-        values = self.semantics.bound_values(growth.statement.targets[0].target) or [None]
-        if all(isinstance(v, cst.Call) and any(q.startswith(ARRAY_MODULES) for q in self.qualified_names(v.func)) for v in values):
+        if self._only_jax_values(growth.statement.targets[0].target):
             return []
         stores = self.semantics.find(
             loop,
@@ -494,6 +505,11 @@ class GrowthRule(SourceRule):
             self.report("AT102", call, f"{message}; no safe fix: {self._no_update_fix_reason(call)}")
             return
         assumptions = self._assumptions(loop, buf, "written so far", [statement])
+        if not self._only_jax_values(statement.targets[0].target):
+            assumptions.append(
+                f"that `{buf}` is a JAX array (it is bound to something else than JAX's results: an object with "
+                "its own `.at[...]` would not take the fix's row read)"
+            )
         index = call.func.value.slice[0].slice.value
         if scopes.may_overflow_int32(index, self.semantics.bound_values):
             assumptions.append(
@@ -587,7 +603,7 @@ class GrowthRule(SourceRule):
         if namespace is None:
             return None
         value_arg = call.args[0] if call.args else None
-        if value_arg is None or value_arg.keyword is not None or len(call.args) != 1:
+        if value_arg is None or value_arg.keyword is not None or value_arg.star or len(call.args) != 1:
             return None
         source = self.context.source
         rows = self.fresh_name(f"{buf}_rows", loop)

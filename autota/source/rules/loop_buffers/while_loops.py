@@ -140,7 +140,7 @@ class WhileLoops:
             return f"the bound `{self.code_of(bound)}` reads the carry"
         if not self._is_static(bound, cond, integer=True, static_args=True):
             return f"the bound `{self.code_of(bound)}` is not provably a static integer"
-        parts = [bound, *self.semantics.find(bound, lambda n: isinstance(n, (cst.Name, cst.Integer)))]
+        parts = [bound, *self.semantics.find(bound, lambda n: isinstance(n, (cst.Name, cst.Integer, cst.BinaryOperation)))]
         if any(scopes.may_overflow_int32(part, self.semantics.bound_values) for part in parts):
             return (
                 f"the bound `{self.code_of(bound)}` may not fit an int32: the condition compares it with the "
@@ -151,54 +151,74 @@ class WhileLoops:
         return self.code_of(left), position, bound
 
     def _used_directly(self, name: cst.Name, dimension: cst.BaseExpression) -> bool:
-        """Whether ``name`` is the dimension, or in arithmetic that makes it, with no call between
-        (``int(n)`` in a shape proves nothing about ``n``)."""
-        if name is dimension:
-            return True
-        for ancestor in self.ancestors(name):
-            if isinstance(ancestor, (cst.Call, cst.Subscript, cst.Attribute)):
+        """Whether ``name`` reaches the dimension through ``+``/``-``/``*`` arithmetic, elements of
+        a literal shape and shape concatenation (``(n + 1,) + x.shape``) only: a float there
+        reaches the constructor (no call, comparison or condition between, and no tuple
+        repetition: ``(n,) * 0`` is ``()``)."""
+        node = name
+        while node is not dimension:
+            parent = self.parent(node)
+            if isinstance(parent, cst.BinaryOperation):
+                shapes = isinstance(parent.left, (cst.Tuple, cst.List)) or isinstance(parent.right, (cst.Tuple, cst.List))
+                if not isinstance(parent.operator, (cst.Add, cst.Subtract, cst.Multiply)) or shapes and not isinstance(
+                    parent.operator, cst.Add
+                ):
+                    return False
+            elif isinstance(parent, cst.Element):
+                if not isinstance(self.parent(parent), (cst.Tuple, cst.List)):
+                    return False
+            elif not isinstance(parent, (cst.Tuple, cst.List)):
                 return False
-            if ancestor is dimension:
-                return True
-        return False
+            node = parent
+        return True
 
     def _int_parameter(self, name: cst.Name) -> bool:
-        """Whether the parameter ``name`` is proven an int: used as a ``range`` bound or an array
-        dimension (either refuses a float) by a statement that every run of its function reaches,
-        one of its own body's before any ``return`` there. Before the loop, a float stops the
-        function there; after it, the original and the fix raise the same error there. An
-        annotation or an int default proves nothing of what a caller passes."""
+        """Whether the parameter ``name`` is proven an int where the condition reads it: a
+        statement of its function's own body, before the one that holds the read (the condition's
+        ``def``, or the loop with its ``lambda``), makes an array of that size or a ``range`` of it,
+        unconditionally (no ``and``/``or``/``if`` expression, ``lambda`` or comprehension around
+        it), so any run that reaches the loop has refused a float. An annotation or an int default
+        proves nothing of what a caller passes."""
         scope = scopes.enclosing_scope(self, name)
         while isinstance(scope, (cst.FunctionDef, cst.Lambda)):
             params = [p for p in all_params(scope) if p.name.value == name.value]
             if params:
                 if isinstance(scope, cst.Lambda):
                     return False
-                dimensions = [
-                    call.args[0].value
-                    for call in self.semantics.find(scope, lambda n: isinstance(n, cst.Call))
-                    if call.args and (
-                        self.matches(call.func, {"builtins.range"} | {f"{JNP}.{c}" for c in ("zeros", "ones", "empty", "full")})
-                    )
-                    and self._straight_line(call, scope)
-                    and self._before_any_return(call, scope)
-                ]
-                return any(self._used_directly(n, d) for d in dimensions for n in self.semantics.names_in(d, name.value))
+                statements = scope.body.body
+                reader = next((k for k, s in enumerate(statements) if self.semantics.within(name, s)), None)
+                if reader is None:
+                    return False
+                for call in self.semantics.find(scope, lambda n: isinstance(n, cst.Call)):
+                    if not (call.args and call.args[0].keyword is None and not call.args[0].star) or not self.matches(
+                        call.func, {"builtins.range"} | {f"{JNP}.{c}" for c in ("zeros", "ones", "empty", "full")}
+                    ):
+                        continue
+                    holder = next((k for k, s in enumerate(statements) if self.semantics.within(call, s)), None)
+                    if holder is None or holder >= reader or not self._unconditional(call, statements[holder]):
+                        continue
+                    dimension = call.args[0].value
+                    if any(
+                        self.semantics.enclosing_scope(n) is scope and self._used_directly(n, dimension)
+                        for n in self.semantics.names_in(dimension, name.value)
+                    ):
+                        return True
+                return False
             scope = scopes.enclosing_scope(self, scope)
         return False
 
-    def _before_any_return(self, node: cst.CSTNode, function: cst.FunctionDef) -> bool:
-        """Whether ``node``, in a statement of ``function``'s own body, comes before every ``return``
-        and ``raise`` of the function, nested in an ``if`` or a loop too (a path through one of
-        them never reaches ``node``); those of nested functions do not count."""
-        statements = function.body.body
-        holder = next(k for k, statement in enumerate(statements) if self.semantics.within(node, statement))
-        exits = [
-            n
-            for statement in statements[:holder]
-            for n in self.semantics.find(statement, lambda n: isinstance(n, (cst.Return, cst.Raise)))
-        ]
-        return all(self.semantics.enclosing_scope(n) is not function for n in exits)
+    def _unconditional(self, call: cst.Call, statement: cst.CSTNode) -> bool:
+        """Whether ``call`` runs whenever the simple statement ``statement`` holding it does."""
+        if not isinstance(statement, cst.SimpleStatementLine):
+            return False
+        conditional = (cst.BooleanOperation, cst.IfExp, cst.Lambda, cst.GeneratorExp, cst.ListComp, cst.SetComp,
+                       cst.DictComp)
+        for ancestor in self.ancestors(call):
+            if ancestor is statement:
+                return True
+            if isinstance(ancestor, conditional):
+                return False
+        return False
 
     def _while_plan(self, call, args, cond, body: Body, position: int, bound):
         """The edit turning the ``while_loop`` into a ``fori_loop`` and the trip count, or why not."""
@@ -264,10 +284,11 @@ class WhileLoops:
         upper = self.code_of(bound).strip()
         if any(self._static_parameter(n) for n in self.semantics.find(bound, lambda n: isinstance(n, cst.Name))):
             # a static argument may be a bool or a NumPy int, which `while_loop`'s comparison takes
-            # and `fori_loop` refuses beside an int literal: `int` gives the same trip count
-            if self.semantics.by_value.get("int") and any(
-                scopes.binding_role(self.semantics.parents, n)[0] is not None for n in self.semantics.by_value["int"]
-            ):
+            # and `fori_loop` refuses beside an int literal: `int` gives the same trip count, but for
+            # a counter from below zero (an unsigned NumPy bound compares it as unsigned)
+            if start < 0:
+                return "the counter starts below zero and the bound reads a static argument, which may be an unsigned NumPy int"
+            if self.semantics.binds("int"):
                 return "the bound reads a static argument, and the file binds `int` to something else"
             upper = f"int({upper})"
         lower = str(start)
