@@ -18,7 +18,7 @@ from pathlib import Path
 
 from autota.catalogue import RULES
 from autota.cli.files import discover
-from autota.source import engine
+from autota.source import engine, parsing
 
 ENABLED = frozenset(RULES)
 
@@ -38,8 +38,8 @@ def breakdown(files: list[Path]) -> dict[str, float]:
         try:
             text, _ = engine.decode(path.read_bytes())
             t1 = time.perf_counter()
-            tree = engine._python_ast(text, str(path))
-        except engine.ParseError:
+            tree = parsing.python_ast(text, str(path))
+        except parsing.ParseError:
             continue
         t2 = time.perf_counter()
         rules, sliced, line_map = engine._plan(text, tree, ENABLED)
@@ -50,7 +50,7 @@ def breakdown(files: list[Path]) -> dict[str, float]:
         if not rules:
             continue
         parsed += 1
-        module = engine._parse(sliced)
+        module = parsing.libcst_module(sliced)
         t4 = time.perf_counter()
         engine.run_rules(rules, module, str(path), text, ENABLED, line_map)
         phases["libcst parse"] += t4 - t3

@@ -20,15 +20,12 @@ from autota.catalogue import Finding
 from autota.source import prefilter, scopes
 from autota.source.rule import RuleContext
 from autota.source.rules import RULE_CLASSES
+from autota.source.parsing import ParseError, fix_parse_error, libcst_module, syntax_tree
 from autota.source.text import OverlappingEdits, SourceText
 
 SKIP_FILE = re.compile(r"^[ \t]*#[ \t]*autota:[ \t]*skip-file\b", re.MULTILINE)
 NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Za-z]+[0-9]+(?:[\s,]+[A-Za-z]+[0-9]+)*))?", re.IGNORECASE)
 MAX_FIX_ROUNDS = 10
-
-
-class ParseError(ValueError):
-    """The file is not Python that autota can read; it is left untouched."""
 
 
 @dataclass
@@ -83,47 +80,14 @@ def _plan(text: str, tree: ast.Module | None, enabled: frozenset[str], slicing: 
     return (chosen, *prefilter.slice_module(text, facts, keep))
 
 
-def _parse(text: str) -> cst.Module:
-    try:
-        return cst.parse_module(text)
-    except cst.ParserSyntaxError as exc:
-        raise ParseError(f"syntax error at {exc.raw_line}:{exc.raw_column + 1}: {exc.message}") from None
-    except (RecursionError, ValueError) as exc:
-        raise ParseError(f"cannot parse: {exc}") from None
-
-
-def _python_ast(text: str, path: str) -> ast.Module:
-    """Python's own parser: far cheaper than libcst, so every file gets its syntax checked."""
-    try:
-        return compile(text, path, "exec", flags=ast.PyCF_ONLY_AST, dont_inherit=True)
-    except SyntaxError as exc:
-        raise ParseError(f"syntax error at {exc.lineno}:{exc.offset}: {exc.msg}") from None
-    except (ValueError, RecursionError, MemoryError) as exc:
-        raise ParseError(f"cannot parse: {exc}") from None
-
-
-def _syntax_tree(text: str, path: str) -> ast.Module | None:
-    """Python's AST of ``text``, or ``None`` where this Python is older than the file's grammar
-    but libcst reads it (a 3.12 ``type`` alias under 3.11); else the Python error stands."""
-    try:
-        return _python_ast(text, path)
-    except ParseError as error:
-        python_error = error
-    try:
-        cst.parse_module(text)
-    except (cst.ParserSyntaxError, RecursionError, ValueError):
-        raise python_error from None
-    return None
-
-
 def _findings(text: str, path: str, enabled: frozenset[str], slicing: bool = True) -> list[Finding]:
     """The findings in ``text``; ``slicing=False`` parses the whole file (the tests compare)."""
     if SKIP_FILE.search(text):
         return []
-    rules, parsed_text, line_map = _plan(text, _syntax_tree(text, path), enabled, slicing)
+    rules, parsed_text, line_map = _plan(text, syntax_tree(text, path), enabled, slicing)
     if not rules:
         return []
-    context = run_rules(rules, _parse(parsed_text), path, text, enabled, line_map)
+    context = run_rules(rules, libcst_module(parsed_text), path, text, enabled, line_map)
     findings = _unsuppressed(context.findings, text)
     return sorted(findings, key=lambda f: (f.location.line, f.location.column, f.code))
 
@@ -178,7 +142,6 @@ def fix(data: bytes, path: str, enabled: frozenset[str], unsafe: bool = False) -
     """
     text, encoding = decode(data)
     original, applied = text, 0
-    judge = _python_ast if _syntax_tree(text, path) is not None else _syntax_tree
     for _ in range(MAX_FIX_ROUNDS):
         findings = _findings(text, path, enabled)
         source, chosen, taken = SourceText(text), [], []
@@ -197,12 +160,9 @@ def fix(data: bytes, path: str, enabled: frozenset[str], unsafe: bool = False) -
             new_text = source.apply(chosen)
         except OverlappingEdits as exc:  # pragma: no cover - guarded by the span check above
             raise AssertionError(f"{path}: internal error: {exc}") from None
-        # a fix must never produce code that does not parse: Python's parser is the judge, or
-        # libcst's where the file's grammar is newer than this Python
-        try:
-            judge(new_text, path)
-        except ParseError as exc:
-            raise AssertionError(f"{path}: internal error: a fix produced code that does not parse ({exc})") from None
+        error = fix_parse_error(new_text, text, path)  # a fix must never produce code that does not parse
+        if error is not None:
+            raise AssertionError(f"{path}: internal error: a fix produced code that does not parse ({error})")
         text = new_text
     else:
         findings = _findings(text, path, enabled)

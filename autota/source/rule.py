@@ -18,7 +18,7 @@ from autota.source import scopes
 from autota.source.prefilter import Facts
 from autota.source.text import SourceText
 from autota.source.tracing import TracedFunctions
-from autota.source.vocabulary import FRAME_READERS, terminal
+from autota.source.vocabulary import ARRAY_MODULES, FRAME_READERS, terminal
 
 
 @dataclass
@@ -138,6 +138,11 @@ class SourceRule:
             if name in names:
                 return name
         return None
+
+    def array_function(self, func: cst.BaseExpression) -> bool:
+        """Whether ``func`` is one of JAX's array functions (:data:`~autota.source.vocabulary.ARRAY_MODULES`):
+        its result is a new JAX array, and it does nothing else."""
+        return any(q.startswith(ARRAY_MODULES) for q in self.qualified_names(func))
 
     def location(self, node: cst.CSTNode) -> Location:
         """Where ``node`` is in the file (1-based, end exclusive): what findings and edits use."""

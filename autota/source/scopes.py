@@ -645,7 +645,12 @@ class Semantics:
             imported = isinstance(assignment.node, (cst.Import, cst.ImportFrom))
             if not (imported and isinstance(self.scope_of.get(assignment.node), GlobalScope)):
                 return True
-        return any(isinstance(self.parents.get(n), (cst.Global, cst.Nonlocal, cst.NameItem)) for n in self.by_value.get(root, ()))
+        return self.declared_global(root)
+
+    def declared_global(self, name: str) -> bool:
+        """Whether a ``global`` or ``nonlocal`` statement names ``name``: a call of the function that
+        holds it may rebind the name anywhere it is read."""
+        return any(isinstance(self.parents.get(n), (cst.Global, cst.Nonlocal, cst.NameItem)) for n in self.by_value.get(name, ()))
 
     def assigned_value(self, name: cst.Name) -> cst.BaseExpression | None:
         """The value ``name`` holds wherever it is read, where that is one value: the one plain

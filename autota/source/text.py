@@ -6,7 +6,6 @@ edit stays byte for byte what the user wrote (comments, formatting, line endings
 
 from __future__ import annotations
 
-import ast
 import io
 import re
 import tokenize
@@ -16,9 +15,8 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Iterable
 
-import libcst as cst
-
 from autota.catalogue import Edit
+from autota.source.parsing import fix_parse_error
 
 _NEWLINE = re.compile(r"\r\n|\r|\n")
 
@@ -37,21 +35,21 @@ class SourceText:
         self.newline = first.group() if first else "\n"
 
     @cached_property
+    def _tokenized(self) -> tuple[list[tokenize.TokenInfo], int | None]:
+        """The file's comment tokens, and the line where this Python's tokenizer stops reading it
+        (a newer grammar's f-string), ``None`` where it reads it whole."""
+        return _scan_comments(self.text)
+
+    @cached_property
     def comments(self) -> list[tuple[int, str]]:
-        """Every comment of the text, with its offset."""
-        return [(self.offset(t.start[0], t.start[1] + 1), t.string) for t in _comment_tokens(self.text)]
+        """Every comment of the text that the tokenizer reaches, with its offset."""
+        return [(self.offset(t.start[0], t.start[1] + 1), t.string) for t in self._tokenized[0]]
 
     @cached_property
     def _comments_unreadable_from(self) -> int | None:
-        """Where this Python's tokenizer stops reading the file (a newer grammar's f-string), or
-        ``None`` where it reads it whole: past that offset, comments cannot be told apart."""
-        try:
-            for _ in tokenize.generate_tokens(io.StringIO(self.text).readline):
-                pass
-        except (tokenize.TokenError, IndentationError, SyntaxError) as exc:
-            line = getattr(exc, "lineno", None) or (exc.args[1][0] if len(exc.args) > 1 else 1)
-            return self.line_starts[max(0, min(line, len(self.line_starts)) - 1)]
-        return None
+        """The offset past which comments cannot be told apart, or ``None``."""
+        line = self._tokenized[1]
+        return None if line is None else self.line_starts[max(0, min(line, len(self.line_starts)) - 1)]
 
     def dropped_comments(self, edits: Iterable[Edit]) -> list[str]:
         """The comments inside the spans that ``edits`` replace that their new text does not
@@ -63,15 +61,14 @@ class SourceText:
         ):
             return ["(a comment past where this Python's tokenizer stops)"]
         replaced = Counter(text for offset, text in self.comments if any(s <= offset < e for s, e in spans))
-        kept = Counter(t.string for e in edits for t in _comment_tokens(e.content))
+        kept = Counter(t.string for e in edits for t in _scan_comments(e.content)[0])
         return sorted((replaced - kept).elements())
 
     def parses_after(self, edits: Iterable[Edit]) -> bool:
         """Whether the text with ``edits`` applied is still Python that Python's parser reads (or,
         in a grammar newer than this Python, libcst's): a fix is checked where it is made, so
         that one that cannot parse in its place (after a line continuation) is not offered."""
-        fixed = self.apply(edits)
-        return _python_parses(fixed) or not _python_parses(self.text) and _libcst_parses(fixed)
+        return fix_parse_error(self.apply(edits), self.text, "<fix>") is None
 
     @property
     def line_count(self) -> int:
@@ -125,30 +122,15 @@ class SourceText:
         return "".join(out)
 
 
-def _comment_tokens(code: str) -> list[tokenize.TokenInfo]:
-    """The comment tokens of ``code`` (the file, or an edit's new text, a fragment), as far as
-    it tokenizes: a comment it cannot reach counts as dropped, which errs on the safe side."""
+def _scan_comments(code: str) -> tuple[list[tokenize.TokenInfo], int | None]:
+    """The comment tokens of ``code`` (the file, or an edit's new text) as far as it tokenizes, and
+    the line where it stops (``None`` where it tokenizes whole): in a fix's new text, a comment it
+    cannot reach counts as dropped, which errs on the safe side."""
     found = []
     try:
         for token in tokenize.generate_tokens(io.StringIO(code).readline):
             if token.type == tokenize.COMMENT:
                 found.append(token)
-    except (tokenize.TokenError, IndentationError, SyntaxError):
-        pass
-    return found
-
-
-def _python_parses(text: str) -> bool:
-    try:
-        compile(text, "<fix>", "exec", flags=ast.PyCF_ONLY_AST, dont_inherit=True)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return False
-    return True
-
-
-def _libcst_parses(text: str) -> bool:
-    try:
-        cst.parse_module(text)
-    except (cst.ParserSyntaxError, RecursionError, ValueError):
-        return False
-    return True
+    except (tokenize.TokenError, IndentationError, SyntaxError) as exc:
+        return found, getattr(exc, "lineno", None) or (exc.args[1][0] if len(exc.args) > 1 else 1)
+    return found, None

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from autota.source import scopes, vocabulary
+from autota.source import vocabulary
 
 JIT = vocabulary.JIT
 PARTIAL = vocabulary.PARTIAL
@@ -26,8 +26,9 @@ class Traced:
     ``"called"`` (called from a traced function of this module), ``"initializer"`` (a parameter
     initializer, run inside a model's ``init``) or ``"model"`` (a method of a Flax, Haiku or
     Equinox module or of a JAX environment, or a function given to ``hk.transform``, run inside
-    the model's ``init``/``apply`` or the environment's jitted ``step``), and the node that says so. Trainers usually jit a model's ``init`` and ``apply``:
-    whether those run traced is decided outside this file, so rules that need to know keep off."""
+    the model's ``init``/``apply`` or the environment's jitted ``step``), and the node that says
+    so. Trainers usually jit a model's ``init`` and ``apply``: whether those run traced is
+    decided outside this file, so rules that need to know keep off."""
 
     kind: str
     node: cst.CSTNode

@@ -16,7 +16,6 @@ import libcst as cst
 from autota.catalogue import Fix
 from autota.source import prefilter, scopes
 from autota.source.rule import SourceRule
-from autota.source.vocabulary import ARRAY_MODULES
 
 JNP = "jax.numpy"
 
@@ -340,7 +339,7 @@ class GrowthRule(SourceRule):
         values = self.semantics.bound_values(target) or [None]
         return all(
             isinstance(v, cst.Call) and (
-                any(q.startswith(ARRAY_MODULES) for q in self.qualified_names(v.func))
+                self.array_function(v.func)
                 or scopes.at_update(v) is not None and scopes.at_update(v)[0] == target.value
             )
             for v in values
@@ -371,10 +370,7 @@ class GrowthRule(SourceRule):
             self.semantics.stores(loop, axis.value) or any(scopes.assign_to(a, axis.value) for a in self.semantics.find(loop, lambda n: isinstance(n, cst.Assign)))
         ):
             return f"the axis `{axis.value}` is rebound in the loop, so one call after it would use its last value"
-        if isinstance(axis, cst.Name) and any(
-            isinstance(self.parent(name), cst.NameItem) and isinstance(self.parent(self.parent(name)), (cst.Global, cst.Nonlocal))
-            for name in self.semantics.by_value.get(axis.value, ())
-        ):
+        if isinstance(axis, cst.Name) and self.semantics.declared_global(axis.value):
             return (
                 f"the axis `{axis.value}` is declared `global` or `nonlocal` in a function, so a call in the loop "
                 "may rebind it"

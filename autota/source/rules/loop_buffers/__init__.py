@@ -23,7 +23,7 @@ from autota.source.rules.loop_buffers.carried import CarriedBuffers
 from autota.source.rules.loop_buffers.model import BufferWrite, LoopModel, LoopModeler
 from autota.source.rules.loop_buffers.select import SelectUpdates
 from autota.source.rules.loop_buffers.statics import StaticFacts
-from autota.source.rules.loop_buffers.syntax import BODY_ARG, INIT_ARG, LOOPS, WHERE, is_none
+from autota.source.rules.loop_buffers.syntax import BODY_ARG, INIT_ARG, LOOPS, WHERE, is_bool_literal, is_none
 from autota.source.rules.loop_buffers.while_loops import WhileLoops
 
 
@@ -298,4 +298,4 @@ def _constant(row: cst.BaseExpression | None) -> bool:
     """A numeric or bool literal (``0``, ``-1.0``, ``True``): the same value every step."""
     if isinstance(row, cst.UnaryOperation) and isinstance(row.operator, cst.Minus):
         row = row.expression
-    return isinstance(row, (cst.Integer, cst.Float)) or isinstance(row, cst.Name) and row.value in ("True", "False")
+    return isinstance(row, (cst.Integer, cst.Float)) or is_bool_literal(row)

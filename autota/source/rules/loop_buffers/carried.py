@@ -8,7 +8,6 @@ import libcst as cst
 
 from autota.catalogue import Edit, Fix
 from autota.source import scopes
-from autota.source.vocabulary import ARRAY_MODULES
 from autota.source.rules.loop_buffers.syntax import (
     JNP,
     BODY_ARG,
@@ -586,7 +585,7 @@ class CarriedBuffers:
                     root.value in [p.name.value for p in all_params(body.function)]
                     or self.semantics.binds_here(body.function, root.value)
                 )
-                if not method and not any(q.startswith(ARRAY_MODULES) for q in self.qualified_names(found.func)):
+                if not method and not self.array_function(found.func):
                     return (
                         f"that the write raises nothing while tracing: the original stops there, the fix runs "
                         f"`{self.code_of(found.func)}(...)` (line {self.start_line(found)}) after it and raises "
@@ -732,7 +731,7 @@ class CarriedBuffers:
             return False
         if scopes.at_update(expr) is not None:
             return True
-        return any(q.startswith(ARRAY_MODULES) for q in self.qualified_names(expr.func))
+        return self.array_function(expr.func)
 
     def _is_jax_array(self, expr: cst.BaseExpression) -> bool:
         """Whether ``expr`` visibly makes a JAX array: a ``jax.numpy``/``lax``/``random`` call or an

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from autota.source import scopes, vocabulary
-from autota.source.rules.loop_buffers.syntax import int_value, is_full_slice, is_none, several_slots
+from autota.source.rules.loop_buffers.syntax import int_value, is_bool_literal, is_full_slice, is_none, several_slots
 
 INLINE_DEPTH = 3
 """How many levels of same-module helper calls are inlined."""
@@ -259,7 +259,7 @@ class LoopModeler:
         """Whether every value of the initial carry is visibly an integer or boolean array, or a
         Python int or bool: such a carry has no cotangent, so under ``grad`` the loop saves and
         carries nothing for it, and a buffer in it costs what it costs forward (in place)."""
-        if isinstance(init, cst.Name) and init.value in ("True", "False"):
+        if is_bool_literal(init):
             return True
         value = self._value_of(init)
         if isinstance(value, (cst.Tuple, cst.List)):
@@ -796,7 +796,7 @@ def _exact_literal(expr: cst.BaseExpression) -> bool:
         return bool(expr.elements) and all(
             not isinstance(e, cst.StarredElement) and _exact_literal(e.value) for e in expr.elements
         )
-    return int_value(expr) is not None or isinstance(expr, cst.Name) and expr.value in ("True", "False")
+    return int_value(expr) is not None or is_bool_literal(expr)
 
 
 def _changes_binding(function: cst.FunctionDef) -> bool:

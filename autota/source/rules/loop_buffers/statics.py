@@ -5,7 +5,6 @@ from __future__ import annotations
 import libcst as cst
 
 from autota.source import scopes
-from autota.source.vocabulary import ARRAY_MODULES
 from autota.source.rules.loop_buffers.syntax import (
     assigns,
     LAX,
@@ -138,7 +137,7 @@ class StaticFacts:
         found = self.semantics.find(expr, lambda n: isinstance(n, (cst.Call, cst.Subscript)))
         calls = [
             n for n in found
-            if isinstance(n, cst.Call) and not any(q.startswith(ARRAY_MODULES) for q in self.qualified_names(n.func))
+            if isinstance(n, cst.Call) and not self.array_function(n.func)
         ]
         subscripts = [
             n for n in found

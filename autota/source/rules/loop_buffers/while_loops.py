@@ -10,6 +10,10 @@ from autota.source.rules.loop_buffers.syntax import JNP, all_params, int_value
 from autota.source.rules.loop_buffers.body import Write, Body
 
 
+SIZED = frozenset({"builtins.range"} | {f"{JNP}.{c}" for c in ("zeros", "ones", "empty", "full")})
+"""Calls whose first argument is a size or a shape: they refuse a float there."""
+
+
 class WhileLoops:
     """AT202."""
 
@@ -191,7 +195,7 @@ class WhileLoops:
                     return False
                 for call in self.semantics.find(scope, lambda n: isinstance(n, cst.Call)):
                     if not (call.args and call.args[0].keyword is None and not call.args[0].star) or not self.matches(
-                        call.func, {"builtins.range"} | {f"{JNP}.{c}" for c in ("zeros", "ones", "empty", "full")}
+                        call.func, SIZED
                     ):
                         continue
                     holder = next((k for k, s in enumerate(statements) if self.semantics.within(call, s)), None)
