@@ -667,6 +667,36 @@ class Semantics:
                 return None
             scope = self.enclosing_scope(scope)
 
+    def reaching_value(self, name: cst.Name) -> tuple[tuple[int, ...], cst.BaseExpression] | None:
+        """Where the value ``name`` holds at a read comes from, in straight-line code: the last
+        assignment to it among the statements before the read's own in its block, with no other
+        binding of the name after it (``grid = jnp.ones(...)`` then ``grid, _ = loop(grid)``
+        reads the first), as the position of the name in its target and the assigned value:
+        ``((), v)`` for ``name = v``, ``((0, 1), v)`` for ``(_, name), _ = v``. Elsewhere the
+        one value of :meth:`assigned_value`."""
+        scope = self.enclosing_scope(name)
+        statement, block = name, self.parents.get(name)
+        while block is not None and not isinstance(block, (cst.IndentedBlock, cst.Module)):
+            statement, block = block, self.parents.get(block)
+        if block is not None and self.enclosing_scope(statement) is scope:
+            siblings = list(block.body)
+            for earlier in reversed(siblings[: siblings.index(statement)]):
+                bound = [
+                    n for n in self.names_in(earlier, name.value)
+                    if (role := binding_role(self.parents, n)[0]) is not None
+                    and (self.enclosing_scope(n) is scope or role == "other")
+                ]
+                if not bound:
+                    continue
+                small = earlier.body[0] if isinstance(earlier, cst.SimpleStatementLine) and len(earlier.body) == 1 else None
+                if len(bound) == 1 and isinstance(small, cst.Assign) and len(small.targets) == 1:
+                    path = _target_path(small.targets[0].target, bound[0])
+                    if path is not None:
+                        return path, small.value
+                return None
+        value = self.assigned_value(name)
+        return ((), value) if value is not None else None
+
     def bound_values(self, name: cst.Name) -> list[cst.BaseExpression] | None:
         """Every value that the nearest scope binding ``name`` binds to it: plain and augmented
         assignments (the ``AugAssign`` itself), a ``for`` target's ``range`` arguments; ``None`` where a binding is of
@@ -746,6 +776,21 @@ class Semantics:
             and unpack.value.attr.value == "shape"
             and not any(isinstance(e, cst.StarredElement) for e in target.elements)
         )
+
+
+def _target_path(target: cst.BaseExpression, name: cst.Name) -> tuple[int, ...] | None:
+    """The position of ``name`` in an assignment target of tuples and lists (``None`` past a
+    starred element)."""
+    if target is name:
+        return ()
+    if isinstance(target, (cst.Tuple, cst.List)):
+        if any(isinstance(e, cst.StarredElement) for e in target.elements):
+            return None
+        for k, element in enumerate(target.elements):
+            path = _target_path(element.value, name)
+            if path is not None:
+                return (k, *path)
+    return None
 
 
 def binding_role(parents, name: cst.Name) -> tuple[str | None, cst.CSTNode | None]:

@@ -50,6 +50,17 @@ REPLACE = frozenset({"dataclasses.replace"})
 """Functions that rebuild a dataclass with some fields changed (``x._replace``/``x.replace`` are methods)."""
 
 # -- growth ------------------------------------------------------------------------------------
+ARRAY_METADATA = frozenset({"shape", "dtype", "ndim", "size"})
+"""Attributes of an array known at trace time: reading one reads no values, so under ``grad``
+nothing is saved for it."""
+METADATA_FUNCTIONS = frozenset({"builtins.len", f"{JNP}.shape", f"{JNP}.ndim", f"{JNP}.size"})
+PART_READERS = frozenset(
+    {f"{LAX}.{name}" for name in ("dynamic_slice", "dynamic_slice_in_dim", "dynamic_index_in_dim", "index_in_dim",
+                                 "slice", "slice_in_dim")}
+)
+"""Functions that read a part of their first argument (a slot, a band), not the whole array."""
+KEY_FUNCTIONS = frozenset({"jax.random.split", "jax.random.PRNGKey", "jax.random.key", "jax.random.fold_in"})
+"""Functions that make PRNG keys, which hold no floats."""
 GROWTH_FUNCTIONS = ("concatenate", "append", "vstack", "row_stack", "hstack", "dstack", "column_stack", "stack")
 
 ARRAY_MODULES = (f"{JNP}.", f"{LAX}.", "jax.random.")

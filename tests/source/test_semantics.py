@@ -143,3 +143,43 @@ def test_the_model_answers_what_libcst_answers(text):
         for name in identifiers:
             assert semantics.names_in(tree, name) == scopes.names(tree, name)
             assert semantics.stores(tree, name) == scopes.stores(tree, name)
+
+
+REACHING = '''\
+def f(a):
+    grid = zeros()
+    (grid, k), ys = loop(grid)
+    use(grid)
+    mask = ones()
+    if a:
+        mask = other()
+    use(mask)
+    x = first()
+    x = second()
+    use(x)
+    y = once()
+    for i in r:
+        use(y)
+    use(z)
+'''
+
+
+@pytest.mark.parametrize(
+    "read, expected",
+    [
+        (("loop", "grid"), ((), "zeros()")),  # the binding before the statement, not the one it makes
+        (("use", "grid"), ((0, 0), "loop(grid)")),  # the position in the unpacked target
+        (("use", "mask"), None),  # an `if` that may rebind it comes between
+        (("use", "x"), ((), "second()")),
+        (("use", "y"), ((), "once()")),  # a nested block: the one binding of the scope
+        (("use", "z"), None),
+    ],
+)
+def test_reaching_value_follows_straight_line_code(read, expected):
+    module = cst.parse_module(REACHING)
+    semantics = scopes.Semantics(module, MetadataWrapper(module, unsafe_skip_copy=True))
+    callee, name = read
+    calls = [n for n in semantics.nodes if isinstance(n, cst.Call) and isinstance(n.func, cst.Name)]
+    call = next(c for c in calls if c.func.value == callee and module.code_for_node(c.args[0].value) == name)
+    found = semantics.reaching_value(call.args[0].value)
+    assert (found and (found[0], module.code_for_node(found[1]))) == expected

@@ -13,6 +13,7 @@ failed.
 from __future__ import annotations
 
 import ast
+import dataclasses
 
 import libcst as cst
 
@@ -147,8 +148,9 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
             return
         function = self._function(args[BODY_ARG[kind]].value)
         body = self._body(function, kind)
-        if (kind != "scan" or body.ys is not None and is_none(body.ys)) and self._modeler().without_cotangent(
-            args[INIT_ARG[kind]].value
+        modeler = self._modeler()
+        if modeler.without_cotangent(args[INIT_ARG[kind]].value) and (
+            kind != "scan" or body.ys is not None and is_none(body.ys) or modeler.exact_input(args.get("xs"))
         ):
             return  # nothing leaves the loop with a gradient: AT201-AT203 are about costs under `grad`
         writes = self._writes(body)
@@ -157,7 +159,12 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
             by_buffer.setdefault(write.label, []).append(write)
         for label, group in by_buffer.items():
             write = group[0]
-            reads = self._other_reads(body, write.buf, group)
+            uses = self._other_reads(body, write.buf, group)
+            reads = [name for name in uses if not self._reads_metadata(name)]
+            shape_reads = [name for name in uses if self._reads_metadata(name)]
+            exact = not write.dict_entry and self._exact_buffer(args[INIT_ARG[kind]].value, body, write.buf)
+            if exact and all(self._reads_part(name) for name in reads):
+                reads = []  # an int/bool buffer read at a slot or band: `grad` saves the part, not the buffer
             previous = self._previous_rows(call, kind, args, body, group, reads)
             if kind == "while" and not (reads and previous is None):
                 self._report_while(call, args, body, write, group)  # about the loop, whatever the dtype
@@ -165,29 +172,32 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
             if reads and previous is None:
                 self._report_read_back(kind, write, reads[0])
                 continue
-            if not write.dict_entry and self._exact_buffer(args[INIT_ARG[kind]].value, body, write.buf):
+            if exact:
                 continue
             if _constant(write.row):
                 continue  # a buffer cleared or filled with one constant: no per-step values to collect
-            self._report_carried(call, kind, args, body, write, group, previous or [])
+            self._report_carried(call, kind, args, body, write, group, previous or [], shape_reads)
         # every other spelling of a carried buffer: the loop model sees through it
         model = self._modeler().build(call, kind, args)
         seen = [self.location(w.call) for w in writes]
         init = args[INIT_ARG[kind]].value
-        modeler = self._modeler()
         for found in model.writes:
             where = self.location(found.write.call)
             if not any(_within(where, s) or _within(s, where) for s in seen):
                 seen.append(where)
+                exact = modeler.exact_dtype(modeler.initial(init, found.path))
+                if exact and found.whole_read is None:
+                    found = dataclasses.replace(found, read=None)  # read at a slot or band: see `_exact_buffer`
                 at201 = model.kind != "while" and (found.read is None or found.index == "fixed")
-                if not at201 or not (modeler.exact_dtype(modeler.initial(init, found.path)) or _constant(found.write.row)):
+                if not at201 or not (exact or _constant(found.write.row)):
                     self._report_modelled(model, found)
 
     def _exact_buffer(self, init: cst.BaseExpression, body, buf: str) -> bool:
         """Whether the carried ``buf`` starts as a visibly integer or boolean array. Written and
         not read back, such a buffer costs nothing: it has no cotangent for `grad` to carry, and
-        forward it is updated in place (an assignment's state). Read back it is still AT203:
-        the backward pass needs each step's mask or indices. AT202 is about the `while_loop`."""
+        forward it is updated in place (an assignment's state). Read back whole it is still AT203:
+        the backward pass may need each step's mask or indices; read at a slot or a band, only
+        that part is saved. AT202 is about the `while_loop`."""
         if buf not in body.elements:
             return False
         path = (body.elements.index(buf),) if body.unpack is not None else ()

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from autota.source import scopes
+from autota.source.vocabulary import ARRAY_METADATA, METADATA_FUNCTIONS, PART_READERS
 from autota.source.rules.loop_buffers.syntax import (
     JNP,
     PARAMS,
@@ -18,6 +19,7 @@ from autota.source.rules.loop_buffers.syntax import (
     is_full_slice,
     is_none,
     int_value,
+    selects_part,
     index_offset,
     all_params,
     several_slots,
@@ -522,6 +524,37 @@ class LoopBodies:
                 continue
             reads.append(name)
         return reads
+
+    def _reads_metadata(self, name: cst.Name) -> bool:
+        """``buf.shape``, ``len(buf)``: a use that tracing answers, which reads none of the values."""
+        parent = self.parent(name)
+        if isinstance(parent, cst.Attribute):
+            return parent.value is name and parent.attr.value in ARRAY_METADATA
+        call = self.parent(parent) if isinstance(parent, cst.Arg) else None
+        return (
+            isinstance(call, cst.Call)
+            and len(call.args) == 1
+            and call.args[0] is parent
+            and parent.keyword is None
+            and not parent.star
+            and self.matches(call.func, METADATA_FUNCTIONS) is not None
+        )
+
+    def _reads_part(self, name: cst.Name) -> bool:
+        """``buf[i]``, ``buf[:, :3]``, ``lax.dynamic_slice(buf, ...)``: a read of a slot or a band,
+        not of the whole buffer (``buf[:]`` and ``buf[None]`` read it whole)."""
+        parent = self.parent(name)
+        if isinstance(parent, cst.Subscript):
+            return parent.value is name and selects_part(parent)
+        call = self.parent(parent) if isinstance(parent, cst.Arg) else None
+        return (
+            isinstance(call, cst.Call)
+            and bool(call.args)
+            and call.args[0] is parent
+            and parent.keyword is None
+            and not parent.star
+            and self.matches(call.func, PART_READERS) is not None
+        )
 
     def _slot_read_order(self, function, read: cst.Subscript, write: Write) -> str | None:
         """``"before"`` when ``buf[i]`` reads the slot the step is about to overwrite (inside the write,

@@ -21,7 +21,14 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from autota.source import scopes, vocabulary
-from autota.source.rules.loop_buffers.syntax import int_value, is_bool_literal, is_full_slice, is_none, several_slots
+from autota.source.rules.loop_buffers.syntax import (
+    int_value,
+    is_bool_literal,
+    is_full_slice,
+    is_none,
+    selects_part,
+    several_slots,
+)
 
 INLINE_DEPTH = 3
 """How many levels of same-module helper calls are inlined."""
@@ -136,6 +143,8 @@ class BufferWrite:
     offset: int = 0
     read: cst.CSTNode | None = None
     """Where the body reads the buffer other than to write it, if it does."""
+    whole_read: cst.CSTNode | None = None
+    """Where the body reads more of the buffer than a slot or a band, if it does."""
     maybe_read: cst.CSTNode | None = None
     """Where the body hands a structure holding the buffer to code the model does not follow."""
 
@@ -206,28 +215,44 @@ class LoopModeler:
         return None
 
     # -- the initial carry ---------------------------------------------------------------
-    def initial(self, init: cst.BaseExpression, path: tuple) -> cst.BaseExpression | None:
+    def initial(self, init: cst.BaseExpression, path: tuple, depth: int = 0) -> cst.BaseExpression | None:
         """What the initial carry ``init`` holds at ``path``, where the source shows it: tuple and
-        list positions, names followed to the value they are bound to (``None`` elsewhere)."""
-        value = self._value_of(init)
+        list positions, names followed to the value that reaches them (``None`` elsewhere)."""
+        value = self._value_of(init, depth)
         for step in path:
             if not isinstance(step, int) or not isinstance(value, (cst.Tuple, cst.List)):
                 return None
             elements = value.elements
             if step >= len(elements) or any(isinstance(e, cst.StarredElement) for e in elements):
                 return None
-            value = self._value_of(elements[step].value)
+            value = self._value_of(elements[step].value, depth)
         return value
 
-    def _value_of(self, expr: cst.BaseExpression) -> cst.BaseExpression | None:
-        for _ in range(5):
-            if not isinstance(expr, cst.Name):
-                return expr
-            bound = self.semantics.assigned_value(expr)  # a dtype fact must hold on every path
-            if bound is None:
-                return None
-            expr = bound
-        return None
+    def _value_of(self, expr: cst.BaseExpression, depth: int = 0) -> cst.BaseExpression | None:
+        """``expr``, or for a name the value that reaches it: through assignments and unpacking,
+        through a loop's result, whose carry has the dtypes of the loop's initial carry (JAX
+        refuses a body that changes them), and through ``x.at[i].set(v)``, an array like ``x``."""
+        if depth > 20:
+            return None
+        if isinstance(expr, cst.Call) and _at_update(expr) is not None:
+            return self._value_of(_at_update(expr), depth + 1)  # `x.at[i].set(v)` has the dtype of `x`
+        if not isinstance(expr, cst.Name):
+            return expr
+        reaching = self.semantics.reaching_value(expr)  # a dtype fact must hold on every path to the loop
+        if reaching is None:
+            return None
+        path, value = reaching
+        if not path:
+            return self._value_of(value, depth + 1)
+        if isinstance(value, (cst.Tuple, cst.List)):
+            return self.initial(value, path, depth + 1)
+        loop = self.rule.matches(value.func, vocabulary.LOOPS) if isinstance(value, cst.Call) else None
+        kind = vocabulary.LOOPS.get(loop)
+        if kind not in ("fori", "scan", "while") or kind == "scan" and path[0] != 0:
+            return None
+        args = self.rule._arguments(value, kind)
+        init = args.get(vocabulary.INIT_ARG[kind]) if args is not None else None
+        return self.initial(init.value, path[1:] if kind == "scan" else path, depth + 1) if init is not None else None
 
     def exact_dtype(self, expr: cst.BaseExpression | None) -> bool:
         """Whether ``expr`` visibly makes an integer or boolean array: a ``jnp`` constructor with
@@ -267,6 +292,24 @@ class LoopModeler:
                 not isinstance(e, cst.StarredElement) and self.without_cotangent(e.value) for e in value.elements
             )
         return value is not None and (int_value(value) is not None or self.exact_dtype(value))
+
+    def exact_input(self, xs: cst.Arg | None) -> bool:
+        """Whether a ``scan``'s ``xs`` visibly holds no floats: absent or ``None``, PRNG keys,
+        an integer or boolean array, or a ``jnp.arange`` with no float in its arguments. With a
+        carry :meth:`without_cotangent`, nothing differentiable then enters the loop but what
+        the body closes over."""
+        if xs is None or is_none(xs.value):
+            return True
+        value = self._value_of(xs.value)
+        if not isinstance(value, cst.Call) or any(a.star for a in value.args):
+            return False
+        if self.rule.matches(value.func, vocabulary.KEY_FUNCTIONS) is not None or self.exact_dtype(value):
+            return True
+        return self.rule.matches(value.func, {f"{vocabulary.JNP}.arange"}) is not None and not any(
+            a.keyword is not None or self.semantics.find(a.value, lambda n: isinstance(n, (cst.Float, cst.Imaginary)))
+            or self.semantics.find(a.value, lambda n: isinstance(n, cst.BinaryOperation) and isinstance(n.operator, cst.Divide))
+            for a in value.args
+        )
 
     def _python_int(self, expr: cst.BaseExpression | None, depth: int = 0) -> bool:
         """An int literal, a ``.shape[k]``, a ``len(...)``, or a name bound to one of them."""
@@ -318,10 +361,19 @@ class LoopModeler:
         for path, value in model.outputs:
             if isinstance(value, Written) and isinstance(value.base, Carry) and value.base.path == path:
                 index, offset = self._classify(value.index, model.outputs)
-                read = next((n for p, n in evaluation.reads if len(p) >= len(path) and _overlap(p, path)), None)
+                reads = [n for p, n in evaluation.reads if len(p) >= len(path) and _overlap(p, path)]
+                whole = next((n for n in reads if not self._reads_part(n)), None)
                 maybe = next((n for p, n in evaluation.reads if len(p) < len(path) and _overlap(p, path)), None)
-                model.writes.append(BufferWrite(path, value, self._label(value, path), index, offset, read, maybe))
+                model.writes.append(
+                    BufferWrite(path, value, self._label(value, path), index, offset, next(iter(reads), None), whole, maybe)
+                )
         return model
+
+    def _reads_part(self, read: cst.CSTNode) -> bool:
+        """Whether a recorded read takes a slot or band (``carry[0][i]``, ``lax.dynamic_slice``)."""
+        if isinstance(read, cst.Subscript):
+            return selects_part(read)
+        return isinstance(read, cst.Call) and self.rule.matches(read.func, vocabulary.PART_READERS) is not None
 
     def _classify(self, index: Value, outputs) -> tuple[str, int]:
         if isinstance(index, Index):
@@ -913,3 +965,17 @@ def _single_index(elements) -> cst.BaseExpression | None:
     if found is None or isinstance(found, (cst.Ellipsis, cst.Tuple)) or is_none(found):
         return None
     return found
+
+
+def _at_update(call: cst.Call) -> cst.BaseExpression | None:
+    """``x`` for ``x.at[...].set(...)`` (or another update method)."""
+    func = call.func
+    if (
+        isinstance(func, cst.Attribute)
+        and func.attr.value in vocabulary.UPDATE_METHODS
+        and isinstance(func.value, cst.Subscript)
+        and isinstance(func.value.value, cst.Attribute)
+        and func.value.value.attr.value == "at"
+    ):
+        return func.value.value.value
+    return None

@@ -36,6 +36,17 @@ def is_none(node) -> bool:
     return isinstance(node, cst.Name) and node.value == "None"
 
 
+def selects_part(subscript: cst.Subscript) -> bool:
+    """Whether ``subscript`` takes a slot or a band of its value (``buf[i]``, ``buf[:, :3]``), not
+    the whole of it (``buf[:]``, ``buf[None]``, ``buf[...]``)."""
+    return any(
+        isinstance(e.slice, cst.Index) and e.slice.star is None
+        and not (is_none(e.slice.value) or isinstance(e.slice.value, cst.Ellipsis))
+        or isinstance(e.slice, cst.Slice) and (e.slice.lower is not None or e.slice.upper is not None)
+        for e in subscript.slice
+    )
+
+
 def is_bool_literal(node) -> bool:
     return isinstance(node, cst.Name) and node.value in ("True", "False")
 
