@@ -337,7 +337,9 @@ def inside(site: Site, function: Site) -> bool:
     return any(f is function.node for f in site.functions)
 
 
-TRACING_TERMINALS = JIT_NAMES | LOOP_NAMES | frozenset(vocabulary.INITIALIZER_METHODS) | frozenset(
+TRACING_TERMINALS = JIT_NAMES | LOOP_NAMES | vocabulary.TRACED_ARGUMENT_TERMINALS | frozenset(
+    vocabulary.INITIALIZER_METHODS
+) | frozenset(
     vocabulary.terminal(n) for n in (*vocabulary.TRACING_TRANSFORMS, *vocabulary.PARTIAL)
 )
 
@@ -389,6 +391,15 @@ def slice_module(text: str, facts: Facts, keep: set[int]) -> tuple[str, list[int
     tops = [k for k in range(len(facts.units)) if facts.top_is_definition[k] and k not in methods]
     kept_names = {facts.units[k].name for k in tops if k in keep}
     keep = keep | {k for k in tops if facts.units[k].name in kept_names}
+    # a kept class's bases of this file: whether its methods run traced depends on them
+    classes = {facts.units[k].name: k for k in tops if isinstance(facts.units[k], ast.ClassDef)}
+    bases = [k for k in keep | {s for s, m in facts.members.items() if keep.intersection(m)} if k in facts.members]
+    while bases:
+        for base in facts.units[bases.pop()].bases:
+            k = classes.get(base.id) if isinstance(base, ast.Name) else None
+            if k is not None and k not in keep:
+                keep = keep | {k}
+                bases.append(k)
     for shell, methods_of_shell in facts.members.items():
         if shell in keep:  # the class is needed whole
             keep = keep | set(methods_of_shell)

@@ -348,6 +348,14 @@ def at_update(call: cst.BaseExpression) -> tuple[str, str] | None:
     return None
 
 
+def is_constant(node: cst.BaseExpression | None) -> bool:
+    """A numeric or bool literal (``0``, ``-1.0``, ``True``): a write of one has the same value
+    every step, so there are no per-step rows to collect."""
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
+        node = node.expression
+    return isinstance(node, (cst.Integer, cst.Float)) or isinstance(node, cst.Name) and node.value in ("True", "False")
+
+
 def parent_map(module: cst.Module) -> dict[cst.CSTNode, cst.CSTNode]:
     """Each node's parent, as libcst's ``ParentNodeProvider`` gives it, in source order: a tenth
     of the provider's cost (see :func:`children`)."""

@@ -22,7 +22,8 @@ MAY_RUN_TRACED = frozenset({"initializer", "model"})
 
 @dataclass(frozen=True)
 class Traced:
-    """Why a function is traced: ``"jit"``, ``"loop-body"``, ``"transform"`` (``vmap``, ``grad``...),
+    """Why a function is traced: ``"jit"``, ``"loop-body"``, ``"branch"`` (of a ``cond`` or
+    ``switch``), ``"transform"`` (``vmap``, ``grad``...),
     ``"called"`` (called from a traced function of this module), ``"initializer"`` (a parameter
     initializer, run inside a model's ``init``) or ``"model"`` (a method of a Flax, Haiku or
     Equinox module or of a JAX environment, or a function given to ``hk.transform``, run inside
@@ -120,9 +121,10 @@ class TracedFunctions:
         name = self.rule.matches(call.func, LOOP_BODIES)
         if name:
             positions = LOOP_BODIES[name]
+        kind = "branch" if name is not None and vocabulary.terminal(name) in ("cond", "switch") else "loop-body"
         for index in positions or ():
             if index < len(call.args) and call.args[index].keyword is None:
-                self._mark(call.args[index].value, Traced("loop-body", call))
+                self._mark(call.args[index].value, Traced(kind, call))
         method = call.func.attr.value if isinstance(call.func, cst.Attribute) else None
         position = vocabulary.INITIALIZER_METHODS.get(method)
         if position is not None and position < len(call.args) and call.args[position].keyword is None:
@@ -143,6 +145,10 @@ class TracedFunctions:
         self._record(function, Traced("initializer", call))
 
     def _mark(self, expr: cst.BaseExpression, traced: Traced) -> None:
+        if isinstance(expr, (cst.List, cst.Tuple)):  # `lax.switch(i, [f, g], x)`
+            for element in expr.elements:
+                self._mark(element.value, traced)
+            return
         self._record(self._function(expr), traced)
 
     def _record(self, function: cst.FunctionDef | cst.Lambda | None, traced: Traced) -> None:

@@ -23,8 +23,22 @@ LOOP_PARAMS = {
 }
 BODY_ARG = {"fori": "body_fun", "scan": "f", "while": "body_fun"}
 INIT_ARG = {"fori": "init_val", "scan": "init", "while": "init_val"}
-TRACED_ARGUMENTS = {FORI: (2,), SCAN: (0,), WHILE: (0, 1), MAP: (0,), FLAX_SCAN: (0,)}
-"""Positional arguments of each loop that are functions run traced."""
+TRACED_ARGUMENTS = {
+    FORI: (2,),
+    SCAN: (0,),
+    WHILE: (0, 1),
+    MAP: (0,),
+    FLAX_SCAN: (0,),
+    f"{LAX}.cond": (1, 2),
+    f"{LAX}.switch": (1,),
+    f"{LAX}.associative_scan": (0,),
+    "flax.linen.while_loop": (0, 1),
+    "flax.linen.cond": (1, 2),
+    "flax.linen.switch": (1,),
+}
+"""Positional arguments of each loop or control-flow call that are functions (or, for
+``switch``, a list of them) that it traces: ``lax.cond`` traces both branches even with a
+concrete predicate."""
 
 # -- writes ------------------------------------------------------------------------------------
 UPDATE_METHODS = ("set", "add", "subtract", "multiply", "mul", "divide", "power", "min", "max", "apply")
@@ -105,6 +119,9 @@ TRACING_TRANSFORMS = frozenset(
         "equinox.filter_value_and_grad",
         "flax.linen.vmap",
         "flax.linen.remat",
+        "flax.linen.checkpoint",
+        "jax.experimental.shard_map.shard_map",
+        "jax.shard_map",
     }
 )
 """Transforms that trace the function they are given (its Python loop runs on tracers)."""
@@ -120,9 +137,11 @@ MODEL_CLASSES = frozenset(
         "gymnax.environments.environment.Environment",
         "brax.envs.base.Env",
         "brax.envs.base.PipelineEnv",
+        "praxis.base_layer.BaseLayer",
     }
 )
-"""Base classes whose methods (but ``__init__``) run traced by the framework's design: models,
+"""Base classes whose methods (but ``__init__``) run traced by the framework's design: models
+(Praxis layers are Flax modules),
 inside their ``init``/``apply`` or a filtered ``jit``, which trainers usually jit; JAX
 environments (Jumanji, Gymnax, Brax), whose ``step``/``reset`` their callers jit or ``vmap``."""
 MODEL_TRANSFORMS = frozenset({"haiku.transform", "haiku.transform_with_state", "haiku.multi_transform"})
@@ -144,5 +163,6 @@ def terminal(qualified: str) -> str:
 
 
 LOOP_TERMINALS = frozenset(terminal(name) for name in (*LOOPS, MAP))
+TRACED_ARGUMENT_TERMINALS = frozenset(terminal(name) for name in TRACED_ARGUMENTS)
 JIT_TERMINALS = frozenset(terminal(name) for name in JIT)
 DYNAMIC_WRITE_TERMINALS = frozenset(terminal(name) for name in DYNAMIC_WRITES)

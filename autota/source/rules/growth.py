@@ -228,10 +228,12 @@ class GrowthRule(SourceRule):
                 for arg in g.call.args[:2]:
                     if isinstance(arg.value, cst.Name) and arg.value.value == growth.acc:
                         allowed.add(id(arg.value))
-        growth_statements = {id(g.statement) for g in growths}
-        for statement in self.semantics.find(loop, lambda n: isinstance(n, cst.Assign)):
-            if id(statement) not in growth_statements and any(
-                isinstance(t.target, cst.Name) and t.target.value == growth.acc for t in statement.targets
+        growth_targets = {id(g.statement.targets[0].target) for g in growths}
+        scope = self.semantics.enclosing_scope(growth.statement)
+        for name in self.semantics.names_in(loop, growth.acc):
+            # bound another way in the loop (`_, acc = f(...)`, `for acc in ...`): rebuilt, not grown
+            if id(name) not in growth_targets and scopes.binding_role(self.semantics.parents, name)[0] is not None and (
+                self.semantics.enclosing_scope(name) is scope
             ):
                 return "rebound"
         if self.semantics.stores(loop, growth.acc):

@@ -10,6 +10,7 @@ loop whose carried names a nested function or ``locals()`` can read gets no fix.
 
 from __future__ import annotations
 
+import ast
 
 import libcst as cst
 
@@ -38,9 +39,19 @@ class UnrolledLoopRule(SourceRule):
 
     @classmethod
     def relevant(cls, facts: prefilter.Facts) -> set[int] | None:
-        """Jitted functions holding a ``for ... in range(...)`` loop."""
+        """Jitted functions holding a ``for ... in range(...)`` loop, and the module's functions
+        they call (whether the index sets a shape there is read from them)."""
         jitted = [f for f in facts.jitted() if any(prefilter.inside(loop, f) for loop in facts.range_loops)]
-        return prefilter.tops(jitted) | prefilter.tracing_call_tops(facts, jitted)
+        called = {
+            site.node.func.id
+            for site in facts.calls
+            if isinstance(site.node.func, ast.Name) and any(prefilter.inside(site, f) for f in jitted)
+        }
+        helpers = {
+            k for k, unit in enumerate(facts.units)
+            if isinstance(unit, (ast.FunctionDef, ast.AsyncFunctionDef)) and unit.name in called
+        }
+        return prefilter.tops(jitted) | prefilter.tracing_call_tops(facts, jitted) | helpers
 
     def visit_For(self, node: cst.For) -> None:
         iterator = node.iter
@@ -55,6 +66,8 @@ class UnrolledLoopRule(SourceRule):
         carried = self._carried(node, function)
         if not carried or self._grows(node):
             return  # nothing carried, or an array grown by concatenation: AT101 reports that loop
+        if self._static_index(node, function):
+            return  # the index sets a shape or picks a Python item: no `lax.scan` expresses the loop
         message = (
             f"this Python loop runs under `jit`, so it is unrolled: the program holds one copy of the body per "
             f"iteration and compile time grows with the trip count (23 s at T=1024, 58 s with `grad`, against "
@@ -79,6 +92,53 @@ class UnrolledLoopRule(SourceRule):
         for assign in self.semantics.find(loop.body, lambda n: isinstance(n, cst.Assign)):
             if isinstance(assign.value, cst.Call) and self.matches(assign.value.func, GROWTH):
                 return True
+        return False
+
+    def _static_index(self, loop: cst.For, function: cst.FunctionDef) -> bool:
+        """Whether the body uses the index where Python needs an int (see :meth:`_static_use`)."""
+        var = _loop_var(loop)
+        return var is not None and self._static_use(loop.body, {var}, function, 0)
+
+    def _static_use(self, tree: cst.CSTNode, names: set[str], function: cst.FunctionDef, depth: int) -> bool:
+        """Whether ``tree`` uses one of ``names`` (or a name computed from one) where Python needs
+        an int: a bound of a slice whose length changes with it (``x[k + 1:n]``, not
+        ``x[i:i + 2]``), a ``range`` argument, an index into a container that ``function``
+        assigns items of (``parts[j] = ...``, which JAX arrays refuse) or that is a list, tuple or
+        dict display, or an argument of a function of this module that uses it so."""
+        derived = set(names)
+        for assign in self.semantics.find(tree, lambda n: isinstance(n, cst.Assign)):
+            if len(assign.targets) == 1 and isinstance(assign.targets[0].target, cst.Name) and any(
+                self.semantics.names_in(assign.value, v) for v in derived
+            ):
+                derived.add(assign.targets[0].target.value)
+        uses = lambda node: node is not None and any(self.semantics.names_in(node, v) for v in derived)  # noqa: E731
+        item_assigned = {
+            t.target.value.value
+            for a in self.semantics.find(function.body, lambda n: isinstance(n, cst.Assign))
+            for t in a.targets
+            if isinstance(t.target, cst.Subscript) and isinstance(t.target.value, cst.Name)
+        }
+        for node in self.semantics.find(tree, lambda n: isinstance(n, (cst.Slice, cst.Call, cst.Subscript))):
+            if isinstance(node, cst.Slice):
+                if uses(node.step) or uses(node.lower) != uses(node.upper):
+                    return True
+            elif isinstance(node, cst.Call):
+                if self.matches(node.func, {"builtins.range"}) and any(uses(a.value) for a in node.args):
+                    return True
+                callee = self.semantics.binding(node.func) if isinstance(node.func, cst.Name) else None
+                if isinstance(callee, cst.FunctionDef) and depth < 2 and not any(a.star or a.keyword for a in node.args):
+                    params = [p.name.value for p in (*callee.params.posonly_params, *callee.params.params)]
+                    passed = {p for p, a in zip(params, node.args) if uses(a.value)}
+                    if passed and self._static_use(callee.body, passed, callee, depth + 1):
+                        return True
+            elif isinstance(node.value, cst.Name) and any(
+                isinstance(e.slice, cst.Index) and uses(e.slice.value) for e in node.slice
+            ):
+                bound = self.semantics.assigned_value(node.value)
+                if node.value.value in item_assigned or isinstance(
+                    bound, (cst.List, cst.Tuple, cst.Dict, cst.ListComp, cst.DictComp)
+                ):
+                    return True
         return False
 
     def _carried(self, loop: cst.For, function: cst.FunctionDef) -> list[str]:

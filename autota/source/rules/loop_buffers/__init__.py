@@ -17,14 +17,14 @@ import dataclasses
 
 import libcst as cst
 
-from autota.source import prefilter
+from autota.source import prefilter, scopes
 from autota.source.rule import SourceRule
 from autota.source.rules.loop_buffers.body import LoopBodies, Write
 from autota.source.rules.loop_buffers.carried import CarriedBuffers
 from autota.source.rules.loop_buffers.model import BufferWrite, LoopModel, LoopModeler
 from autota.source.rules.loop_buffers.select import SelectUpdates
 from autota.source.rules.loop_buffers.statics import StaticFacts
-from autota.source.rules.loop_buffers.syntax import BODY_ARG, INIT_ARG, LOOPS, WHERE, is_bool_literal, is_none
+from autota.source.rules.loop_buffers.syntax import BODY_ARG, INIT_ARG, LOOPS, WHERE, is_none
 from autota.source.rules.loop_buffers.while_loops import WhileLoops
 
 
@@ -160,11 +160,18 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
         for label, group in by_buffer.items():
             write = group[0]
             uses = self._other_reads(body, write.buf, group)
-            reads = [name for name in uses if not self._reads_metadata(name)]
-            shape_reads = [name for name in uses if self._reads_metadata(name)]
+            # uses that read no rows back but keep the buffer in the body: its shape, the written slot
+            kept = [
+                name for name in uses
+                if self._reads_metadata(name) or len(group) == 1 and self._reads_written_slot(name, write)
+            ]
+            reads = [name for name in uses if name not in kept]
             exact = not write.dict_entry and self._exact_buffer(args[INIT_ARG[kind]].value, body, write.buf)
-            if exact and all(self._reads_part(name) for name in reads):
+            parts = all(self._reads_part(name) for name in reads)
+            if exact and parts:
                 reads = []  # an int/bool buffer read at a slot or band: `grad` saves the part, not the buffer
+            if kind != "while" and reads and parts and self._invariant_index(body, write):
+                continue  # one block read and rewritten every step (an accumulator): no history, O(T) memory
             previous = self._previous_rows(call, kind, args, body, group, reads)
             if kind == "while" and not (reads and previous is None):
                 self._report_while(call, args, body, write, group)  # about the loop, whatever the dtype
@@ -174,9 +181,9 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
                 continue
             if exact:
                 continue
-            if _constant(write.row):
+            if scopes.is_constant(write.row):
                 continue  # a buffer cleared or filled with one constant: no per-step values to collect
-            self._report_carried(call, kind, args, body, write, group, previous or [], shape_reads)
+            self._report_carried(call, kind, args, body, write, group, previous or [], kept)
         # every other spelling of a carried buffer: the loop model sees through it
         model = self._modeler().build(call, kind, args)
         seen = [self.location(w.call) for w in writes]
@@ -188,8 +195,12 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
                 exact = modeler.exact_dtype(modeler.initial(init, found.path))
                 if exact and found.whole_read is None:
                     found = dataclasses.replace(found, read=None)  # read at a slot or band: see `_exact_buffer`
+                if model.kind != "while" and found.read is not None and found.whole_read is None and (
+                    found.index == "data" and modeler.invariant(found.write.index_node, model.body.node)
+                ):
+                    continue  # one block read and rewritten every step (an accumulator): O(T) memory
                 at201 = model.kind != "while" and (found.read is None or found.index == "fixed")
-                if not at201 or not (exact or _constant(found.write.row)):
+                if not at201 or not (exact or scopes.is_constant(found.write.row)):
                     self._report_modelled(model, found)
 
     def _exact_buffer(self, init: cst.BaseExpression, body, buf: str) -> bool:
@@ -302,10 +313,3 @@ def _spelling(found: BufferWrite) -> str | None:
     if any(isinstance(p, str) and p.startswith(".") for p in found.path):
         return "the buffer is a field of a NamedTuple or dataclass carry; the rewrite takes a tuple of names"
     return None
-
-
-def _constant(row: cst.BaseExpression | None) -> bool:
-    """A numeric or bool literal (``0``, ``-1.0``, ``True``): the same value every step."""
-    if isinstance(row, cst.UnaryOperation) and isinstance(row.operator, cst.Minus):
-        row = row.expression
-    return isinstance(row, (cst.Integer, cst.Float)) or is_bool_literal(row)

@@ -556,6 +556,39 @@ class LoopBodies:
             and self.matches(call.func, PART_READERS) is not None
         )
 
+    def _reads_written_slot(self, name: cst.Name, write: Write) -> bool:
+        """``lax.dynamic_slice_in_dim(buf, i * B, B)`` or ``buf[i]`` for a write at ``i * B`` /
+        ``i``: the slot the step writes, read before it is overwritten (a block accumulator),
+        which holds what the buffer held before the loop there."""
+        parent = self.parent(name)
+        if isinstance(parent, cst.Subscript):
+            return parent.value is name and any(
+                isinstance(e.slice, cst.Index) and self.code_of(e.slice.value) == self.code_of(write.index)
+                for e in parent.slice
+            )
+        call = self.parent(parent) if isinstance(parent, cst.Arg) else None
+        if not (isinstance(call, cst.Call) and len(call.args) >= 2 and call.args[0] is parent):
+            return False
+        if self.matches(call.func, PART_READERS) is None:
+            return False
+        start = call.args[1].value
+        starts = [e.value for e in start.elements] if isinstance(start, (cst.Tuple, cst.List)) else [start]
+        return self.code_of(write.index) in {self.code_of(e) for e in starts}
+
+    def _invariant_index(self, body: Body, write: Write) -> bool:
+        """Whether the written index is the same every step: it names nothing the body binds
+        (its parameters, its locals) and calls nothing (``i * B`` of the enclosing function)."""
+        function = body.function
+        if function is None or self.semantics.find(write.index, lambda n: isinstance(n, cst.Call)):
+            return False
+        params = {p.name.value for p in all_params(function)}
+        for name in self.semantics.find(write.index, lambda n: isinstance(n, cst.Name)):
+            if name.value in params or isinstance(function, cst.FunctionDef) and self.semantics.binds_here(
+                function, name.value
+            ):
+                return False
+        return True
+
     def _slot_read_order(self, function, read: cst.Subscript, write: Write) -> str | None:
         """``"before"`` when ``buf[i]`` reads the slot the step is about to overwrite (inside the write,
         or in an earlier statement), ``"after"`` when it reads back the slot just written; ``None``

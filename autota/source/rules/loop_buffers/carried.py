@@ -138,9 +138,10 @@ class CarriedBuffers:
         )
 
     def _report_carried(self, call, kind: str, args, body: Body, write: Write, group: list[Write],
-                        previous: list[cst.Subscript], shape_reads: list[cst.Name]) -> None:
-        """``shape_reads`` are the body's uses of the buffer's shape or dtype (``buf.shape[0]``):
-        no read back of its values, but the rewrite takes the buffer out of the body."""
+                        previous: list[cst.Subscript], kept: list[cst.Name]) -> None:
+        """``kept`` are the body's uses of the buffer that read no rows back but need the buffer
+        in the body: its shape or dtype (``buf.shape[0]``), or the slot the step writes, read
+        before the write (``lax.dynamic_slice(buf, (i,), ...)``)."""
         loop = "fori_loop" if kind == "fori" else "scan"
         message = self._carried_message(f"carried through `{loop}`", body, write, "a `scan` output")
         if previous:
@@ -148,11 +149,12 @@ class CarriedBuffers:
                 f", and carry the previous step's row that the body reads back (`{self.code_of(previous[0])}`, "
                 f"line {self.start_line(previous[0])}) as a value"
             )
-        if shape_reads:
-            use = self.parent(shape_reads[0])
+        if kept:
+            use = self.parent(kept[0])
+            use = self.parent(use) if isinstance(use, cst.Arg) else use
             plan = (
-                f"the body reads the buffer's `{self.code_of(use)}` (line {self.start_line(use)}), and the rewrite "
-                "takes the buffer out of the body"
+                f"the body reads `{self.code_of(use)}` (line {self.start_line(use)}), and the rewrite takes the "
+                "buffer out of the body"
             )
         else:
             plan = self._plan(call, kind, args, body, write, group, previous)

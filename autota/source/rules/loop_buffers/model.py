@@ -361,13 +361,46 @@ class LoopModeler:
         for path, value in model.outputs:
             if isinstance(value, Written) and isinstance(value.base, Carry) and value.base.path == path:
                 index, offset = self._classify(value.index, model.outputs)
-                reads = [n for p, n in evaluation.reads if len(p) >= len(path) and _overlap(p, path)]
+                reads = [
+                    n for p, n in evaluation.reads
+                    if len(p) >= len(path) and _overlap(p, path) and not self._reads_slot(n, value.index_node)
+                ]
                 whole = next((n for n in reads if not self._reads_part(n)), None)
                 maybe = next((n for p, n in evaluation.reads if len(p) < len(path) and _overlap(p, path)), None)
                 model.writes.append(
                     BufferWrite(path, value, self._label(value, path), index, offset, next(iter(reads), None), whole, maybe)
                 )
         return model
+
+    def invariant(self, index: cst.BaseExpression, body: cst.CSTNode) -> bool:
+        """Whether a written index is the same every step: it calls nothing, and no function
+        around it up to the loop's body binds a name it reads (``i * B`` of the function that
+        runs the loop)."""
+        if self.semantics.find(index, lambda n: isinstance(n, cst.Call)):
+            return False
+        names = {n.value for n in self.semantics.find(index, lambda n: isinstance(n, cst.Name))}
+        for scope in self.rule.ancestors(index):
+            if isinstance(scope, (cst.FunctionDef, cst.Lambda)):
+                if any(p.name.value in names for p in scopes.all_params(scope)) or isinstance(
+                    scope, cst.FunctionDef
+                ) and any(self.semantics.binds_here(scope, n) for n in names):
+                    return False
+                if scope is body:
+                    return True
+        return True
+
+    def _reads_slot(self, read: cst.CSTNode, index: cst.BaseExpression) -> bool:
+        """Whether a recorded read takes the slot written at ``index`` (``buf[i]``,
+        ``lax.dynamic_slice_in_dim(buf, i * B, B)`` for a write at ``i * B``): what the step is
+        about to overwrite, or has just written, and no other row."""
+        code = self.rule.code_of(index)
+        if isinstance(read, cst.Subscript):
+            return any(isinstance(e.slice, cst.Index) and self.rule.code_of(e.slice.value) == code for e in read.slice)
+        if not (isinstance(read, cst.Call) and len(read.args) >= 2 and self._reads_part(read)):
+            return False
+        start = read.args[1].value
+        starts = [e.value for e in start.elements] if isinstance(start, (cst.Tuple, cst.List)) else [start]
+        return code in {self.rule.code_of(e) for e in starts}
 
     def _reads_part(self, read: cst.CSTNode) -> bool:
         """Whether a recorded read takes a slot or band (``carry[0][i]``, ``lax.dynamic_slice``)."""
