@@ -371,6 +371,21 @@ def tracing_call_tops(facts: Facts, functions: list[Site]) -> set[int]:
     return found
 
 
+def _defines(cls: ast.ClassDef, attribute: str) -> bool:
+    """Whether ``cls`` gives its objects ``attribute``: a field, a method or property, a class
+    attribute, or ``self.attribute = ...`` in a method (see ``Semantics.defines_attribute``)."""
+    for node in ast.walk(cls):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == attribute:
+            return True
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AnnAssign) else []
+        for target in targets:
+            if isinstance(target, ast.Name) and target.id == attribute or isinstance(target, ast.Attribute) and (
+                target.attr == attribute
+            ):
+                return True
+    return False
+
+
 def slice_module(text: str, facts: Facts, keep: set[int]) -> tuple[str, list[int]]:
     """``text`` without the top-level definitions not in ``keep``, and where its lines came from.
 
@@ -391,6 +406,8 @@ def slice_module(text: str, facts: Facts, keep: set[int]) -> tuple[str, list[int
     tops = [k for k in range(len(facts.units)) if facts.top_is_definition[k] and k not in methods]
     kept_names = {facts.units[k].name for k in tops if k in keep}
     keep = keep | {k for k in tops if facts.units[k].name in kept_names}
+    # a class giving its objects a `shape` (a field, a property): `x.shape[k]` proves no int then
+    keep = keep | {k for k in tops if isinstance(facts.units[k], ast.ClassDef) and _defines(facts.units[k], "shape")}
     # a kept class's bases of this file: whether its methods run traced depends on them
     classes = {facts.units[k].name: k for k in tops if isinstance(facts.units[k], ast.ClassDef)}
     bases = [k for k in keep | {s for s, m in facts.members.items() if keep.intersection(m)} if k in facts.members]

@@ -18,7 +18,7 @@ from autota.source import scopes
 from autota.source.prefilter import Facts
 from autota.source.text import SourceText
 from autota.source.tracing import TracedFunctions
-from autota.source.vocabulary import ARRAY_MODULES, FRAME_READERS, terminal
+from autota.source.vocabulary import ARRAY_MODULES, FRAME_READERS, NOT_ARRAY_RESULTS, terminal
 
 
 @dataclass
@@ -141,8 +141,13 @@ class SourceRule:
 
     def array_function(self, func: cst.BaseExpression) -> bool:
         """Whether ``func`` is one of JAX's array functions (:data:`~autota.source.vocabulary.ARRAY_MODULES`):
-        its result is a new JAX array, and it does nothing else."""
+        its result is made of new JAX arrays, and it does nothing else."""
         return any(q.startswith(ARRAY_MODULES) for q in self.qualified_names(func))
+
+    def one_array_function(self, func: cst.BaseExpression) -> bool:
+        """Whether ``func`` is one of JAX's array functions whose result is one array, not a list,
+        tuple or NamedTuple of them (:data:`~autota.source.vocabulary.NOT_ARRAY_RESULTS`)."""
+        return self.array_function(func) and not self.qualified_names(func) & NOT_ARRAY_RESULTS
 
     def location(self, node: cst.CSTNode) -> Location:
         """Where ``node`` is in the file (1-based, end exclusive): what findings and edits use."""

@@ -655,6 +655,20 @@ class Semantics:
                 return True
         return self.declared_global(root)
 
+    def defines_attribute(self, name: str) -> bool:
+        """Whether the module gives objects of its own an attribute ``name``: a class field
+        (``shape: jax.Array`` in a NamedTuple or dataclass), a method or property of that name, or
+        an assignment to ``obj.name``. Where it does, ``x.shape[0]`` may read such an object."""
+        for node in self.by_value.get(name, ()):
+            parent = self.parents.get(node)
+            if isinstance(parent, cst.AnnAssign) and parent.target is node or isinstance(parent, cst.FunctionDef):
+                return True
+            if isinstance(parent, cst.Attribute) and parent.attr is node and isinstance(self.parents.get(parent), cst.AssignTarget):
+                return True
+            if isinstance(parent, cst.AssignTarget) and isinstance(self.enclosing_scope(node), cst.ClassDef):
+                return True
+        return False
+
     def declared_global(self, name: str) -> bool:
         """Whether a ``global`` or ``nonlocal`` statement names ``name``: a call of the function that
         holds it may rebind the name anywhere it is read."""

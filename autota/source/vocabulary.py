@@ -73,12 +73,36 @@ PART_READERS = frozenset(
                                  "slice", "slice_in_dim")}
 )
 """Functions that read a part of their first argument (a slot, a band), not the whole array."""
+INDEX_REDUCTIONS = frozenset({f"{JNP}.{name}" for name in ("argmin", "argmax", "nanargmin", "nanargmax")})
+"""Functions whose result is an integer position: `grad` goes through no array they read, so
+it saves none of it."""
 KEY_FUNCTIONS = frozenset({"jax.random.split", "jax.random.PRNGKey", "jax.random.key", "jax.random.fold_in"})
 """Functions that make PRNG keys, which hold no floats."""
 GROWTH_FUNCTIONS = ("concatenate", "append", "vstack", "row_stack", "hstack", "dstack", "column_stack", "stack")
 
 ARRAY_MODULES = (f"{JNP}.", f"{LAX}.", "jax.random.")
-"""Modules whose functions return JAX arrays and do nothing else."""
+"""Modules whose functions return JAX arrays and do nothing else (but :data:`NOT_ARRAY_RESULTS`)."""
+NOT_ARRAY_RESULTS = frozenset(
+    {
+        f"{JNP}.{name}"
+        for name in (
+            "split", "array_split", "hsplit", "vsplit", "dsplit", "meshgrid", "broadcast_arrays", "nonzero",
+            "unravel_index", "divmod", "frexp", "modf", "histogram", "histogram2d", "histogramdd", "unique",
+            "unique_all", "unique_counts", "unique_inverse", "tril_indices", "triu_indices", "diag_indices",
+            "mask_indices", "linalg.eig", "linalg.eigh",
+            "linalg.svd", "linalg.qr", "linalg.slogdet", "linalg.lstsq",
+        )
+    }
+    | {
+        f"{LAX}.{name}"
+        for name in (
+            "scan", "fori_loop", "while_loop", "cond", "switch", "map", "associative_scan", "top_k",
+            "sort_key_val", "reduce", "optimization_barrier", "linalg.eigh", "linalg.svd", "linalg.qr", "linalg.lu",
+        )
+    }
+)
+"""JAX functions whose result may be a list, a tuple or a NamedTuple of arrays, or whatever a
+loop or branch returns (``jnp.split``, ``jnp.linalg.eigh``, ``lax.scan``), not one array."""
 
 # -- Python introspection ----------------------------------------------------------------------
 FRAME_READERS = frozenset(

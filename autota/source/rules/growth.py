@@ -341,7 +341,7 @@ class GrowthRule(SourceRule):
         values = self.semantics.bound_values(target) or [None]
         return all(
             isinstance(v, cst.Call) and (
-                self.array_function(v.func)
+                self.one_array_function(v.func)
                 or scopes.at_update(v) is not None and scopes.at_update(v)[0] == target.value
             )
             for v in values

@@ -68,6 +68,9 @@ class UnrolledLoopRule(SourceRule):
             return  # nothing carried, or an array grown by concatenation: AT101 reports that loop
         if self._static_index(node, function):
             return  # the index sets a shape or picks a Python item: no `lax.scan` expresses the loop
+        trips = _literal_trips(iterator)
+        if trips is not None and trips <= FEW_TRIPS:
+            return  # a few copies of the body, whatever the input: the program does not grow
         message = (
             f"this Python loop runs under `jit`, so it is unrolled: the program holds one copy of the body per "
             f"iteration and compile time grows with the trip count (23 s at T=1024, 58 s with `grad`, against "
@@ -102,7 +105,7 @@ class UnrolledLoopRule(SourceRule):
     def _static_use(self, tree: cst.CSTNode, names: set[str], function: cst.FunctionDef, depth: int) -> bool:
         """Whether ``tree`` uses one of ``names`` (or a name computed from one) where Python needs
         an int: a bound of a slice whose length changes with it (``x[k + 1:n]``, not
-        ``x[i:i + 2]``), a ``range`` argument, an index into a container that ``function``
+        ``x[i:i + 2]``), a ``range`` argument, the test of an ``if`` or a conditional expression, an index into a container that ``function``
         assigns items of (``parts[j] = ...``, which JAX arrays refuse) or that is a list, tuple or
         dict display, or an argument of a function of this module that uses it so."""
         derived = set(names)
@@ -118,8 +121,12 @@ class UnrolledLoopRule(SourceRule):
             for t in a.targets
             if isinstance(t.target, cst.Subscript) and isinstance(t.target.value, cst.Name)
         }
-        for node in self.semantics.find(tree, lambda n: isinstance(n, (cst.Slice, cst.Call, cst.Subscript))):
-            if isinstance(node, cst.Slice):
+        kinds = (cst.Slice, cst.Call, cst.Subscript, cst.If, cst.IfExp, cst.While)
+        for node in self.semantics.find(tree, lambda n: isinstance(n, kinds)):
+            if isinstance(node, (cst.If, cst.IfExp, cst.While)):
+                if uses(node.test):  # Python control flow on the index
+                    return True
+            elif isinstance(node, cst.Slice):
                 if uses(node.step) or uses(node.lower) != uses(node.upper):
                     return True
             elif isinstance(node, cst.Call):
@@ -226,6 +233,27 @@ class UnrolledLoopRule(SourceRule):
         lines.append(f"{unit}{packed} = {lax}.scan({body_name}, ({packed}, {start}), None, length={trips})[0][0]")
         text = source.newline.join((indent + line if line else line) for line in lines)
         return Fix("unsafe", "rewrite the loop as a `lax.scan`", (self.replace(loop, text.lstrip(" \t")),))
+
+
+FEW_TRIPS = 4
+"""A ``range`` of int literals with at most this many steps is left unrolled: its program has a
+fixed, small size (``for layer in range(3)``), and unrolling is often what the author meant."""
+
+
+def _literal_trips(iterator: cst.Call) -> int | None:
+    """The trip count of ``range(...)`` of int literals, else ``None``."""
+    values = []
+    for arg in iterator.args:
+        value = arg.value
+        negative = isinstance(value, cst.UnaryOperation) and isinstance(value.operator, cst.Minus)
+        value = value.expression if negative else value
+        if arg.keyword is not None or arg.star or not isinstance(value, cst.Integer):
+            return None
+        values.append(-value.evaluated_value if negative else value.evaluated_value)
+    try:
+        return len(range(*values))
+    except (TypeError, ValueError):
+        return None
 
 
 def _loop_var(loop: cst.For) -> str | None:

@@ -170,19 +170,19 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
             parts = all(self._reads_part(name) for name in reads)
             if exact and parts:
                 reads = []  # an int/bool buffer read at a slot or band: `grad` saves the part, not the buffer
-            if kind != "while" and reads and parts and self._invariant_index(body, write):
+            if kind != "while" and (reads or kept) and parts and self._invariant(body, write.index):
                 continue  # one block read and rewritten every step (an accumulator): no history, O(T) memory
             previous = self._previous_rows(call, kind, args, body, group, reads)
-            if kind == "while" and not (reads and previous is None):
-                self._report_while(call, args, body, write, group)  # about the loop, whatever the dtype
+            if kind == "while":  # `grad` cannot go through it, so nothing is saved: AT202, whatever it reads
+                self._report_while(call, args, body, write, group)
                 continue
             if reads and previous is None:
                 self._report_read_back(kind, write, reads[0])
                 continue
             if exact:
                 continue
-            if scopes.is_constant(write.row):
-                continue  # a buffer cleared or filled with one constant: no per-step values to collect
+            if scopes.is_constant(write.row) or self._invariant(body, write.row):
+                continue  # a buffer cleared or filled with one value: no per-step values to collect
             self._report_carried(call, kind, args, body, write, group, previous or [], kept)
         # every other spelling of a carried buffer: the loop model sees through it
         model = self._modeler().build(call, kind, args)
@@ -224,7 +224,7 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
         """A carried buffer the model found in a spelling the fix builder does not rewrite."""
         loop = {"fori": "fori_loop", "scan": "scan", "while": "while_loop"}[model.kind]
         write = found.write
-        if found.read is not None and found.index != "fixed":
+        if found.read is not None and found.index != "fixed" and model.kind != "while":
             self.report(
                 "AT203",
                 found.read,

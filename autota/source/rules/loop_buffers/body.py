@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from autota.source import scopes
-from autota.source.vocabulary import ARRAY_METADATA, METADATA_FUNCTIONS, PART_READERS
+from autota.source.vocabulary import ARRAY_METADATA, INDEX_REDUCTIONS, METADATA_FUNCTIONS, PART_READERS
 from autota.source.rules.loop_buffers.syntax import (
     JNP,
     PARAMS,
@@ -526,19 +526,17 @@ class LoopBodies:
         return reads
 
     def _reads_metadata(self, name: cst.Name) -> bool:
-        """``buf.shape``, ``len(buf)``: a use that tracing answers, which reads none of the values."""
+        """``buf.shape``, ``len(buf)``: a use that tracing answers, which reads none of the values;
+        or ``jnp.argmin(buf)``, whose integer result `grad` does not go through."""
         parent = self.parent(name)
         if isinstance(parent, cst.Attribute):
             return parent.value is name and parent.attr.value in ARRAY_METADATA
         call = self.parent(parent) if isinstance(parent, cst.Arg) else None
-        return (
-            isinstance(call, cst.Call)
-            and len(call.args) == 1
-            and call.args[0] is parent
-            and parent.keyword is None
-            and not parent.star
-            and self.matches(call.func, METADATA_FUNCTIONS) is not None
-        )
+        if not (isinstance(call, cst.Call) and call.args[0] is parent and parent.keyword is None and not parent.star):
+            return False
+        if self.matches(call.func, INDEX_REDUCTIONS) is not None:
+            return True
+        return len(call.args) == 1 and self.matches(call.func, METADATA_FUNCTIONS) is not None
 
     def _reads_part(self, name: cst.Name) -> bool:
         """``buf[i]``, ``buf[:, :3]``, ``lax.dynamic_slice(buf, ...)``: a read of a slot or a band,
@@ -575,14 +573,15 @@ class LoopBodies:
         starts = [e.value for e in start.elements] if isinstance(start, (cst.Tuple, cst.List)) else [start]
         return self.code_of(write.index) in {self.code_of(e) for e in starts}
 
-    def _invariant_index(self, body: Body, write: Write) -> bool:
-        """Whether the written index is the same every step: it names nothing the body binds
-        (its parameters, its locals) and calls nothing (``i * B`` of the enclosing function)."""
+    def _invariant(self, body: Body, expr: cst.BaseExpression | None) -> bool:
+        """Whether ``expr`` (a written index or row) is the same every step: it names nothing the
+        body binds (its parameters, its locals) and calls nothing (``i * B`` or ``big`` of the
+        enclosing function)."""
         function = body.function
-        if function is None or self.semantics.find(write.index, lambda n: isinstance(n, cst.Call)):
+        if function is None or expr is None or self.semantics.find(expr, lambda n: isinstance(n, cst.Call)):
             return False
         params = {p.name.value for p in all_params(function)}
-        for name in self.semantics.find(write.index, lambda n: isinstance(n, cst.Name)):
+        for name in self.semantics.find(expr, lambda n: isinstance(n, cst.Name)):
             if name.value in params or isinstance(function, cst.FunctionDef) and self.semantics.binds_here(
                 function, name.value
             ):

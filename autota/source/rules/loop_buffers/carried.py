@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from autota.catalogue import Edit, Fix
-from autota.source import scopes
+from autota.source import scopes, vocabulary
 from autota.source.rules.loop_buffers.syntax import (
     JNP,
     BODY_ARG,
@@ -556,11 +556,25 @@ class CarriedBuffers:
             moved = self._reordering(inits, position, remote=plan.remote_init is not None)
             if moved:
                 unsafe.append(moved)
-        if isinstance(scopes.enclosing_scope(self, function), cst.Module) and not function.name.value.startswith("_"):
+        if isinstance(scopes.enclosing_scope(self, function), cst.Module) and (
+            not function.name.value.startswith("_") or self._exported(function.name.value)
+        ):
             unsafe.append(
                 f"the body `{function.name.value}` is a public module-level function whose return value changes; "
                 "other modules may import it"
             )
+        if plan.key is None and inits is not None:
+            init = inits[position]
+            if not self._one_array(init):
+                unsafe.append(
+                    f"that the initial buffer `{self.code_of(init)}` is one array: the loop carries a list, a tuple "
+                    "or another pytree as it is, where the fix reads a row of it and converts it as one array"
+                )
+            if isinstance(init, cst.Name) and self.semantics.declared_global(init.value):
+                unsafe.append(
+                    f"that nothing rebinds `{init.value}` while the loop runs (a `global` or `nonlocal` statement "
+                    "names it): the loop read it once, the fix reads it again in every step and after the loop"
+                )
         if plan.previous:
             unsafe.append(
                 "the carried row equals the buffer's row only while every write lands inside the buffer, "
@@ -736,6 +750,20 @@ class CarriedBuffers:
                             grew = True
         return _reads(self.semantics, expr, known)
 
+    def _exported(self, name: str) -> bool:
+        """Whether the module's ``__all__`` may name ``name``: a display holding its string, or
+        an ``__all__`` built some other way."""
+        for node in self.semantics.names_in(self.context.module, "__all__"):
+            holder = self.parent(self.parent(node)) if isinstance(self.parent(node), cst.AssignTarget) else self.parent(node)
+            value = getattr(holder, "value", None) if isinstance(holder, (cst.Assign, cst.AugAssign, cst.AnnAssign)) else None
+            if value is None:
+                continue
+            if not isinstance(value, (cst.List, cst.Tuple)):
+                return True
+            if any(isinstance(e.value, cst.SimpleString) and e.value.evaluated_value == name for e in value.elements):
+                return True
+        return False
+
     def _jax_call(self, expr: cst.BaseExpression) -> bool:
         """A ``jax.numpy``/``lax``/``random`` call or an ``.at[]`` update: its result is a JAX array."""
         if not isinstance(expr, cst.Call):
@@ -744,12 +772,26 @@ class CarriedBuffers:
             return True
         return self.array_function(expr.func)
 
+    def _one_array(self, expr: cst.BaseExpression) -> bool:
+        """Whether ``expr`` visibly makes one array, JAX's or NumPy's (which the loop converts), not
+        a list, a tuple or another pytree."""
+        if self._is_jax_array(expr):
+            return True
+        value = self._value_before(expr) if isinstance(expr, cst.Name) else expr
+        value = self._resolve(value) if value is not None else None
+        return isinstance(value, cst.Call) and any(
+            q.startswith("numpy.") and f"jax.{q}" not in vocabulary.NOT_ARRAY_RESULTS
+            for q in self.qualified_names(value.func)
+        )
+
     def _is_jax_array(self, expr: cst.BaseExpression) -> bool:
         """Whether ``expr`` visibly makes a JAX array: a ``jax.numpy``/``lax``/``random`` call or an
         ``.at[]`` update (a name is followed to its one assignment)."""
         value = self._value_before(expr) if isinstance(expr, cst.Name) else expr
         value = self._resolve(value) if value is not None else None
-        return value is not None and self._jax_call(value)
+        return isinstance(value, cst.Call) and (
+            scopes.at_update(value) is not None or self.one_array_function(value.func)
+        )
 
     def _reordering(self, inits, position: int, remote: bool) -> str | None:
         """Why evaluating the initial buffer on its own line, before the loop, may change a result:

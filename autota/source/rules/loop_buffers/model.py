@@ -364,6 +364,7 @@ class LoopModeler:
                 reads = [
                     n for p, n in evaluation.reads
                     if len(p) >= len(path) and _overlap(p, path) and not self._reads_slot(n, value.index_node)
+                    and not (isinstance(n, cst.Call) and self.rule.matches(n.func, vocabulary.INDEX_REDUCTIONS))
                 ]
                 whole = next((n for n in reads if not self._reads_part(n)), None)
                 maybe = next((n for p, n in evaluation.reads if len(p) < len(path) and _overlap(p, path)), None)

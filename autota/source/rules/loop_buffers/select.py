@@ -59,7 +59,12 @@ class SelectUpdates:
             new = f"{buf}.at[{index}].set({chosen})"
             fix = Fix("safe", "select the slot's value, not the whole buffer", (self.replace(call, new),))
             problem = None
-            if not self._scalar_predicate(pred):
+            if self.matches(func, {f"{JNP}.where"}) is None and not _bool_predicate(pred):
+                problem = (
+                    f"the predicate `{self.code_of(pred)}` is not provably a bool: `lax.select` refuses another "
+                    "dtype, where the fix's `jnp.where` takes its truth value"
+                )
+            elif not self._scalar_predicate(pred):
                 problem = (
                     f"the predicate `{self.code_of(pred)}` is not provably a scalar; if it has the buffer's shape, "
                     "selecting the slot changes the result"
@@ -125,6 +130,17 @@ class SelectUpdates:
                     and not (isinstance(ancestor, cst.FunctionDef) and rebinds(self.semantics, ancestor, expr.value))
                 )
         return False
+
+
+def _bool_predicate(pred: cst.BaseExpression) -> bool:
+    """A comparison, a bool literal, or ``~``/``&``/``|``/``^`` of them: a bool by construction."""
+    if isinstance(pred, cst.Comparison) or is_bool_literal(pred):
+        return True
+    if isinstance(pred, cst.UnaryOperation) and isinstance(pred.operator, cst.BitInvert):
+        return _bool_predicate(pred.expression)
+    if isinstance(pred, cst.BinaryOperation) and isinstance(pred.operator, (cst.BitAnd, cst.BitOr, cst.BitXor)):
+        return _bool_predicate(pred.left) and _bool_predicate(pred.right)
+    return False
 
 
 def _plain_receiver(node) -> bool:

@@ -163,9 +163,10 @@ class StaticFacts:
                 expr.right, where, depth + 1, integer, static_args
             )
         # `x.size`/`x.ndim` are static ints only if `x` is an array; a NamedTuple or dataclass field
-        # named `size` may hold a traced int8 or a vector, so they prove nothing
+        # named `size` may hold a traced int8 or a vector, so they prove nothing. `x.shape[k]` is
+        # taken to be one unless this module gives its own objects a `shape` (a field, a property)
         if isinstance(expr, cst.Subscript) and isinstance(expr.value, cst.Attribute) and expr.value.attr.value == "shape":
-            return True
+            return not self.semantics.defines_attribute("shape")
         if isinstance(expr, cst.Call) and self.matches(expr.func, {"builtins.len"}):
             return True
         if isinstance(expr, cst.Call) and self.matches(expr.func, {"builtins.int"}) and len(expr.args) == 1:
