@@ -80,22 +80,24 @@ def _plan(text: str, tree: ast.Module | None, enabled: frozenset[str], slicing: 
     return (chosen, *prefilter.slice_module(text, facts, keep))
 
 
-def _findings(text: str, path: str, enabled: frozenset[str], slicing: bool = True) -> list[Finding]:
+def _findings(text: str, path: str, enabled: frozenset[str], slicing: bool = True,
+              traced_elsewhere: frozenset[str] = frozenset()) -> list[Finding]:
     """The findings in ``text``; ``slicing=False`` parses the whole file (the tests compare)."""
     if SKIP_FILE.search(text):
         return []
     rules, parsed_text, line_map = _plan(text, syntax_tree(text, path), enabled, slicing)
     if not rules:
         return []
-    context = run_rules(rules, libcst_module(parsed_text), path, text, enabled, line_map)
+    context = run_rules(rules, libcst_module(parsed_text), path, text, enabled, line_map, traced_elsewhere)
     findings = _unsuppressed(context.findings, text)
     return sorted(findings, key=lambda f: (f.location.line, f.location.column, f.code))
 
 
-def run_rules(rules, module: cst.Module, path: str, text: str, enabled: frozenset[str], line_map=None) -> RuleContext:
+def run_rules(rules, module: cst.Module, path: str, text: str, enabled: frozenset[str], line_map=None,
+              traced_elsewhere: frozenset[str] = frozenset()) -> RuleContext:
     """Visit ``module`` (libcst's parse of ``text``, or of a slice of it) with each rule class;
     the rules share one :class:`scopes.Semantics`, so its metadata is computed once."""
-    context = RuleContext(path, SourceText(text), module, enabled, line_map=line_map)
+    context = RuleContext(path, SourceText(text), module, enabled, line_map=line_map, traced_elsewhere=traced_elsewhere)
     context.semantics = scopes.Semantics(module, MetadataWrapper(module, unsafe_skip_copy=True))
     for cls in rules:
         cls(context).run()
@@ -127,13 +129,16 @@ def _unsuppressed(findings: list[Finding], text: str) -> list[Finding]:
     return [f for f in findings if not suppressed(f)]
 
 
-def check(data: bytes, path: str, enabled: frozenset[str]) -> FileResult:
-    """The findings in one file. Raises :class:`ParseError` for input autota cannot read."""
+def check(data: bytes, path: str, enabled: frozenset[str], traced_elsewhere: frozenset[str] = frozenset()) -> FileResult:
+    """The findings in one file. Raises :class:`ParseError` for input autota cannot read.
+    ``traced_elsewhere``: its module-level functions that other modules call from traced code
+    (see :mod:`autota.source.project`)."""
     text, _ = decode(data)
-    return FileResult(path, _findings(text, path, enabled))
+    return FileResult(path, _findings(text, path, enabled, traced_elsewhere=traced_elsewhere))
 
 
-def fix(data: bytes, path: str, enabled: frozenset[str], unsafe: bool = False) -> FileResult:
+def fix(data: bytes, path: str, enabled: frozenset[str], unsafe: bool = False,
+        traced_elsewhere: frozenset[str] = frozenset()) -> FileResult:
     """Apply fixes (safe ones, and unsafe ones if asked) until none applies, as Ruff does.
 
     Each round applies the fixes that do not overlap an earlier one, then re-checks the new
@@ -143,7 +148,7 @@ def fix(data: bytes, path: str, enabled: frozenset[str], unsafe: bool = False) -
     text, encoding = decode(data)
     original, applied = text, 0
     for _ in range(MAX_FIX_ROUNDS):
-        findings = _findings(text, path, enabled)
+        findings = _findings(text, path, enabled, traced_elsewhere=traced_elsewhere)
         source, chosen, taken = SourceText(text), [], []
         for finding in findings:
             if finding.fix is None or (finding.fix.applicability == "unsafe" and not unsafe):
@@ -165,7 +170,7 @@ def fix(data: bytes, path: str, enabled: frozenset[str], unsafe: bool = False) -
             raise AssertionError(f"{path}: internal error: a fix produced code that does not parse ({error})")
         text = new_text
     else:
-        findings = _findings(text, path, enabled)
+        findings = _findings(text, path, enabled, traced_elsewhere=traced_elsewhere)
     result = FileResult(path, findings, fixes_applied=applied)
     if text != original:
         result.fixed_text = text.encode(encoding)

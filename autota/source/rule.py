@@ -40,6 +40,9 @@ class RuleContext:
     line_map: list[int] | None = None
     """Where each line of the parsed text sits in the file, when libcst parsed only a slice
     of it (see :func:`autota.source.prefilter.slice_module`); ``None``: the whole file."""
+    traced_elsewhere: frozenset[str] = frozenset()
+    """Module-level functions of this file that other modules of the run call from traced code
+    (see :mod:`autota.source.project`)."""
 
     def file_identifiers(self) -> set[str]:
         """Every identifier-like word of the whole file (the parsed slice may lack some): a fresh

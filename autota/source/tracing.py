@@ -16,7 +16,7 @@ from autota.source import vocabulary
 JIT = vocabulary.JIT
 PARTIAL = vocabulary.PARTIAL
 LOOP_BODIES = vocabulary.TRACED_ARGUMENTS
-MAY_RUN_TRACED = frozenset({"initializer", "model"})
+MAY_RUN_TRACED = frozenset({"initializer", "model", "elsewhere"})
 """Kinds whose trace is decided outside the file (see :class:`Traced`)."""
 
 
@@ -24,7 +24,8 @@ MAY_RUN_TRACED = frozenset({"initializer", "model"})
 class Traced:
     """Why a function is traced: ``"jit"``, ``"loop-body"``, ``"branch"`` (of a ``cond`` or
     ``switch``), ``"transform"`` (``vmap``, ``grad``...),
-    ``"called"`` (called from a traced function of this module), ``"initializer"`` (a parameter
+    ``"called"`` (called from a traced function of this module), ``"elsewhere"`` (called from
+    traced code of another module of the run), ``"initializer"`` (a parameter
     initializer, run inside a model's ``init``) or ``"model"`` (a method of a Flax, Haiku or
     Equinox module or of a JAX environment, or a function given to ``hk.transform``, run inside
     the model's ``init``/``apply`` or the environment's jitted ``step``), and the node that says
@@ -60,6 +61,9 @@ class TracedFunctions:
                         self.by_function.setdefault(node, Traced("transform", decorator))
             else:
                 self._record_call(node)
+        for statement in module.body:  # called from traced code in another module of the run
+            if isinstance(statement, cst.FunctionDef) and statement.name.value in rule.context.traced_elsewhere:
+                self._record(statement, Traced("elsewhere", statement))
         self._propagate(module)
 
     def _propagate(self, module: cst.Module) -> None:

@@ -22,7 +22,7 @@ import time
 from collections import Counter
 from concurrent.futures import FIRST_COMPLETED, CancelledError, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from autota.catalogue import RULES, UnknownCodeError, resolve_selection
@@ -136,6 +136,8 @@ class Task:
     path: str
     enabled: frozenset[str]
     unsafe: bool
+    traced_elsewhere: frozenset[str] = frozenset()
+    """Its functions that other files of the run call from traced code (:mod:`autota.source.project`)."""
 
 
 @dataclass
@@ -345,6 +347,9 @@ def run(args: argparse.Namespace) -> int:
             return _run_stdin(args, mode, plan, excludes_of, force_exclude)
         files, errors = discover(args.paths, excludes_of, force_exclude)
         tasks = [Task(str(path), *plan(str(path))) for path in files]
+        after_check = mode.command == "check" and not mode.diff
+        if len(tasks) > 1 and not after_check:
+            tasks = _with_project(tasks)
     except (_Setup, UnknownCodeError, config_module.ConfigError) as exc:
         print(f"autota: error: {exc}", file=sys.stderr)
         return EXIT_ERROR
@@ -368,6 +373,8 @@ def run(args: argparse.Namespace) -> int:
         raise Interrupted(f"{done}, {fixed} rewritten" if mode.command == "fix" and not mode.diff else done) from None
     bar.close()
     outcomes.sort(key=lambda o: o.path)
+    if len(tasks) > 1 and after_check:
+        outcomes = _without_traced_elsewhere(outcomes, [t.path for t in tasks])
     if args.verbose:
         print(f"autota: {len(tasks)} files in {time.monotonic() - started:.2f} s", file=sys.stderr)
     unsafe = args.unsafe_fixes if args.unsafe_fixes is not None else any(t.unsafe for t in tasks)
@@ -393,6 +400,50 @@ def _run_stdin(args, mode: Mode, plan, excludes_of, force_exclude) -> int:
         sys.stdout.buffer.write(outcome.output if outcome.output is not None else data)
         sys.stdout.flush()
     return _report(args, mode, [outcome], [], task.unsafe, to_stderr)
+
+
+def _with_project(tasks: list[Task]) -> list[Task]:
+    """Before ``fix``: the tasks, each told which of its functions the other files call from
+    traced code (see :mod:`autota.source.project`), for the files that may hold an eager update."""
+    from autota.source import project
+
+    targets = [t.path for t in tasks if "AT102" in t.enabled and _may_update(t.path)]
+    traced = project.traced_elsewhere([t.path for t in tasks], targets) if targets else {}
+    return [replace(t, traced_elsewhere=traced[t.path]) if t.path in traced else t for t in tasks]
+
+
+def _may_update(path: str) -> bool:
+    try:
+        return ".at[" in Path(path).read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return False
+
+
+def _without_traced_elsewhere(outcomes: list[Outcome], paths: list[str]) -> list[Outcome]:
+    """After ``check``: the AT102 findings of functions that another file of the run calls from
+    traced code dropped (see :mod:`autota.source.project`). Only the files with such a finding,
+    and the files that may import them, are read again: most runs read none."""
+    from autota.source import project
+
+    functions = {
+        o.path: project.top_functions(o.text)
+        for o in outcomes
+        if o.text is not None and any(f.code == "AT102" for f in o.findings)
+    }
+    asked = {functions[o.path].get(f.location.line) for o in outcomes if o.path in functions for f in o.findings}
+    asked.discard(None)
+    if not asked:
+        return outcomes  # only methods, module-level code or nothing: no other file can call them
+    traced = project.traced_elsewhere(paths, list(functions), asked)
+    kept = []
+    for outcome in outcomes:
+        names = traced.get(outcome.path)
+        if names:
+            outcome = replace(outcome, findings=[
+                f for f in outcome.findings if f.code != "AT102" or functions[outcome.path].get(f.location.line) not in names
+            ])
+        kept.append(outcome)
+    return kept
 
 
 def _describe(args, resolver, tasks: list[Task], workers: int) -> None:

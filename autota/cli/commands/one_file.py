@@ -61,19 +61,20 @@ def _analyse(task: Task, mode: Mode, data: bytes | None) -> Outcome:
             data = Path(path).read_bytes()
         except OSError as exc:
             return Outcome(path, [], f"cannot read: {exc.strerror or exc}")
+    options = {"traced_elsewhere": task.traced_elsewhere} if task.traced_elsewhere else {}
     if mode.command == "check" and not mode.diff:
-        return _with_text(Outcome(path, engine.check(data, path, enabled).findings, output=data), data, engine)
-    result = engine.fix(data, path, enabled, unsafe=task.unsafe)
+        return _with_text(Outcome(path, engine.check(data, path, enabled, **options).findings, output=data), data, engine)
+    result = engine.fix(data, path, enabled, unsafe=task.unsafe, **options)
     if result.fixed_text is None:
         return _with_text(Outcome(path, result.findings, output=data), data, engine)
     if mode.diff:
-        findings = engine.check(data, path, enabled).findings if mode.command == "check" else result.findings
+        findings = engine.check(data, path, enabled, **options).findings if mode.command == "check" else result.findings
         text = data if mode.command == "check" else result.fixed_text
         diff = unified_diff(data, result.fixed_text, path, engine is source)
         return _with_text(Outcome(path, findings, diff=diff, output=data), text, engine)
     fixed_codes = {}
     if mode.show_fixes:
-        before = Counter(f.code for f in engine.check(data, path, enabled).findings)
+        before = Counter(f.code for f in engine.check(data, path, enabled, **options).findings)
         fixed_codes = dict(before - Counter(f.code for f in result.findings))
     outcome = Outcome(path, result.findings, fixed=result.fixes_applied, fixed_codes=fixed_codes,
                       output=result.fixed_text)
@@ -82,7 +83,7 @@ def _analyse(task: Task, mode: Mode, data: bytes | None) -> Outcome:
             write_atomic(Path(path), result.fixed_text)
         except OSError as exc:
             why = f"cannot write: {exc.strerror or exc}"
-            return _with_text(Outcome(path, engine.check(data, path, enabled).findings, why), data, engine)
+            return _with_text(Outcome(path, engine.check(data, path, enabled, **options).findings, why), data, engine)
     return _with_text(outcome, result.fixed_text, engine)
 
 

@@ -1,0 +1,324 @@
+"""Which module-level functions other modules of the project call from traced code.
+
+A rule reads one file, but whether a helper runs traced is often decided in another: a
+Jumanji environment's jitted ``step`` calls ``update_active_edges`` imported from ``utils``, a
+physics engine's jitted step calls ``solve_m`` from ``smooth``. Given every file of a run, this
+index follows each module's traced functions (as :mod:`autota.source.tracing` finds them, from
+Python's own AST) to the functions they call in other modules of the run, through ``import``
+and ``from ... import``, until nothing new is reached. The engine then treats those functions
+as traced in their own file (kind ``"elsewhere"``), so AT102 keeps off them.
+
+The index is built from Python's AST only (about a tenth of libcst's cost), once per run, in
+the process that hands files to the workers.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from autota.source import vocabulary
+
+TRACING = vocabulary.JIT_TERMINALS | vocabulary.TRACED_ARGUMENT_TERMINALS | frozenset(
+    vocabulary.terminal(name) for name in vocabulary.TRACING_TRANSFORMS
+)
+"""Calls whose function arguments run traced (``jit``, ``vmap``, ``lax.scan``, ``lax.cond``...)."""
+MODEL_BASES = frozenset(vocabulary.terminal(name) for name in vocabulary.MODEL_CLASSES)
+PARTIAL = frozenset(vocabulary.terminal(name) for name in vocabulary.PARTIAL)
+
+
+@dataclass
+class _Module:
+    name: str
+    path: str
+    functions: dict[str, ast.AST] = field(default_factory=dict)
+    """Module-level functions by name."""
+    imports: dict[str, tuple[str, str | None]] = field(default_factory=dict)
+    """Local name -> (module, attribute): ``from m import f as g`` gives ``g -> (m, f)``,
+    ``import m as n`` gives ``n -> (m, None)``."""
+    calls: dict[int, list[str]] = field(default_factory=dict)
+    """By function node (``id``): the dotted callees of the calls in it, nested functions' included."""
+    roots: list[ast.AST] = field(default_factory=list)
+    """Functions of any kind (methods, nested) that run traced by this module's own evidence."""
+    eager: list[str] = field(default_factory=list)
+    """The callees of code that runs eagerly by its form: top-level statements, test functions."""
+
+
+def module_name(path: Path) -> str:
+    """The dotted name a file is imported by: its packages (directories with ``__init__.py``)
+    and its stem (``pkg/sub/utils.py`` -> ``pkg.sub.utils``; a package's ``__init__`` is the
+    package)."""
+    parts = [] if path.stem == "__init__" else [path.stem]
+    folder = path.parent
+    while (folder / "__init__.py").is_file() and folder.parent != folder:
+        parts.insert(0, folder.name)
+        folder = folder.parent
+    return ".".join(parts)
+
+
+def traced_elsewhere(paths: list[str], targets: list[str], asked: set[str] | None = None) -> dict[str, frozenset[str]]:
+    """For each of ``targets``, the names of its module-level functions that run traced because
+    a module of ``paths`` calls them from traced code (directly, or through functions so called),
+    and that no test or top-level code calls eagerly.
+
+    Only the files that may take part are parsed: the targets, and the files whose text names one
+    of their modules, a few imports up (a helper's callers, and theirs); with ``asked`` (the
+    functions in question), the first callers must name one of them too."""
+    texts: dict[str, str] = {}
+    for path in paths:
+        if path.endswith(".py"):
+            try:
+                texts[path] = Path(path).read_text(encoding="utf-8", errors="replace")
+            except OSError:
+                continue
+    names = {path: module_name(Path(path).resolve()) for path in texts}
+    chosen = {t for t in targets if t in texts}
+    frontier = set(chosen)
+    for _ in range(2):  # the files that may import a chosen one, and theirs
+        wanted = {names[p] for p in frontier if names[p]}
+        frontier = {
+            p for p, text in texts.items()
+            if p not in chosen and (asked is None or any(a in text for a in asked)) and any(_imports(text, m) for m in wanted)
+        }
+        asked = None
+        if not frontier:
+            break
+        chosen |= frontier
+    modules: dict[str, _Module] = {}
+    for path in sorted(chosen):
+        try:
+            tree = ast.parse(texts[path])
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            continue
+        modules.setdefault(names[path], _read(tree, names[path], path))
+    eager = {_defining(modules, target, name) for m in modules.values() for target, name in _outgoing(m, [], m.eager)}
+    reached: dict[str, set[str]] = {}
+    work = [(m, m.roots) for m in modules.values()]
+    seen: set[tuple[str, str]] = set()
+    while work:
+        module, functions = work.pop()
+        for target, name in _outgoing(module, functions, []):
+            target, name = _defining(modules, target, name)
+            callee = modules.get(target) if target is not None else None
+            if callee is None or name not in callee.functions or (target, name) in seen:
+                continue
+            seen.add((target, name))
+            if (target, name) not in eager:  # a test or a script calls it eagerly too: it may run so
+                reached.setdefault(callee.path, set()).add(name)
+            work.append((callee, [callee.functions[name]]))
+    return {path: frozenset(found) for path, found in reached.items() if path in targets}
+
+
+def _imports(text: str, module: str) -> bool:
+    """Whether ``text`` may import ``module`` (``a.b.c``): an import statement naming ``c`` beside
+    ``b``, or a relative one naming ``c``. Cheap, and generous: what it lets through is parsed."""
+    parent, _, last = module.rpartition(".")
+    if last not in text:
+        return False
+    parent = parent.rpartition(".")[2]
+    near = re.escape(parent) if parent else None
+    word = re.escape(last)
+    statement = rf"^[ \t]*(?:from[ \t]+[\w.]*|import[ \t]+)[^\n]*\b{word}\b"
+    for match in re.finditer(statement, text, re.MULTILINE):
+        line = match.group(0)
+        if near is None or re.search(rf"\b{near}\b", line) or re.match(r"[ \t]*from[ \t]+\.", line):
+            return True
+    if near is not None and re.search(rf"^[ \t]*from[ \t]+[\w.]*\b{near}\b[ \t]+import[ \t]+\([^)]*\b{word}\b", text, re.MULTILINE):
+        return True
+    return False
+
+
+def top_functions(text: str) -> dict[int, str]:
+    """Line -> the module-level function whose ``def`` spans it (decorators included)."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return {}
+    lines = {}
+    for statement in tree.body:
+        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            first = min([statement.lineno, *(d.lineno for d in statement.decorator_list)])
+            for line in range(first, (statement.end_lineno or statement.lineno) + 1):
+                lines[line] = statement.name
+    return lines
+
+
+def _defining(modules: dict[str, _Module], target: str, name: str) -> tuple[str | None, str]:
+    """The module of the run that defines ``target.name``, through re-exports (a package's
+    ``__init__`` importing it from a submodule), and the name it defines it under."""
+    known = _known(modules, target)
+    for _ in range(3):
+        module = modules.get(known) if known is not None else None
+        if module is None or name in module.functions or name not in module.imports:
+            break
+        source, attribute = module.imports[name]
+        if attribute is None:
+            break
+        known, name = _known(modules, source), attribute
+    return known, name
+
+
+def _known(modules: dict[str, _Module], target: str) -> str | None:
+    """The module of the run that an import of ``target`` reads: itself, or the longest tail of
+    it that is one (``mujoco.mjx._src.smooth`` -> ``mjx._src.smooth``, where ``mujoco`` is a
+    namespace package, without ``__init__.py``)."""
+    parts = target.split(".")
+    for start in range(len(parts)):
+        name = ".".join(parts[start:])
+        if name in modules:
+            return name
+    return None
+
+
+class _Reader:
+    """One walk of a module's AST (``_fields`` read directly: ``ast.walk`` is several times slower)."""
+
+    def __init__(self, module: _Module, package: str) -> None:
+        self.module = module
+        self.package = package
+        self.passed: set[str] = set()
+        self.defined: list[ast.AST] = []
+        self.top: set[int] = set()
+        """The module's own statements (``id``): a ``def`` among them is a module-level function."""
+
+    def visit(self, node: ast.AST, functions: tuple[ast.AST, ...], eager: bool) -> None:
+        module = self.module
+        kind = type(node)
+        if kind is ast.Call:
+            callee = _dotted(node.func)
+            if callee is not None:
+                for function in functions:
+                    module.calls.setdefault(id(function), []).append(callee)
+                if eager:
+                    module.eager.append(callee)
+            if _terminal(node.func) in TRACING:
+                for arg in node.args:
+                    self.passed |= _names_passed(arg)
+        elif kind is ast.FunctionDef or kind is ast.AsyncFunctionDef:
+            if not functions and id(node) in self.top:
+                module.functions[node.name] = node
+            self.defined.append(node)
+            if any(_traces(d) for d in node.decorator_list):
+                module.roots.append(node)
+            for decorator in node.decorator_list:
+                self.visit(decorator, functions, eager)
+            eager = node.name.startswith("test")
+            functions = (*functions, node)
+            for statement in node.body:
+                self.visit(statement, functions, eager)
+            return
+        elif kind is ast.ClassDef:
+            if any(_terminal(_unsubscript(b)) in MODEL_BASES for b in node.bases):
+                module.roots += [
+                    m for m in node.body
+                    if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef)) and m.name != "__init__"
+                ]
+        elif kind is ast.Import:
+            for alias in node.names:
+                local = alias.asname or alias.name.split(".")[0]
+                module.imports[local] = (alias.name if alias.asname else local, None)
+        elif kind is ast.ImportFrom:
+            base = _absolute(self.package, node.module, node.level)
+            for alias in node.names:
+                if alias.name != "*" and base is not None:
+                    module.imports[alias.asname or alias.name] = (base, alias.name)
+        for name in node._fields:
+            value = getattr(node, name, None)
+            if isinstance(value, list):
+                for item in value:
+                    if isinstance(item, ast.AST):
+                        self.visit(item, functions, eager)
+            elif isinstance(value, ast.AST):
+                self.visit(value, functions, eager)
+
+
+def _read(tree: ast.Module, name: str, path: str) -> _Module:
+    module = _Module(name, path)
+    reader = _Reader(module, name if path.endswith("__init__.py") else name.rpartition(".")[0])
+    reader.top = {id(s) for s in tree.body}
+    for statement in tree.body:
+        reader.visit(statement, (), not isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)))
+    module.roots += [f for f in reader.defined if f.name in reader.passed]
+    return module
+
+
+def _traces(decorator: ast.AST) -> bool:
+    """``@jax.jit``, ``@jax.vmap``, ``@partial(jax.jit, ...)``."""
+    if isinstance(decorator, ast.Call):
+        if _terminal(decorator.func) in PARTIAL:
+            return bool(decorator.args) and _terminal(decorator.args[0]) in TRACING
+        decorator = decorator.func
+    return _terminal(decorator) in TRACING
+
+
+def _outgoing(module: _Module, functions: list[ast.AST], callees: list[str]):
+    """``(module, function)`` for each callee of ``functions`` (and of the module-level functions
+    they call) and each of ``callees``: a function of this module or an imported one."""
+    done: set[int] = set()
+    stack = list(functions)
+    pending = list(callees)
+    while stack or pending:
+        if stack:
+            function = stack.pop()
+            if id(function) in done:
+                continue
+            done.add(id(function))
+            pending.extend(module.calls.get(id(function), ()))
+            continue
+        callee = pending.pop()
+        head, _, rest = callee.partition(".")
+        if not rest:
+            if head in module.functions:
+                stack.append(module.functions[head])
+                yield module.name, head
+            elif head in module.imports and module.imports[head][1] is not None:
+                yield module.imports[head]
+        elif head in module.imports:
+            source, attribute = module.imports[head]
+            path, _, last = rest.rpartition(".")
+            parts = [source, *([attribute] if attribute else []), *([path] if path else [])]
+            yield ".".join(parts), last
+
+
+def _absolute(package: str, name: str | None, level: int) -> str | None:
+    if level == 0:
+        return name
+    parts = package.split(".") if package else []
+    if level - 1 > len(parts):
+        return None
+    base = parts[: len(parts) - (level - 1)]
+    return ".".join([*base, *([name] if name else [])]) or None
+
+
+def _names_passed(arg: ast.AST) -> set[str]:
+    """The function names an argument hands over: ``f``, ``partial(f, ...)``, ``[f, g]``."""
+    if isinstance(arg, ast.Name):
+        return {arg.id}
+    if isinstance(arg, (ast.List, ast.Tuple)):
+        return set().union(*(_names_passed(e) for e in arg.elts)) if arg.elts else set()
+    if isinstance(arg, ast.Call) and _terminal(arg.func) in PARTIAL | TRACING and arg.args:
+        return _names_passed(arg.args[0])
+    return set()
+
+
+def _terminal(func: ast.AST) -> str | None:
+    if isinstance(func, ast.Name):
+        return func.id
+    if isinstance(func, ast.Attribute):
+        return func.attr
+    return None
+
+
+def _unsubscript(node: ast.AST) -> ast.AST:
+    return node.value if isinstance(node, ast.Subscript) else node
+
+
+def _dotted(node: ast.AST) -> str | None:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        inner = _dotted(node.value)
+        return None if inner is None else f"{inner}.{node.attr}"
+    return None

@@ -1,0 +1,103 @@
+"""Whether a helper runs traced is often decided in another file: a run over a package follows
+each module's traced functions to the helpers they import (:mod:`autota.source.project`), and
+AT102 keeps off those, in ``check`` and in ``fix``. A test or a script that calls a helper
+eagerly keeps it reported; a run on the helper's file alone cannot know, and reports it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from autota.cli.main import main
+
+HELPER = """\
+import jax.numpy as jnp
+
+
+def update_edges(edges, position):
+    out = edges
+    for agent in range(position.shape[0]):
+        out = out.at[agent].set(edges[position[agent]])
+    return out
+
+
+def eager_only(x):
+    buf = jnp.zeros((3,))
+    for t in range(3):
+        buf = buf.at[t].set(x * t)
+    return buf
+"""
+
+ENV = """\
+import jax
+
+from pkg.routing import utils
+from pkg.routing.utils import update_edges as update
+
+
+@jax.jit
+def step(edges, position):
+    return update(edges, position)
+
+
+class Env:
+    def reset(self, edges, position):
+        return jax.jit(self._reset)(edges, position)
+
+    def _reset(self, edges, position):
+        return utils.update_edges(edges, position)
+"""
+
+TEST = """\
+from pkg.routing.utils import eager_only
+
+
+def test_eager_only():
+    assert eager_only(1.0).shape == (3,)
+"""
+
+
+@pytest.fixture
+def package(tmp_path: Path) -> Path:
+    routing = tmp_path / "pkg" / "routing"
+    routing.mkdir(parents=True)
+    for folder in (tmp_path / "pkg", routing):
+        (folder / "__init__.py").write_text("")
+    (routing / "utils.py").write_text(HELPER)
+    (routing / "env.py").write_text(ENV)
+    (tmp_path / "pkg" / "utils_test.py").write_text(TEST)
+    return tmp_path
+
+
+def _codes(capsys, *argv: str) -> list[str]:
+    main(["check", "--no-progress", "--exit-zero", *argv])
+    out = capsys.readouterr().out
+    return [line.split(": ")[0].rsplit("/", 1)[-1] + " " + line.split(": ")[1].split()[0]
+            for line in out.splitlines() if ": AT" in line]
+
+
+def test_a_helper_jitted_in_another_module_is_not_reported(capsys, package):
+    assert _codes(capsys, "--select", "AT102", str(package)) == ["utils.py:14:15 AT102"]
+
+
+def test_the_helper_alone_is_reported(capsys, package):
+    alone = _codes(capsys, "--select", "AT102", str(package / "pkg" / "routing" / "utils.py"))
+    assert alone == ["utils.py:7:15 AT102", "utils.py:14:15 AT102"]
+
+
+def test_fix_leaves_the_traced_helper_alone(capsys, package):
+    utils = package / "pkg" / "routing" / "utils.py"
+    main(["fix", "--no-progress", "--select", "AT102", str(package)])
+    capsys.readouterr()
+    fixed = utils.read_text()
+    assert "out = out.at[agent].set(edges[position[agent]])" in fixed  # the traced helper: untouched
+    assert "buf = buf.at[t].set(x * t)" not in fixed  # the eager one: fixed
+
+
+def test_an_eager_caller_keeps_it_reported(capsys, package):
+    (package / "pkg" / "script.py").write_text(
+        "import jax.numpy as jnp\nfrom pkg.routing.utils import update_edges\n\n"
+        "print(update_edges(jnp.zeros((2, 2)), jnp.array([1, 0])))\n"
+    )
+    assert _codes(capsys, "--select", "AT102", str(package)) == ["utils.py:7:15 AT102", "utils.py:14:15 AT102"]
