@@ -168,11 +168,12 @@ class Program:
     def _neutralise(self, source: str) -> str:
         """``source`` with each IPython-only line replaced by a numbered ``pass`` placeholder."""
         lines = source.splitlines(keepends=True)
-        continued = False
+        continued, indent = False, ""
         for i, line in enumerate(lines):
             if continued or (MAGIC.match(line) and _starts_statement("".join(lines[:i]))):
                 body = line.rstrip("\r\n")
-                indent = body[: len(body) - len(body.lstrip(" \t"))]
+                if not continued:  # a `\` continuation line keeps the indent of the magic it continues
+                    indent = body[: len(body) - len(body.lstrip(" \t"))]
                 lines[i] = f"{indent}pass  # <autota-magic {len(self.magics)}>{line[len(body):]}"
                 self.magics.append(body)
                 continued = body.endswith("\\")
@@ -184,7 +185,9 @@ class Program:
 
         def original(match: re.Match) -> str:
             seen.append(int(match.group(2)))
-            return match.group(1) + self.magics[int(match.group(2))].lstrip(" \t")
+            indent, magic = match.group(1), self.magics[int(match.group(2))]
+            # as it was where the placeholder kept its indent (a continuation line keeps its own)
+            return magic if magic.startswith(indent) else indent + magic.lstrip(" \t")
 
         return PLACEHOLDER.sub(original, text), seen
 
@@ -229,7 +232,15 @@ class Program:
                 ),
             )
             location = Location(loc.path, line, loc.column, end_line, loc.end_column)
-            moved.append(replace(f, location=location, fix=fix, details={**f.details, CELL: cell}))
+
+            def in_cell(match: re.Match, cell: int = cell) -> str:  # a line the message names
+                other, at = place(int(match.group(1)))
+                return f"line {at}" if other == cell else f"line {at} of cell {other}"
+
+            message = re.sub(r"\bline (\d+)\b", in_cell, f.message)
+            reason = f.reason and re.sub(r"\bline (\d+)\b", in_cell, f.reason)
+            moved.append(replace(f, message=message, reason=reason, location=location, fix=fix,
+                                 details={**f.details, CELL: cell}))
         return moved
 
 

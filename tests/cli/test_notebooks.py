@@ -147,6 +147,27 @@ def test_magics_are_skipped_and_kept_by_a_fix(capsys, tmp_path):
     assert "        %time g(x)\n" in fixed and "        out_parts.append(jnp.copy(x[None]))\n" in fixed
 
 
+def test_shell_lines_continued_with_a_backslash_are_one_magic(capsys, tmp_path):
+    path = tmp_path / "shell.ipynb"
+    shell = ['!python main.py \\\n', '  --config=configs/mnist.py \\\n', '  --workdir=./\n']
+    nested = ["if True:\n", "    !echo a \\\n", "        b\n", "    x = 1\n"]
+    path.write_text(notebook(cell(shell), cell(nested), cell(["import jax.numpy as jnp\n", *LOOP])), encoding="utf-8")
+    code, out, _ = run(capsys, "check", str(path))
+    assert code == 1 and out.startswith(f"{path}:cell 3:5:15: AT101")
+    assert run(capsys, "fix", str(path))[0] == 0
+    cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+    assert cells[0]["source"] == shell and cells[1]["source"] == nested
+
+
+def test_lines_a_message_names_are_counted_in_their_cell(capsys, tmp_path):
+    path = tmp_path / "reads.ipynb"
+    reads = ["def f(xs):\n", "    out = jnp.zeros((0, 3))\n", "    for x in xs:\n",
+             "        out = jnp.concatenate([out, x[None] + out.sum()], axis=0)\n", "    return out\n"]
+    path.write_text(notebook(cell(["import jax.numpy as jnp\n", "\n", "\n"]), cell(reads)), encoding="utf-8")
+    out = run(capsys, "check", str(path))[1]
+    assert f"{path}:cell 2:4:15: AT101" in out and "(line 4)" in out
+
+
 def test_cell_magic_cells_are_skipped_whole(capsys, tmp_path):
     path = tmp_path / "cellmagic.ipynb"
     path.write_text(notebook(cell(["%%timeit\n", "import jax.numpy as jnp\n", *LOOP])), encoding="utf-8")
