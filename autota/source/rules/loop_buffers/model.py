@@ -217,9 +217,17 @@ class LoopModeler:
     # -- the initial carry ---------------------------------------------------------------
     def initial(self, init: cst.BaseExpression, path: tuple, depth: int = 0) -> cst.BaseExpression | None:
         """What the initial carry ``init`` holds at ``path``, where the source shows it: tuple and
-        list positions, names followed to the value that reaches them (``None`` elsewhere)."""
+        list positions, fields given by keyword to a constructor, names followed to the value that
+        reaches them (``None`` elsewhere)."""
         value = self._value_of(init, depth)
         for step in path:
+            if isinstance(step, str) and step.startswith(".") and isinstance(value, cst.Call):
+                # a field of a NamedTuple or dataclass carry built by its constructor: `Loop(tokens=t, ...)`
+                given = next((a.value for a in value.args if a.keyword is not None and a.keyword.value == step[1:]), None)
+                if given is None:
+                    return None
+                value = self._value_of(given, depth)
+                continue
             if not isinstance(step, int) or not isinstance(value, (cst.Tuple, cst.List)):
                 return None
             elements = value.elements
