@@ -751,8 +751,10 @@ class Semantics:
         ``global`` anywhere below it. Asked of the index, not by walking the scope (a class of a
         hundred test methods is one scope)."""
         for node in self.names_in(scope, name):
-            role, _ = binding_role(self.parents, node)
+            role, holder = binding_role(self.parents, node)
             if role == "other" or role in ("plain", "unpack") and self.enclosing_scope(node) is scope:
+                return True
+            if role == "def" and self.enclosing_scope(holder) is scope:  # a nested `def name` or `class name`
                 return True
         return False
 
@@ -764,7 +766,8 @@ class Semantics:
             role, holder = binding_role(self.parents, node)
             if role is None:
                 continue
-            own = self.enclosing_scope(node) is scope
+            # a `def`'s or `class`'s name is bound in the scope around it
+            own = self.enclosing_scope(holder if role == "def" else node) is scope
             if role == "plain" and own:
                 values.append(holder.value)
             elif role in ("plain", "unpack", "param", "def"):

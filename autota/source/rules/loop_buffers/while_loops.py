@@ -63,6 +63,43 @@ class WhileLoops:
             Fix("safe", f"run the body as a `fori_loop` over `{plan[1]}` steps (was: `while_loop`)", (plan[0],)),
         )
 
+    def _conditional(self, function: cst.FunctionDef, scope: cst.CSTNode, call: cst.Call) -> bool:
+        """Whether ``function``'s ``def`` may not have run when the loop is called: it sits under a
+        compound statement of its scope (an ``if``, a loop, a ``try``, a ``with``), or after the
+        loop's statement in the same scope."""
+        if scopes.enclosing_scope(self, call) is scope and self.start_line(function) > self.start_line(call):
+            return True
+        for ancestor in self.ancestors(function):
+            if ancestor is scope:
+                return False
+            if isinstance(ancestor, (cst.If, cst.For, cst.While, cst.Try, cst.TryStar, cst.With, cst.Match)):
+                return True
+        return False
+
+    def _acts_before(self, bound: cst.BaseExpression, init: cst.BaseExpression) -> bool:
+        """Whether evaluating ``bound`` before ``init`` (the fix's order; the condition read it
+        after) may show: the bound reads a name that ``init`` rebinds with ``:=``, or calls or
+        subscripts something while ``init`` may act on it (a call, a subscript, an attribute that
+        may be a property, an operator on something other than literals)."""
+        names = {n.value for n in self.semantics.find(bound, lambda n: isinstance(n, cst.Name))}
+        walrus = self.semantics.find(init, lambda n: isinstance(n, cst.NamedExpr))
+        if any(isinstance(w.target, cst.Name) and w.target.value in names for w in walrus) or walrus and not names <= {"len"}:
+            return True
+        if not self.semantics.find(bound, lambda n: isinstance(n, (cst.Call, cst.Subscript))):
+            return False
+        if walrus or self._action(init) is not None:
+            return True
+        for node in self.semantics.find(init, lambda n: isinstance(n, (cst.Attribute, cst.BinaryOperation, cst.UnaryOperation))):
+            if isinstance(node, cst.Attribute):
+                if not self.qualified_names(node) or not any(q.startswith(("jax.", "numpy.")) for q in self.qualified_names(node)):
+                    return True  # `h.buf`: a property may run code
+            elif not all(
+                isinstance(part, (cst.Integer, cst.Float, cst.Imaginary))
+                for part in ((node.left, node.right) if isinstance(node, cst.BinaryOperation) else (node.expression,))
+            ):
+                return True  # `0 + a`: an operator another object may define
+        return False
+
     def _counter_bound(self, cond, body: Body, write: Write):
         """``(counter, position, bound)`` when the condition is only ``counter < bound``, the counter a
         carried value stepped by one once a step and the bound static; else why not."""
@@ -230,9 +267,23 @@ class WhileLoops:
             if isinstance(function, cst.FunctionDef):
                 if function.decorators:
                     return f"the {role} function `{function.name.value}` is decorated"
+                if function.asynchronous is not None or self.semantics.own_nodes(
+                    function, lambda n: isinstance(n, (cst.Yield, cst.Await))
+                ):
+                    return f"the {role} function `{function.name.value}` is a coroutine or a generator, which the loop refuses"
                 scope = scopes.enclosing_scope(self, function)
                 if len(self.semantics.names_in(scope, function.name.value)) != 2:
                     return f"the {role} function `{function.name.value}` is used or bound elsewhere too"
+                if self._conditional(function, scope, call):
+                    return (
+                        f"the {role} function `{function.name.value}` is defined under an `if`, a loop or a `try`, or after the loop: "
+                        "where that code did not run, the loop raised, and the fix would not read it"
+                    )
+        if self.semantics.find(self.context.module, lambda n: isinstance(n, cst.Attribute) and n.attr.value == "disable_jit"):
+            return (
+                "the module uses `jax.disable_jit`, under which a `fori_loop` runs as a Python loop and returns the "
+                "carry unconverted (Python ints, NumPy arrays) where the `while_loop` converted it"
+            )
         if cond is not args["cond_fun"].value and self.semantics.find(bound, lambda n: isinstance(n, cst.Name)):
             if scopes.enclosing_scope(self, cond) is not scopes.enclosing_scope(self, call):
                 return (
@@ -264,7 +315,7 @@ class WhileLoops:
             or any(isinstance(e, cst.StarredElement) for e in elements.elements)
         ):
             return "the initial carry is not written out as a tuple with one value per carried name"
-        if self.semantics.find(bound, lambda n: isinstance(n, (cst.Call, cst.Subscript))) and self._action(init) is not None:
+        if self._acts_before(bound, init):
             return (
                 f"the bound `{self.code_of(bound).strip()}` would be evaluated before the initial carry (the "
                 "condition read it after), and both may raise or have effects; bind it to a name before the loop"
@@ -272,19 +323,23 @@ class WhileLoops:
         start = int_value(elements.elements[position].value)
         if start is None:
             return f"the counter `{body.elements[position]}` does not start at an integer literal"
+        if not -(2**31) <= start < 2**31:
+            return f"the counter starts at {start}, outside int32, where the `while_loop` raised converting it"
         lax_name = self._lax_spelling(call)
         if lax_name is None:
             return "`jax.lax` is not imported under a module name here"
         function = args["body_fun"].value
         if isinstance(function, cst.Lambda):  # `lambda s: advance(s)` takes the index beside `s`
             carry = function.params.params[0].name.value
-            index = "_" if carry != "_" else "_i"
             step = self.code_of(function.body)
+            used = {carry, *(n.value for n in self.semantics.find(function.body, lambda n: isinstance(n, cst.Name)))}
         else:
             name = self.code_of(function)
             carry = "carry" if name != "carry" else "state"
-            index = "_" if name != "_" else "_i"
             step = f"{name}({carry})"
+            used = {carry, *(n.value for n in self.semantics.find(function, lambda n: isinstance(n, cst.Name)))}
+        # the index the `fori_loop` passes is unused: a name the step does not read
+        index = next(n for n in ("_", "_i", "_step", "_index", "_unused_index") if n not in used)
         upper = self.code_of(bound).strip()
         if any(self._static_parameter(n) for n in self.semantics.find(bound, lambda n: isinstance(n, cst.Name))):
             # a static argument may be a bool or a NumPy int, which `while_loop`'s comparison takes
