@@ -14,7 +14,16 @@ JNP = "jax.numpy"
 # -- loops -------------------------------------------------------------------------------------
 FORI, SCAN, WHILE, MAP = f"{LAX}.fori_loop", f"{LAX}.scan", f"{LAX}.while_loop", f"{LAX}.map"
 FLAX_SCAN = "flax.linen.scan"
-LOOPS = {FORI: "fori", SCAN: "scan", WHILE: "while", FLAX_SCAN: "nn.scan", "flax.linen.transforms.scan": "nn.scan"}
+FLAX_WHILE = "flax.linen.while_loop"
+LOOPS = {
+    FORI: "fori",
+    SCAN: "scan",
+    WHILE: "while",
+    FLAX_SCAN: "nn.scan",
+    "flax.linen.transforms.scan": "nn.scan",
+    FLAX_WHILE: "nn.while",
+    "flax.linen.transforms.while_loop": "nn.while",
+}
 """Loop callables and the kind of loop each one is."""
 LOOP_PARAMS = {
     "fori": ("lower", "upper", "body_fun", "init_val"),

@@ -136,6 +136,8 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
             kind = LOOPS[name]
             if kind == "nn.scan":
                 self._check_flax_scan(node)
+            elif kind == "nn.while":
+                self._check_flax_while(node)
             else:
                 self._check_loop(node, kind)
             return

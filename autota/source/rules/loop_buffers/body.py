@@ -187,9 +187,9 @@ class LoopBodies:
             if params.star_arg not in (None, cst.MaybeSentinel.DEFAULT) or params.kwonly_params or params.posonly_params:
                 body.problem = "the body takes `*args` or keyword-only parameters"
                 return body
-            if kind == "nn.scan":
-                plain = plain[1:]  # a module's method: `self` first
-            wanted = {"fori": 2, "scan": 2, "nn.scan": 2, "while": 1}[kind]
+            if kind in ("nn.scan", "nn.while"):
+                plain = plain[1:]  # a module's method or a function of the module: the module first
+            wanted = {"fori": 2, "scan": 2, "nn.scan": 2, "while": 1, "nn.while": 1}[kind]
             if len(plain) != wanted:
                 body.problem = "the body does not take the loop's arguments one by one"
                 return body
@@ -199,8 +199,8 @@ class LoopBodies:
                 body.carry_param, body.index_param = plain
             else:
                 body.carry_param = plain[0]
-        if kind == "nn.scan":
-            kind = "scan"  # the method returns `(carry, y)` like a `scan` body
+        if kind in ("nn.scan", "nn.while"):
+            kind = kind[3:]  # the method returns what a `scan` or `while_loop` body returns
         carry = body.carry_param
         if isinstance(function, cst.Lambda):
             body.elements = [carry]

@@ -125,6 +125,48 @@ class CarriedBuffers:
                 reason="autota does not rewrite Flax's lifted `nn.scan` and the calls of its scanned form",
             )
 
+    def _check_flax_while(self, call: cst.Call) -> None:
+        """``nn.while_loop(cond_fn, body_fn, mdl, init)``: ``body_fn(mdl, carry)`` is a
+        ``while_loop`` body, which `grad` cannot go through; its buffers are AT202, reported, not
+        rewritten (a lifted transform, whose module argument a `fori_loop` does not take)."""
+        positional = [a.value for a in call.args if a.keyword is None and not a.star]
+        if len(positional) < 4 or any(a.star for a in call.args):
+            return
+        function = self._function(positional[1])
+        if not isinstance(function, cst.FunctionDef):
+            return
+        if self._modeler().without_cotangent(positional[3]):
+            return  # nothing differentiable in the carry
+        body = self._body(function, "nn.while")
+        by_buffer: dict[str, list[Write]] = {}
+        for write in self._writes(body):
+            by_buffer.setdefault(write.label, []).append(write)
+        message = (
+            "is written in the Flax `nn.while_loop` of `{name}` (line {line}), which cannot be reverse-differentiated "
+            "(`jax.grad` fails); if it runs a fixed number of steps, a `nn.scan` with stacked outputs makes it "
+            "differentiable; otherwise a scan over the maximum length that masks the steps after the exit "
+            "(`jnp.where(done, old, new)`); or, without `grad`, donate the buffer at the `jit` boundary"
+        ).format(name=function.name.value, line=self.start_line(call))
+        reason = "autota does not rewrite Flax's lifted `nn.while_loop`"
+        seen = []
+        for group in by_buffer.values():
+            write = group[0]
+            seen.append(self.location(write.call))
+            if not write.dict_entry and self._exact_buffer(positional[3], body, write.buf):
+                continue
+            self.report("AT202", write.call, f"`{write.label}` {message}", reason=reason)
+        # other spellings (an attribute carry, `val.ids = val.ids.at[...]`): the loop model's
+        modeler = self._modeler()
+        arguments = {"body_fun": cst.Arg(positional[1]), "init_val": cst.Arg(positional[3])}
+        for found in modeler.build(call, "while", arguments, module_first=True).writes:
+            where = self.location(found.write.call)
+            if any(where.line == s.line and where.column == s.column for s in seen):
+                continue
+            seen.append(where)
+            if modeler.exact_dtype(modeler.initial(positional[3], found.path)):
+                continue
+            self.report("AT202", found.write.call, f"`{found.label}` {message}", reason=reason)
+
     def _report_read_back(self, kind: str, write: Write, read: cst.Name) -> None:
         loop = {"fori": "fori_loop", "scan": "scan", "while": "while_loop"}[kind]
         self.report(

@@ -335,8 +335,12 @@ class LoopModeler:
         return False
 
     # -- the model -------------------------------------------------------------------------
-    def build(self, call: cst.Call, kind: str, args: dict) -> LoopModel:
+    def build(self, call: cst.Call, kind: str, args: dict, module_first: bool = False) -> LoopModel:
+        """The model of one loop; ``module_first``: the body takes a Flax module before the loop's
+        arguments (``nn.while_loop``'s ``body_fn(mdl, carry)``)."""
         body = self.callable(args[vocabulary.BODY_ARG[kind]].value)
+        if body is not None and module_first:
+            body = Function(body.node, [OPAQUE, *body.bound], body.keywords, body.closure)
         model = LoopModel(kind, call, body)
         if body is None:
             model.problem = "the body is not a function found in this module"
