@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from autota.source import vocabulary
+from autota.source.prefilter import terminal
 
 TRACING = vocabulary.JIT_TERMINALS | vocabulary.TRACED_ARGUMENT_TERMINALS | frozenset(
     vocabulary.terminal(name) for name in vocabulary.TRACING_TRANSFORMS
@@ -193,7 +194,7 @@ class _Reader:
                     module.calls.setdefault(id(function), []).append(callee)
                 if eager:
                     module.eager.append(callee)
-            if _terminal(node.func) in TRACING:
+            if terminal(node.func) in TRACING:
                 for arg in node.args:
                     self.passed |= _names_passed(arg)
         elif kind is ast.FunctionDef or kind is ast.AsyncFunctionDef:
@@ -210,7 +211,7 @@ class _Reader:
                 self.visit(statement, functions, eager)
             return
         elif kind is ast.ClassDef:
-            if any(_terminal(_unsubscript(b)) in MODEL_BASES for b in node.bases):
+            if any(terminal(_unsubscript(b)) in MODEL_BASES for b in node.bases):
                 module.roots += [
                     m for m in node.body
                     if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef)) and m.name != "__init__"
@@ -247,10 +248,10 @@ def _read(tree: ast.Module, name: str, path: str) -> _Module:
 def _traces(decorator: ast.AST) -> bool:
     """``@jax.jit``, ``@jax.vmap``, ``@partial(jax.jit, ...)``."""
     if isinstance(decorator, ast.Call):
-        if _terminal(decorator.func) in PARTIAL:
-            return bool(decorator.args) and _terminal(decorator.args[0]) in TRACING
+        if terminal(decorator.func) in PARTIAL:
+            return bool(decorator.args) and terminal(decorator.args[0]) in TRACING
         decorator = decorator.func
-    return _terminal(decorator) in TRACING
+    return terminal(decorator) in TRACING
 
 
 def _outgoing(module: _Module, functions: list[ast.AST], callees: list[str]):
@@ -298,17 +299,9 @@ def _names_passed(arg: ast.AST) -> set[str]:
         return {arg.id}
     if isinstance(arg, (ast.List, ast.Tuple)):
         return set().union(*(_names_passed(e) for e in arg.elts)) if arg.elts else set()
-    if isinstance(arg, ast.Call) and _terminal(arg.func) in PARTIAL | TRACING and arg.args:
+    if isinstance(arg, ast.Call) and terminal(arg.func) in PARTIAL | TRACING and arg.args:
         return _names_passed(arg.args[0])
     return set()
-
-
-def _terminal(func: ast.AST) -> str | None:
-    if isinstance(func, ast.Name):
-        return func.id
-    if isinstance(func, ast.Attribute):
-        return func.attr
-    return None
 
 
 def _unsubscript(node: ast.AST) -> ast.AST:
