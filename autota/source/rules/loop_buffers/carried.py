@@ -376,6 +376,7 @@ class CarriedBuffers:
             return "the loop runs in a class body, whose names a `lambda` cannot see"
         if self.semantics.find(binding.target, lambda n: isinstance(n, cst.StarredElement)):
             return "the loop's result is unpacked with `*`"
+
         shadowed = self._shadowed(plan.jnp_name, plan.lax_name)
         if shadowed:
             return f"`{shadowed}` is bound in a function here, so the generated code could mean another module"
@@ -442,8 +443,9 @@ class CarriedBuffers:
         rebound = sorted(bound_here & {n.value for e in read_after for n in self.semantics.find(e, lambda x: isinstance(x, cst.Name))})
         if rebound:
             return f"the loop's own assignment rebinds `{rebound[0]}`, which its bounds read"
-        if write.dict_entry and len(self.semantics.names_in(target, result.value)) != 1:
-            return f"the dict's result name `{result.value}` is bound more than once by the loop's assignment"
+        if len(self.semantics.names_in(target, result.value)) != 1:
+            # `h, _, _ = loop(...)`: the last binding wins, and the rewrite binds the buffer's name last
+            return f"the buffer's result name `{result.value}` is bound more than once by the loop's assignment"
         return None
 
     def _frame_readers(self, plan: CarriedPlan) -> str | None:
