@@ -1075,9 +1075,16 @@ class CarriedBuffers:
             index_code = f"{jnp_name}.arange({rows}.shape[0]) + {start_code}"
         # 4. the result: the same names, the buffer's rows as the stacked output
         names = [self.code_of(results[k]) for k in keep]
+        # a name for what the rewrite discards: `_` only where nothing else in the scope uses it
+        # (gettext's `_`, read before the loop, would become an unbound local)
+        scope = scopes.enclosing_scope(self, statement)
+        own = set(map(id, self.semantics.names_in(binding.target, "_")))
+        discard = "_" if all(id(n) in own for n in self.semantics.names_in(scope, "_")) else self.fresh_name(
+            "_unused", statement
+        )
         if previous:
-            names[keep.index(position)] = "_"
-        carry_names = pack(names) if keep else "_"
+            names[keep.index(position)] = discard
+        carry_names = pack(names) if keep else discard
         if only_rows:
             new_target = f"{carry_names}, {rows}"
         else:
