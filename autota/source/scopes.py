@@ -332,8 +332,8 @@ def may_overflow_int32(expr, bound_values=None, depth: int = 0) -> bool:
     return False
 
 
-def at_update(call: cst.BaseExpression) -> tuple[str, str] | None:
-    """``(receiver, method)`` for ``receiver.at[...].method(...)``, else ``None``."""
+def at_call(call: cst.BaseExpression) -> tuple[cst.BaseExpression, str] | None:
+    """``(receiver, method)`` for ``receiver.at[...].method(...)``, the receiver any expression."""
     if not isinstance(call, cst.Call):
         return None
     func = call.func
@@ -342,10 +342,15 @@ def at_update(call: cst.BaseExpression) -> tuple[str, str] | None:
         and isinstance(func.value, cst.Subscript)
         and isinstance(func.value.value, cst.Attribute)
         and func.value.value.attr.value == "at"
-        and isinstance(func.value.value.value, cst.Name)
     ):
-        return func.value.value.value.value, func.attr.value
+        return func.value.value.value, func.attr.value
     return None
+
+
+def at_update(call: cst.BaseExpression) -> tuple[str, str] | None:
+    """``(receiver, method)`` for ``receiver.at[...].method(...)`` on a name, else ``None``."""
+    found = at_call(call)
+    return (found[0].value, found[1]) if found is not None and isinstance(found[0], cst.Name) else None
 
 
 def is_constant(node: cst.BaseExpression | None) -> bool:

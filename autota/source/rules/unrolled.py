@@ -18,6 +18,7 @@ from autota.catalogue import Fix
 from autota.source import prefilter, scopes
 from autota.source.rule import SourceRule
 from autota.source.rules.growth import GROWTH
+from autota.source.rules.loop_buffers.syntax import int_value
 
 
 UNSAFE_DIFFERENCES = (
@@ -242,14 +243,9 @@ fixed, small size (``for layer in range(3)``), and unrolling is often what the a
 
 def _literal_trips(iterator: cst.Call) -> int | None:
     """The trip count of ``range(...)`` of int literals, else ``None``."""
-    values = []
-    for arg in iterator.args:
-        value = arg.value
-        negative = isinstance(value, cst.UnaryOperation) and isinstance(value.operator, cst.Minus)
-        value = value.expression if negative else value
-        if arg.keyword is not None or arg.star or not isinstance(value, cst.Integer):
-            return None
-        values.append(-value.evaluated_value if negative else value.evaluated_value)
+    values = [int_value(arg.value) if arg.keyword is None and not arg.star else None for arg in iterator.args]
+    if None in values:
+        return None
     try:
         return len(range(*values))
     except (TypeError, ValueError):

@@ -24,7 +24,7 @@ from autota.source.rules.loop_buffers.carried import CarriedBuffers
 from autota.source.rules.loop_buffers.model import BufferWrite, LoopModel, LoopModeler
 from autota.source.rules.loop_buffers.select import SelectUpdates
 from autota.source.rules.loop_buffers.statics import StaticFacts
-from autota.source.rules.loop_buffers.syntax import BODY_ARG, INIT_ARG, LOOPS, WHERE, is_none
+from autota.source.rules.loop_buffers.syntax import BODY_ARG, INIT_ARG, LOOPS, WHERE, invariant, is_none
 from autota.source.rules.loop_buffers.while_loops import WhileLoops
 
 
@@ -198,7 +198,7 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
                 if exact and found.whole_read is None:
                     found = dataclasses.replace(found, read=None)  # read at a slot or band: see `_exact_buffer`
                 if model.kind != "while" and found.read is not None and found.whole_read is None and (
-                    found.index == "data" and modeler.invariant(found.write.index_node, model.body.node)
+                    found.index == "data" and invariant(self, found.write.index_node, model.body.node)
                 ):
                     continue  # one block read and rewritten every step (an accumulator): O(T) memory
                 at201 = model.kind != "while" and (found.read is None or found.index == "fixed")

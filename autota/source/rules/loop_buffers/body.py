@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from autota.source import scopes
-from autota.source.vocabulary import ARRAY_METADATA, INDEX_REDUCTIONS, METADATA_FUNCTIONS, PART_READERS
+from autota.source.vocabulary import ARRAY_METADATA, INDEX_REDUCTIONS, METADATA_FUNCTIONS
 from autota.source.rules.loop_buffers.syntax import (
     JNP,
     PARAMS,
@@ -19,7 +19,9 @@ from autota.source.rules.loop_buffers.syntax import (
     is_full_slice,
     is_none,
     int_value,
-    selects_part,
+    invariant,
+    reads_part,
+    reads_slot,
     index_offset,
     all_params,
     several_slots,
@@ -525,68 +527,46 @@ class LoopBodies:
             reads.append(name)
         return reads
 
+    def _read_of(self, name: cst.Name) -> tuple[cst.CSTNode | None, cst.Arg | None]:
+        """The subscript of ``name`` (``buf[i]``), or the call that takes it first, with its
+        argument (``lax.dynamic_slice(buf, ...)``, ``len(buf)``); ``(None, None)`` elsewhere."""
+        parent = self.parent(name)
+        if isinstance(parent, cst.Subscript):
+            return (parent if parent.value is name else None), None
+        call = self.parent(parent) if isinstance(parent, cst.Arg) else None
+        if isinstance(call, cst.Call) and call.args and call.args[0] is parent:
+            return call, parent
+        return None, None
+
     def _reads_metadata(self, name: cst.Name) -> bool:
         """``buf.shape``, ``len(buf)``: a use that tracing answers, which reads none of the values;
         or ``jnp.argmin(buf)``, whose integer result `grad` does not go through."""
         parent = self.parent(name)
         if isinstance(parent, cst.Attribute):
             return parent.value is name and parent.attr.value in ARRAY_METADATA
-        call = self.parent(parent) if isinstance(parent, cst.Arg) else None
-        if not (isinstance(call, cst.Call) and call.args[0] is parent and parent.keyword is None and not parent.star):
+        call, arg = self._read_of(name)
+        if not (isinstance(call, cst.Call) and arg.keyword is None and not arg.star):
             return False
         if self.matches(call.func, INDEX_REDUCTIONS) is not None:
             return True
         return len(call.args) == 1 and self.matches(call.func, METADATA_FUNCTIONS) is not None
 
     def _reads_part(self, name: cst.Name) -> bool:
-        """``buf[i]``, ``buf[:, :3]``, ``lax.dynamic_slice(buf, ...)``: a read of a slot or a band,
-        not of the whole buffer (``buf[:]`` and ``buf[None]`` read it whole)."""
-        parent = self.parent(name)
-        if isinstance(parent, cst.Subscript):
-            return parent.value is name and selects_part(parent)
-        call = self.parent(parent) if isinstance(parent, cst.Arg) else None
-        return (
-            isinstance(call, cst.Call)
-            and bool(call.args)
-            and call.args[0] is parent
-            and parent.keyword is None
-            and not parent.star
-            and self.matches(call.func, PART_READERS) is not None
-        )
+        """A read of a slot or a band (see :func:`.syntax.reads_part`), not of the whole buffer
+        (``buf[:]`` and ``buf[None]`` read it whole)."""
+        read, arg = self._read_of(name)
+        return read is not None and (arg is None or arg.keyword is None and not arg.star) and reads_part(self, read)
 
     def _reads_written_slot(self, name: cst.Name, write: Write) -> bool:
-        """``lax.dynamic_slice_in_dim(buf, i * B, B)`` or ``buf[i]`` for a write at ``i * B`` /
-        ``i``: the slot the step writes, read before it is overwritten (a block accumulator),
-        which holds what the buffer held before the loop there."""
-        parent = self.parent(name)
-        if isinstance(parent, cst.Subscript):
-            return parent.value is name and any(
-                isinstance(e.slice, cst.Index) and self.code_of(e.slice.value) == self.code_of(write.index)
-                for e in parent.slice
-            )
-        call = self.parent(parent) if isinstance(parent, cst.Arg) else None
-        if not (isinstance(call, cst.Call) and len(call.args) >= 2 and call.args[0] is parent):
-            return False
-        if self.matches(call.func, PART_READERS) is None:
-            return False
-        start = call.args[1].value
-        starts = [e.value for e in start.elements] if isinstance(start, (cst.Tuple, cst.List)) else [start]
-        return self.code_of(write.index) in {self.code_of(e) for e in starts}
+        """A read of the slot the step writes, before it is overwritten (a block accumulator): it
+        holds what the buffer held before the loop there (see :func:`.syntax.reads_slot`)."""
+        read, _ = self._read_of(name)
+        return read is not None and reads_slot(self, read, write.index)
 
     def _invariant(self, body: Body, expr: cst.BaseExpression | None) -> bool:
-        """Whether ``expr`` (a written index or row) is the same every step: it names nothing the
-        body binds (its parameters, its locals) and calls nothing (``i * B`` or ``big`` of the
-        enclosing function)."""
-        function = body.function
-        if function is None or expr is None or self.semantics.find(expr, lambda n: isinstance(n, cst.Call)):
-            return False
-        params = {p.name.value for p in all_params(function)}
-        for name in self.semantics.find(expr, lambda n: isinstance(n, cst.Name)):
-            if name.value in params or isinstance(function, cst.FunctionDef) and self.semantics.binds_here(
-                function, name.value
-            ):
-                return False
-        return True
+        """Whether ``expr`` (a written index or row of the body) is the same every step (see
+        :func:`.syntax.invariant`)."""
+        return body.function is not None and expr is not None and invariant(self, expr, body.function)
 
     def _slot_read_order(self, function, read: cst.Subscript, write: Write) -> str | None:
         """``"before"`` when ``buf[i]`` reads the slot the step is about to overwrite (inside the write,

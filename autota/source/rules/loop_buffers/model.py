@@ -26,7 +26,8 @@ from autota.source.rules.loop_buffers.syntax import (
     is_bool_literal,
     is_full_slice,
     is_none,
-    selects_part,
+    reads_part,
+    reads_slot,
     several_slots,
 )
 
@@ -242,8 +243,9 @@ class LoopModeler:
         refuses a body that changes them), and through ``x.at[i].set(v)``, an array like ``x``."""
         if depth > 20:
             return None
-        if isinstance(expr, cst.Call) and _at_update(expr) is not None:
-            return self._value_of(_at_update(expr), depth + 1)  # `x.at[i].set(v)` has the dtype of `x`
+        updated = scopes.at_call(expr)
+        if updated is not None and updated[1] in vocabulary.UPDATE_METHODS:
+            return self._value_of(updated[0], depth + 1)  # `x.at[i].set(v)` has the dtype of `x`
         if not isinstance(expr, cst.Name):
             return expr
         reaching = self.semantics.reaching_value(expr)  # a dtype fact must hold on every path to the loop
@@ -375,51 +377,15 @@ class LoopModeler:
                 index, offset = self._classify(value.index, model.outputs)
                 reads = [
                     n for p, n in evaluation.reads
-                    if len(p) >= len(path) and _overlap(p, path) and not self._reads_slot(n, value.index_node)
+                    if len(p) >= len(path) and _overlap(p, path) and not reads_slot(self.rule, n, value.index_node)
                     and not (isinstance(n, cst.Call) and self.rule.matches(n.func, vocabulary.INDEX_REDUCTIONS))
                 ]
-                whole = next((n for n in reads if not self._reads_part(n)), None)
+                whole = next((n for n in reads if not reads_part(self.rule, n)), None)
                 maybe = next((n for p, n in evaluation.reads if len(p) < len(path) and _overlap(p, path)), None)
                 model.writes.append(
                     BufferWrite(path, value, self._label(value, path), index, offset, next(iter(reads), None), whole, maybe)
                 )
         return model
-
-    def invariant(self, index: cst.BaseExpression, body: cst.CSTNode) -> bool:
-        """Whether a written index is the same every step: it calls nothing, and no function
-        around it up to the loop's body binds a name it reads (``i * B`` of the function that
-        runs the loop)."""
-        if self.semantics.find(index, lambda n: isinstance(n, cst.Call)):
-            return False
-        names = {n.value for n in self.semantics.find(index, lambda n: isinstance(n, cst.Name))}
-        for scope in self.rule.ancestors(index):
-            if isinstance(scope, (cst.FunctionDef, cst.Lambda)):
-                if any(p.name.value in names for p in scopes.all_params(scope)) or isinstance(
-                    scope, cst.FunctionDef
-                ) and any(self.semantics.binds_here(scope, n) for n in names):
-                    return False
-                if scope is body:
-                    return True
-        return True
-
-    def _reads_slot(self, read: cst.CSTNode, index: cst.BaseExpression) -> bool:
-        """Whether a recorded read takes the slot written at ``index`` (``buf[i]``,
-        ``lax.dynamic_slice_in_dim(buf, i * B, B)`` for a write at ``i * B``): what the step is
-        about to overwrite, or has just written, and no other row."""
-        code = self.rule.code_of(index)
-        if isinstance(read, cst.Subscript):
-            return any(isinstance(e.slice, cst.Index) and self.rule.code_of(e.slice.value) == code for e in read.slice)
-        if not (isinstance(read, cst.Call) and len(read.args) >= 2 and self._reads_part(read)):
-            return False
-        start = read.args[1].value
-        starts = [e.value for e in start.elements] if isinstance(start, (cst.Tuple, cst.List)) else [start]
-        return code in {self.rule.code_of(e) for e in starts}
-
-    def _reads_part(self, read: cst.CSTNode) -> bool:
-        """Whether a recorded read takes a slot or band (``carry[0][i]``, ``lax.dynamic_slice``)."""
-        if isinstance(read, cst.Subscript):
-            return selects_part(read)
-        return isinstance(read, cst.Call) and self.rule.matches(read.func, vocabulary.PART_READERS) is not None
 
     def _classify(self, index: Value, outputs) -> tuple[str, int]:
         if isinstance(index, Index):
@@ -1011,17 +977,3 @@ def _single_index(elements) -> cst.BaseExpression | None:
     if found is None or isinstance(found, (cst.Ellipsis, cst.Tuple)) or is_none(found):
         return None
     return found
-
-
-def _at_update(call: cst.Call) -> cst.BaseExpression | None:
-    """``x`` for ``x.at[...].set(...)`` (or another update method)."""
-    func = call.func
-    if (
-        isinstance(func, cst.Attribute)
-        and func.attr.value in vocabulary.UPDATE_METHODS
-        and isinstance(func.value, cst.Subscript)
-        and isinstance(func.value.value, cst.Attribute)
-        and func.value.value.attr.value == "at"
-    ):
-        return func.value.value.value
-    return None

@@ -8,6 +8,7 @@ from autota.source import scopes
 from autota.source.scopes import all_params  # noqa: F401  (the rules import it from here)
 
 
+from autota.source.vocabulary import PART_READERS
 from autota.source.vocabulary import (  # noqa: F401  (the rules import them from here)
     LAX,
     JNP,
@@ -45,6 +46,46 @@ def selects_part(subscript: cst.Subscript) -> bool:
         or isinstance(e.slice, cst.Slice) and (e.slice.lower is not None or e.slice.upper is not None)
         for e in subscript.slice
     )
+
+
+def reads_part(rule, read: cst.CSTNode) -> bool:
+    """Whether a read of a buffer (the subscript or call that reads it) takes a slot or a band:
+    ``buf[i]``, ``buf[:, :3]``, ``lax.dynamic_slice(buf, ...)``."""
+    if isinstance(read, cst.Subscript):
+        return selects_part(read)
+    return isinstance(read, cst.Call) and rule.matches(read.func, PART_READERS) is not None
+
+
+def reads_slot(rule, read: cst.CSTNode, index: cst.BaseExpression) -> bool:
+    """Whether a read of a buffer takes the slot written at ``index`` (``buf[i]``, or
+    ``lax.dynamic_slice_in_dim(buf, i * B, B)`` for a write at ``i * B``): what the step is about
+    to overwrite, or has just written, and no other row."""
+    code = rule.code_of(index)
+    if isinstance(read, cst.Subscript):
+        return any(isinstance(e.slice, cst.Index) and rule.code_of(e.slice.value) == code for e in read.slice)
+    if not (isinstance(read, cst.Call) and len(read.args) >= 2 and reads_part(rule, read)):
+        return False
+    start = read.args[1].value
+    starts = [e.value for e in start.elements] if isinstance(start, (cst.Tuple, cst.List)) else [start]
+    return code in {rule.code_of(e) for e in starts}
+
+
+def invariant(rule, expr: cst.BaseExpression, body: cst.CSTNode) -> bool:
+    """Whether ``expr`` (a written index or row) is the same every step: it calls nothing, and no
+    function around it up to the loop's body binds a name it reads (``i * B`` or ``big`` of the
+    function that runs the loop)."""
+    if rule.semantics.find(expr, lambda n: isinstance(n, cst.Call)):
+        return False
+    names = {n.value for n in rule.semantics.find(expr, lambda n: isinstance(n, cst.Name))}
+    for scope in rule.ancestors(expr):
+        if isinstance(scope, (cst.FunctionDef, cst.Lambda)):
+            if any(p.name.value in names for p in all_params(scope)) or isinstance(scope, cst.FunctionDef) and any(
+                rule.semantics.binds_here(scope, n) for n in names
+            ):
+                return False
+            if scope is body:
+                return True
+    return True
 
 
 def is_bool_literal(node) -> bool:
