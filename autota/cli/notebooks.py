@@ -151,6 +151,9 @@ class Program:
     """Each analysed cell's text as it is in the program (magics replaced)."""
     magics: list[str] = field(default_factory=list)
     """The original lines behind each placeholder, by placeholder number."""
+    dedented: dict[int, tuple[int, frozenset[int]]] = field(default_factory=dict)
+    """Cells whose first line is indented, as IPython runs them: the indent's width and the
+    (1-based) lines it was taken from. Such cells are checked, never fixed."""
 
     @classmethod
     def build(cls, notebook: Notebook) -> Program:
@@ -158,6 +161,9 @@ class Program:
         for index, source in notebook.sources.items():
             if _cell_magic(source):
                 continue
+            source, program.dedented[index] = _leading_indent(source)
+            if not program.dedented[index][0]:
+                del program.dedented[index]
             text = program._neutralise(source)
             program.cells[index] = text
             newline = "" if text.endswith("\n") else "\n"
@@ -206,6 +212,8 @@ class Program:
             if not self.cells[index].endswith("\n"):
                 text = text.removesuffix("\n")
             if text != self.cells[index]:
+                if index in self.dedented:  # its indent cannot be told back onto new lines
+                    return None
                 changed[index] = self._restore(text)[0]
         return changed
 
@@ -219,19 +227,24 @@ class Program:
             first, cell = starts[max(bisect_right(firsts, line) - 1, 0)]
             return cell, max(line - first + 1, 1)
 
+        def column(cell: int, line: int, column: int) -> int:
+            width, lines = self.dedented.get(cell, (0, ()))
+            return column + width if line in lines else column
+
         moved = []
         for f in findings:
             loc = f.location
             cell, line = place(loc.line)
             end_line = loc.end_line - (loc.line - line)
-            fix = f.fix and replace(
+            fix = None if cell in self.dedented else f.fix and replace(
                 f.fix,
                 edits=tuple(
                     Edit(e.line - (loc.line - line), e.column, e.end_line - (loc.line - line), e.end_column, e.content)
                     for e in f.fix.edits
                 ),
             )
-            location = Location(loc.path, line, loc.column, end_line, loc.end_column)
+            location = Location(loc.path, line, column(cell, line, loc.column), end_line,
+                                column(cell, end_line, loc.end_column))
 
             def in_cell(match: re.Match, cell: int = cell) -> str:  # a line the message names
                 other, at = place(int(match.group(1)))
@@ -302,6 +315,20 @@ def _source_spans(text: str) -> dict[int, tuple[int, int]]:
 
     value(0, ())
     return spans
+
+
+def _leading_indent(source: str) -> tuple[str, tuple[int, frozenset[int]]]:
+    """``source`` as IPython runs it (its ``leading_indent`` transform): where the first line
+    that is not blank is indented, that indent comes off every line that starts with it. Python alone would
+    refuse such a cell."""
+    lines = source.splitlines(keepends=True)
+    first = next((line for line in lines if line.strip()), "")  # IPython drops blank lines first
+    indent = re.match(r"[ \t]*", first).group(0)
+    if not indent:
+        return source, (0, frozenset())
+    taken = frozenset(i for i, line in enumerate(lines, start=1) if line.startswith(indent))
+    text = "".join(line[len(indent):] if i in taken else line for i, line in enumerate(lines, start=1))
+    return text, (len(indent), taken)
 
 
 def _cell_magic(source: str) -> bool:

@@ -410,6 +410,8 @@ class Semantics:
         self._scope_node: dict[int, cst.CSTNode] = {}
         self._shadowed: dict[tuple[str, ...], str | None] = {}
         self._assignments: dict[str, list] | None = None
+        self._defined_attributes: dict[str, bool] = {}
+        self._bound_values: dict[tuple[int, str], list[cst.BaseExpression] | None] = {}
 
     # -- where nodes are ---------------------------------------------------------------------
     def ancestors(self, node: cst.CSTNode):
@@ -664,15 +666,17 @@ class Semantics:
         """Whether the module gives objects of its own an attribute ``name``: a class field
         (``shape: jax.Array`` in a NamedTuple or dataclass), a method or property of that name, or
         an assignment to ``obj.name``. Where it does, ``x.shape[0]`` may read such an object."""
-        for node in self.by_value.get(name, ()):
-            parent = self.parents.get(node)
-            if isinstance(parent, cst.AnnAssign) and parent.target is node or isinstance(parent, cst.FunctionDef):
-                return True
-            if isinstance(parent, cst.Attribute) and parent.attr is node and isinstance(self.parents.get(parent), cst.AssignTarget):
-                return True
-            if isinstance(parent, cst.AssignTarget) and isinstance(self.enclosing_scope(node), cst.ClassDef):
-                return True
-        return False
+        if name not in self._defined_attributes:
+            self._defined_attributes[name] = any(self._defines_attribute_at(node) for node in self.by_value.get(name, ()))
+        return self._defined_attributes[name]
+
+    def _defines_attribute_at(self, node: cst.Name) -> bool:
+        parent = self.parents.get(node)
+        if isinstance(parent, cst.AnnAssign) and parent.target is node or isinstance(parent, cst.FunctionDef):
+            return True
+        if isinstance(parent, cst.Attribute) and parent.attr is node and isinstance(self.parents.get(parent), cst.AssignTarget):
+            return True
+        return isinstance(parent, cst.AssignTarget) and isinstance(self.enclosing_scope(node), cst.ClassDef)
 
     def declared_global(self, name: str) -> bool:
         """Whether a ``global`` or ``nonlocal`` statement names ``name``: a call of the function that
@@ -727,14 +731,24 @@ class Semantics:
     def bound_values(self, name: cst.Name) -> list[cst.BaseExpression] | None:
         """Every value that the nearest scope binding ``name`` binds to it: plain and augmented
         assignments (the ``AugAssign`` itself), a ``for`` target's ``range`` arguments; ``None`` where a binding is of
-        another kind (a parameter, unpacking, ``with``, ``:=``, ``global``) or there is none."""
+        another kind (a parameter, unpacking, ``with``, ``:=``, ``global``) or there is none, and
+        where ``name`` is no variable (the ``shape`` of ``x.shape``, a keyword)."""
+        parent = self.parents.get(name)
+        if isinstance(parent, cst.Attribute) and parent.attr is name or isinstance(parent, cst.Arg) and parent.keyword is name:
+            return None
         scope = self.enclosing_scope(name)
         while not (isinstance(scope, cst.Module) or self.binds_here(scope, name.value)) and not (
             isinstance(scope, cst.FunctionDef) and name.value in [p.name.value for p in all_params(scope)]
         ):
             scope = self.enclosing_scope(scope)
+        key = (id(scope), name.value)
+        if key not in self._bound_values:  # a module-level name is asked of by every function that reads it
+            self._bound_values[key] = self._values_bound_in(scope, name.value)
+        return self._bound_values[key]
+
+    def _values_bound_in(self, scope: cst.CSTNode, name: str) -> list[cst.BaseExpression] | None:
         values = []
-        for node in self.names_in(scope, name.value):
+        for node in self.names_in(scope, name):
             role, holder = binding_role(self.parents, node)
             if role is None or self.enclosing_scope(node) is not scope and not isinstance(holder, cst.NameItem):
                 continue  # a read, or a nested scope's own binding

@@ -6,17 +6,18 @@ edit stays byte for byte what the user wrote (comments, formatting, line endings
 
 from __future__ import annotations
 
+import ast
 import io
 import re
 import tokenize
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections import Counter
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Iterable
 
 from autota.catalogue import Edit
-from autota.source.parsing import fix_parse_error
+from autota.source.parsing import ParseError, fix_parse_error, python_ast
 
 _NEWLINE = re.compile(r"\r\n|\r|\n")
 
@@ -64,11 +65,48 @@ class SourceText:
         kept = Counter(t.string for e in edits for t in _scan_comments(e.content)[0])
         return sorted((replaced - kept).elements())
 
+    def mentions(self, word: str) -> bool:
+        """Whether ``word`` is anywhere in the text, in any case (a name, a string, a comment)."""
+        return word.lower() in self._lowered
+
+    @cached_property
+    def _lowered(self) -> str:
+        return self.text.lower()
+
     def parses_after(self, edits: Iterable[Edit]) -> bool:
         """Whether the text with ``edits`` applied is still Python that Python's parser reads (or,
         in a grammar newer than this Python, libcst's): a fix is checked where it is made, so
-        that one that cannot parse in its place (after a line continuation) is not offered."""
-        return fix_parse_error(self.apply(edits), self.text, "<fix>") is None
+        that one that cannot parse in its place (after a line continuation) is not offered.
+
+        Only the top-level statements that the edits touch are parsed again, each run of them
+        alone: a module parses where each of its top-level statements does, and parsing the
+        whole file for each of its fixes made a file of many fixes quadratic."""
+        edits = list(edits)
+        statements = self._top_level_statements
+        if statements is None or any(e.line <= statements.future_end for e in edits):
+            return fix_parse_error(self.apply(edits), self.text, "<fix>") is None
+        for first, last in statements.around(edits):
+            start = self.line_starts[first - 1]
+            end = self.line_starts[last] if last < self.line_count else len(self.text)
+            shift = first - 1
+            inside = [Edit(e.line - shift, e.column, e.end_line - shift, e.end_column, e.content)
+                      for e in edits if first <= e.line <= last]
+            try:
+                python_ast(SourceText(self.text[start:end]).apply(inside), "<fix>")
+            except ParseError:
+                return False
+        return True
+
+    @cached_property
+    def _top_level_statements(self) -> _Statements | None:
+        """The lines of the module's top-level statements, ``None`` where Python cannot read it."""
+        try:
+            tree = python_ast(self.text, "<text>")
+        except ParseError:
+            return None
+        spans = [(min([s.lineno] + [d.lineno for d in getattr(s, "decorator_list", ())]), s.end_lineno) for s in tree.body]
+        future = [s.end_lineno for s in tree.body if isinstance(s, ast.ImportFrom) and s.module == "__future__"]
+        return _Statements(spans, max(future, default=0))
 
     @property
     def line_count(self) -> int:
@@ -120,6 +158,38 @@ class SourceText:
             cursor = end
         out.append(self.text[cursor:])
         return "".join(out)
+
+
+END = 1 << 62
+"""A line past any text's last."""
+
+
+@dataclass
+class _Statements:
+    spans: list[tuple[int, int]]
+    """Each top-level statement's first line (its decorators') and last line, in order."""
+    future_end: int
+    """The last line of the last ``from __future__`` import (0 if none): an edit up to there may
+    move code before it, which only the whole file shows."""
+
+    def around(self, edits: list[Edit]) -> list[tuple[int, int]]:
+        """Runs of whole lines, disjoint and in order, that hold the edits, the statements they
+        touch and one more statement on each side: an edit at a statement's edge may join it to
+        its neighbour (an indented line after a function's body, a trailing backslash)."""
+        starts = [first for first, _ in self.spans]
+        ends = [last for _, last in self.spans]
+        runs: list[list[int]] = []
+        for edit in sorted(edits, key=lambda e: (e.line, e.end_line)):
+            first, last = edit.line, max(edit.line, edit.end_line)
+            before = bisect_left(ends, first) - 1  # the last statement that ends before the edit
+            after = bisect_right(starts, last)  # the first statement that starts after it
+            first = self.spans[before][0] if before >= 0 else 1
+            last = self.spans[after][1] if after < len(self.spans) else END  # the rest of the text
+            if runs and first <= runs[-1][1]:
+                runs[-1][1] = max(runs[-1][1], last)
+            else:
+                runs.append([first, last])
+        return [(first, last) for first, last in runs]
 
 
 def _scan_comments(code: str) -> tuple[list[tokenize.TokenInfo], int | None]:

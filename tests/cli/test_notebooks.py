@@ -210,3 +210,15 @@ def test_ci_formats_point_at_the_notebook_file(capsys, nb):
     assert out.startswith(f"::warning file={nb},title=AT101::cell 3, line 4, column 15: ")
     diagnostic, = json.loads(run(capsys, "check", "--output-format", "rdjson", str(nb))[1])["diagnostics"]
     assert diagnostic["location"] == {"path": str(nb)} and "suggestions" not in diagnostic
+
+
+def test_a_cell_indented_as_a_whole_is_checked_as_ipython_runs_it(capsys, tmp_path):
+    """IPython takes the first line's indent off every line that has it; Python alone would
+    refuse the cell. Such a cell is checked with its own columns, and never fixed."""
+    path = tmp_path / "indented.ipynb"
+    indented = [" " + line for line in ["import jax.numpy as jnp\n", *LOOP]]
+    path.write_text(notebook(cell(["x = 1\n"]), cell(indented)), encoding="utf-8")
+    code, out, _ = run(capsys, "check", str(path))
+    assert code == 1 and out.startswith(f"{path}:cell 2:5:16: AT101") and "[*]" not in out
+    before = path.read_bytes()
+    assert run(capsys, "fix", str(path))[0] == 1 and path.read_bytes() == before

@@ -7,8 +7,10 @@ from pathlib import Path
 import jax
 import pytest
 
-from autota.catalogue import RULES
+from autota.catalogue import RULES, Edit
 from autota.source.engine import ParseError, _findings, check, decode, fix
+from autota.source.parsing import fix_parse_error
+from autota.source.text import SourceText
 
 from tests.conftest import CORPUS
 
@@ -48,3 +50,21 @@ def test_a_grammar_newer_than_this_python_is_read_by_libcst():
     assert fixed.fixes_applied == 1 and b"out_parts.append" in fixed.fixed_text
     with pytest.raises(ParseError, match="syntax error at 1:"):
         check(b"def f(:\n    pass\n", "bad.py", ALL)
+
+
+FIX_SHAPES = ("(", "pass\n", "    pass\n", " \\", "\n@dec", "")
+
+
+@pytest.mark.parametrize("path", sorted(CORPUS.glob("*/before.py")), ids=lambda p: p.parent.name)
+def test_a_fix_parses_in_its_statements_as_in_the_whole_file(path: Path):
+    """``parses_after`` reads again only the top-level statements an edit touches and their
+    neighbours; it must judge every edit as a parse of the whole edited file does."""
+    text = path.read_text()
+    source = SourceText(text)
+    for line in range(1, source.line_count + 1):
+        end = len(source.line(line)) + 1
+        for content in FIX_SHAPES:
+            for edit in (Edit(line, 1, line, 1, content), Edit(line, end, line, end, content),
+                         Edit(line, 1, min(line + 1, source.line_count), 1, content)):
+                whole = fix_parse_error(source.apply([edit]), text, "<fix>") is None
+                assert source.parses_after([edit]) == whole, (line, edit)

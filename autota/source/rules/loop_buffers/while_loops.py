@@ -279,9 +279,9 @@ class WhileLoops:
                         f"the {role} function `{function.name.value}` is defined under an `if`, a loop or a `try`, or after the loop: "
                         "where that code did not run, the loop raised, and the fix would not read it"
                     )
-        if self.semantics.find(self.context.module, lambda n: isinstance(n, cst.Attribute) and n.attr.value == "disable_jit"):
+        if self.context.source.mentions("disable_jit"):
             return (
-                "the module uses `jax.disable_jit`, under which a `fori_loop` runs as a Python loop and returns the "
+                "the module mentions `disable_jit` (`jax.disable_jit`, `jax_disable_jit`, `JAX_DISABLE_JIT`), under which a `fori_loop` runs as a Python loop and returns the "
                 "carry unconverted (Python ints, NumPy arrays) where the `while_loop` converted it"
             )
         if cond is not args["cond_fun"].value and self.semantics.find(bound, lambda n: isinstance(n, cst.Name)):
