@@ -148,7 +148,7 @@ class WhileLoops:
         if not (
             isinstance(test, cst.Comparison)
             and len(test.comparisons) == 1
-            and isinstance(test.comparisons[0].operator, cst.LessThan)
+            and isinstance(test.comparisons[0].operator, (cst.LessThan, cst.GreaterThan))
         ):
             return "the condition is not a single `counter < bound`"
         if body.problem:
@@ -157,6 +157,8 @@ class WhileLoops:
             return "the body does not unpack the carry as a tuple"
         size = len(body.elements)
         left, bound = test.left, test.comparisons[0].comparator
+        if isinstance(test.comparisons[0].operator, cst.GreaterThan):  # `bound > counter`
+            left, bound = bound, left
         position = None
         if (
             isinstance(left, cst.Subscript)
