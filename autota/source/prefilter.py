@@ -245,7 +245,10 @@ class _Walker:
     visit_FunctionDef = visit_AsyncFunctionDef = visit_Lambda = _function
 
     def _loop(self, node) -> None:
-        if isinstance(node, ast.For) and isinstance(node.iter, ast.Call) and terminal(node.iter.func) == "range":
+        iterator = node.iter if isinstance(node, ast.For) else None
+        if isinstance(iterator, ast.Call) and terminal(iterator.func) == "reversed" and len(iterator.args) == 1:
+            iterator = iterator.args[0]  # `reversed(range(n))`
+        if isinstance(iterator, ast.Call) and terminal(iterator.func) == "range":
             self.facts.range_loops.append(self.site(node))
         self.loop_depth += 1
         self.generic_visit(node)

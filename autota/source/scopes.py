@@ -733,8 +733,7 @@ class Semantics:
         assignments (the ``AugAssign`` itself), a ``for`` target's ``range`` arguments; ``None`` where a binding is of
         another kind (a parameter, unpacking, ``with``, ``:=``, ``global``) or there is none, and
         where ``name`` is no variable (the ``shape`` of ``x.shape``, a keyword)."""
-        parent = self.parents.get(name)
-        if isinstance(parent, cst.Attribute) and parent.attr is name or isinstance(parent, cst.Arg) and parent.keyword is name:
+        if self._label(name):
             return None
         scope = self.enclosing_scope(name)
         while not (isinstance(scope, cst.Module) or self.binds_here(scope, name.value)) and not (

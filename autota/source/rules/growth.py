@@ -17,6 +17,10 @@ from autota.catalogue import Fix
 from autota.source import prefilter, scopes
 from autota.source.rule import SourceRule
 
+UNSTEADY = (cst.Call, cst.Attribute, cst.Subscript, cst.NamedExpr, cst.Await, cst.Yield, cst.Lambda,
+            cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
+"""What may give an index another value each step though it reads no name the loop binds."""
+
 JNP = "jax.numpy"
 
 # Growth functions: qualified name -> (how the pieces are passed, axis keyword, default axis).
@@ -489,6 +493,8 @@ class GrowthRule(SourceRule):
                     return  # rebuilt in the loop: not one array updated step by step
         if (buf, id(loop)) in self._updated:
             return  # several writes a step (a pixel and its neighbours): one finding, at the first
+        if self._same_slots_every_step(call, method, loops[-1]):
+            return  # state overwritten in place: each step copies it, but it does not grow with the loop
         self._updated.add((buf, id(loop)))
         message = (
             f"`{buf}` is updated with `{method}` in an eager Python loop: each step copies the "
@@ -529,6 +535,25 @@ class GrowthRule(SourceRule):
             )
             return
         self.report("AT102", call, f"{message}; collect the rows and write them in one update after the loop", fix)
+
+    def _same_slots_every_step(self, call: cst.Call, method: str, loop: cst.CSTNode) -> bool:
+        """Whether the update writes the same slots every step of ``loop`` (the outermost around
+        it) and of the loops inside it: its index calls nothing, reads no attribute or subscript,
+        and reads no name that the loops bind (a target, or a name assigned in a body). Such an
+        array is state, not rows collected one a step."""
+        if method in UPDATE_METHODS:
+            parts = [e.slice for e in call.func.value.slice]
+        else:
+            parts = [a.value for a in call.args[2:] if a.keyword is None]
+            if not parts:
+                return False
+        for part in parts:
+            if self.semantics.find(part, lambda n: isinstance(n, UNSTEADY)):
+                return False
+            for name in self.semantics.variables(part):
+                if any(scopes.binding_role(self.semantics.parents, n)[0] for n in self.semantics.names_in(loop, name.value)):
+                    return False
+        return True
 
     def _update_fix_problem(self, statement, buf, call, method, loop) -> str | None:
         if method != "set":

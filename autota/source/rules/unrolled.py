@@ -55,8 +55,8 @@ class UnrolledLoopRule(SourceRule):
         return prefilter.tops(jitted) | prefilter.tracing_call_tops(facts, jitted) | helpers
 
     def visit_For(self, node: cst.For) -> None:
-        iterator = node.iter
-        if not (isinstance(iterator, cst.Call) and self.matches(iterator.func, {"builtins.range"})):
+        iterator = self._range(node.iter)
+        if iterator is None:
             return
         traced = self.traced.context(node)
         if traced is None or traced.kind != "jit":
@@ -76,8 +76,10 @@ class UnrolledLoopRule(SourceRule):
             f"this Python loop runs under `jit`, so it is unrolled: the program holds one copy of the body per "
             f"iteration and compile time grows with the trip count (23 s at T=1024, 58 s with `grad`, against "
             f"0.1-0.3 s for `lax.scan`); carry {', '.join(f'`{c}`' for c in carried)} through `lax.scan`"
+            + (" with `reverse=True`" if iterator is not node.iter else "")
         )
-        problem = self._problem(node, function, carried)
+        problem = "the loop runs over `reversed(range(...))`" if iterator is not node.iter else None
+        problem = problem or self._problem(node, function, carried)
         if problem:
             self.report("AT401", node, f"{message}; no fix: {problem}")
             return
@@ -91,6 +93,21 @@ class UnrolledLoopRule(SourceRule):
             f"{message}; the fix is unsafe: {UNSAFE_DIFFERENCES}",
             fix,
         )
+
+    def _range(self, iterator: cst.BaseExpression) -> cst.Call | None:
+        """The ``range(...)`` call a loop runs over: ``range(...)``, or ``reversed(range(...))`` (a
+        discounted return, a backward pass), which unrolls the same."""
+        if (
+            isinstance(iterator, cst.Call)
+            and self.matches(iterator.func, {"builtins.reversed"})
+            and len(iterator.args) == 1
+            and not iterator.args[0].keyword
+            and not iterator.args[0].star
+        ):
+            iterator = iterator.args[0].value
+        if isinstance(iterator, cst.Call) and self.matches(iterator.func, {"builtins.range"}):
+            return iterator
+        return None
 
     def _grows(self, loop: cst.For) -> bool:
         for assign in self.semantics.find(loop.body, lambda n: isinstance(n, cst.Assign)):

@@ -218,7 +218,7 @@ class CarriedBuffers:
         the order they run in."""
         scope = scopes.enclosing_scope(self, function)
         name = function.name.value
-        names = self.semantics.names_in(scope, name)
+        names = self.semantics.variables(scope, name)  # not `body_fun=` nor `obj.body_fun`
         if len(names) == 2:
             return True
         if not isinstance(read, cst.Name) or not self._straight_line(function, scope):

@@ -274,7 +274,7 @@ class WhileLoops:
                 ):
                     return f"the {role} function `{function.name.value}` is a coroutine or a generator, which the loop refuses"
                 scope = scopes.enclosing_scope(self, function)
-                if len(self.semantics.names_in(scope, function.name.value)) != 2:
+                if len(self.semantics.variables(scope, function.name.value)) != 2:
                     return f"the {role} function `{function.name.value}` is used or bound elsewhere too"
                 if self._conditional(function, scope, call):
                     return (
