@@ -69,7 +69,10 @@ class TracedFunctions:
     def _propagate(self, module: cst.Module) -> None:
         """A function a traced function calls runs traced too (its loops see tracers)."""
         calls: dict[cst.CSTNode, list[cst.Call]] = {}
-        for call in self.rule.semantics.find(module, lambda n: isinstance(n, cst.Call) and isinstance(n.func, cst.Name)):
+        callable_ = lambda n: isinstance(n, cst.Call) and (  # noqa: E731
+            isinstance(n.func, cst.Name) or isinstance(n.func, cst.Attribute) and isinstance(n.func.value, cst.Name)
+        )
+        for call in self.rule.semantics.find(module, callable_):
             caller = next((a for a in self.rule.ancestors(call) if isinstance(a, (cst.FunctionDef, cst.Lambda))), None)
             if caller is not None:
                 calls.setdefault(caller, []).append(call)
@@ -77,11 +80,30 @@ class TracedFunctions:
         while work:
             caller = work.pop()
             for call in calls.get(caller, ()):
-                definition = self._function(call.func)
+                definition = self._function(call.func) if isinstance(call.func, cst.Name) else self._method(call.func, caller)
                 if definition is not None and definition not in self.by_function:
                     root = self.by_function[caller]
                     self.by_function[definition] = Traced("called", call, root.origin or root.kind)
                     work.append(definition)
+
+    def _method(self, func: cst.Attribute, caller: cst.CSTNode) -> cst.FunctionDef | None:
+        """The method ``Class.name(...)`` or ``self.name(...)`` calls: a ``def name`` in the body of
+        a class of this file, named, or the class of the method ``caller`` whose first parameter
+        is ``self`` (a subclass may override it; the one the file defines runs at least there)."""
+        owner = func.value
+        holder = self.rule.semantics.binding(owner)
+        if not isinstance(holder, cst.ClassDef):
+            holder = self.rule.parent(self.rule.parent(caller)) if isinstance(caller, cst.FunctionDef) else None
+            method = isinstance(caller, cst.FunctionDef) and not any(
+                self.rule.matches(d.decorator, {"builtins.staticmethod"}) for d in caller.decorators
+            )
+            params = caller.params.params if method else ()
+            if not (isinstance(holder, cst.ClassDef) and params and params[0].name.value == owner.value):
+                return None
+        for statement in holder.body.body:
+            if isinstance(statement, cst.FunctionDef) and statement.name.value == func.attr.value:
+                return statement
+        return None
 
     def _is_transform(self, expr: cst.BaseExpression) -> bool:
         """``jax.vmap``/``grad``... or ``partial(jax.vmap, ...)``: the function given is traced."""
