@@ -1,11 +1,13 @@
-"""Which module-level functions other modules of the project call from traced code.
+"""Which module-level functions (and methods of module-level classes) other modules of the
+project call from traced code.
 
 A rule reads one file, but whether a helper runs traced is often decided in another: a
 Jumanji environment's jitted ``step`` calls ``update_active_edges`` imported from ``utils``, a
 physics engine's jitted step calls ``solve_m`` from ``smooth``. Given every file of a run, this
 index follows each module's traced functions (as :mod:`autota.source.tracing` finds them, from
 Python's own AST) to the functions they call in other modules of the run, through ``import``
-and ``from ... import``, until nothing new is reached. The engine then treats those functions
+and ``from ... import`` (``Hand.deal(...)`` of an imported class reaches its method), until
+nothing new is reached. The engine then treats those functions
 as traced in their own file (kind ``"elsewhere"``), so AT102 keeps off them.
 
 The index is built from Python's AST only (about a tenth of libcst's cost), once per run, in
@@ -35,7 +37,7 @@ class _Module:
     name: str
     path: str
     functions: dict[str, ast.AST] = field(default_factory=dict)
-    """Module-level functions by name."""
+    """Module-level functions by name, and the methods of module-level classes as ``Class.method``."""
     imports: dict[str, tuple[str, str | None]] = field(default_factory=dict)
     """Local name -> (module, attribute): ``from m import f as g`` gives ``g -> (m, f)``,
     ``import m as n`` gives ``n -> (m, None)``."""
@@ -60,7 +62,8 @@ def module_name(path: Path) -> str:
 
 
 def traced_elsewhere(paths: list[str], targets: list[str], asked: set[str] | None = None) -> dict[str, frozenset[str]]:
-    """For each of ``targets``, the names of its module-level functions that run traced because
+    """For each of ``targets``, the names of its module-level functions (and ``Class.method``s)
+    that run traced because
     a module of ``paths`` calls them from traced code (directly, or through functions so called),
     and that no test or top-level code calls eagerly.
 
@@ -81,7 +84,8 @@ def traced_elsewhere(paths: list[str], targets: list[str], asked: set[str] | Non
         wanted = {names[p] for p in frontier if names[p]}
         frontier = {
             p for p, text in texts.items()
-            if p not in chosen and (asked is None or any(a in text for a in asked)) and any(_imports(text, m) for m in wanted)
+            if p not in chosen and (asked is None or any(a.rpartition(".")[2] in text for a in asked))
+            and any(_imports(text, m) for m in wanted)
         }
         asked = None
         if not frontier:
@@ -132,17 +136,22 @@ def _imports(text: str, module: str) -> bool:
 
 
 def top_functions(text: str) -> dict[int, str]:
-    """Line -> the module-level function whose ``def`` spans it (decorators included)."""
+    """Line -> the module-level function whose ``def`` spans it (decorators included), or the
+    method of a module-level class, as ``Class.method``."""
     try:
         tree = ast.parse(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return {}
     lines = {}
-    for statement in tree.body:
-        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            first = min([statement.lineno, *(d.lineno for d in statement.decorator_list)])
-            for line in range(first, (statement.end_lineno or statement.lineno) + 1):
-                lines[line] = statement.name
+    definitions = [(s, s.name) for s in tree.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    definitions += [
+        (m, f"{s.name}.{m.name}") for s in tree.body if isinstance(s, ast.ClassDef)
+        for m in s.body if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef))
+    ]
+    for statement, name in definitions:
+        first = min([statement.lineno, *(d.lineno for d in statement.decorator_list)])
+        for line in range(first, (statement.end_lineno or statement.lineno) + 1):
+            lines[line] = name
     return lines
 
 
@@ -150,14 +159,19 @@ def _defining(modules: dict[str, _Module], target: str, name: str) -> tuple[str 
     """The module of the run that defines ``target.name``, through re-exports (a package's
     ``__init__`` importing it from a submodule), and the name it defines it under."""
     known = _known(modules, target)
+    if known is None and "." in target:  # `m.Class`, `method`: the method `Class.method` of `m`
+        outer, _, owner = target.rpartition(".")
+        if _known(modules, outer) is not None:
+            known, name = _known(modules, outer), f"{owner}.{name}"
     for _ in range(3):
         module = modules.get(known) if known is not None else None
-        if module is None or name in module.functions or name not in module.imports:
+        head, dot, rest = name.partition(".")
+        if module is None or name in module.functions or head not in module.imports:
             break
-        source, attribute = module.imports[name]
+        source, attribute = module.imports[head]
         if attribute is None:
             break
-        known, name = _known(modules, source), attribute
+        known, name = _known(modules, source), attribute + dot + rest
     return known, name
 
 
@@ -211,6 +225,10 @@ class _Reader:
                 self.visit(statement, functions, eager)
             return
         elif kind is ast.ClassDef:
+            if not functions and id(node) in self.top:  # `Hand.deal(...)` from another module
+                for method in node.body:
+                    if isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                        module.functions[f"{node.name}.{method.name}"] = method
             if any(terminal(_unsubscript(b)) in MODEL_BASES for b in node.bases):
                 module.roots += [
                     m for m in node.body
@@ -270,7 +288,10 @@ def _outgoing(module: _Module, functions: list[ast.AST], callees: list[str]):
             continue
         callee = pending.pop()
         head, _, rest = callee.partition(".")
-        if not rest:
+        if callee in module.functions and rest:  # a method of a class of this module
+            stack.append(module.functions[callee])
+            yield module.name, callee
+        elif not rest:
             if head in module.functions:
                 stack.append(module.functions[head])
                 yield module.name, head

@@ -64,6 +64,12 @@ class TracedFunctions:
         for statement in module.body:  # called from traced code in another module of the run
             if isinstance(statement, cst.FunctionDef) and statement.name.value in rule.context.traced_elsewhere:
                 self._record(statement, Traced("elsewhere", statement))
+            elif isinstance(statement, cst.ClassDef):
+                for method in statement.body.body:
+                    if isinstance(method, cst.FunctionDef) and (
+                        f"{statement.name.value}.{method.name.value}" in rule.context.traced_elsewhere
+                    ):
+                        self._record(method, Traced("elsewhere", method))
         self._propagate(module)
 
     def _propagate(self, module: cst.Module) -> None:

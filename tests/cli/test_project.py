@@ -101,3 +101,53 @@ def test_an_eager_caller_keeps_it_reported(capsys, package):
         "print(update_edges(jnp.zeros((2, 2)), jnp.array([1, 0])))\n"
     )
     assert _codes(capsys, "--select", "AT102", str(package)) == ["utils.py:7:15 AT102", "utils.py:14:15 AT102"]
+
+
+HAND = """\
+import jax.numpy as jnp
+
+
+class Hand:
+    @staticmethod
+    def deal(deck):
+        hand = jnp.zeros((4, 34), dtype=jnp.uint8)
+        for j in range(deck.shape[0]):
+            hand = hand.at[j].set(deck[j])
+        return hand
+
+    @staticmethod
+    def eager(deck):
+        hand = jnp.zeros((4, 34), dtype=jnp.uint8)
+        for j in range(deck.shape[0]):
+            hand = hand.at[j].set(deck[j])
+        return hand
+"""
+
+GAME = """\
+import jax
+
+from pkg.hand import Hand
+
+
+def init(deck):
+    return Hand.deal(deck)
+
+
+init_jit = jax.jit(init)
+"""
+
+
+@pytest.mark.parametrize("command", ["check", "fix"])
+def test_a_method_called_from_traced_code_of_another_module_is_not_reported(capsys, tmp_path, command):
+    """``Hand.deal(...)`` in a jitted function of another module runs traced (pgx's mahjong)."""
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "hand.py").write_text(HAND)
+    (tmp_path / "pkg" / "game.py").write_text(GAME)
+    if command == "check":
+        assert _codes(capsys, "--select", "AT102", str(tmp_path)) == ["hand.py:16:20 AT102"]
+    else:
+        main(["fix", "--no-progress", "--select", "AT102", str(tmp_path)])
+        capsys.readouterr()
+        fixed = (tmp_path / "pkg" / "hand.py").read_text()
+        assert fixed.count("hand = hand.at[j].set(deck[j])") == 1  # the traced method: untouched
