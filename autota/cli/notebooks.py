@@ -40,9 +40,23 @@ MAGIC = re.compile(r"[ \t]*(?:[%!?]|[\w.]+\?\??[ \t]*$|[\w, \t]+=[ \t]*[%!])")
 
 
 def check(data: bytes, path: str, enabled: frozenset[str]) -> FileResult:
-    """The findings in a notebook's code cells; raises :class:`ParseError` if it is unreadable."""
-    program = Program.build(Notebook.read(data))
-    result = _run(check_source, program, path, enabled)
+    """The findings in a notebook's code cells; raises :class:`ParseError` if it is unreadable.
+    Where some cells do not parse (pasted output, another kernel's syntax), the error names the
+    first and carries the findings of the other cells, checked as one program without them."""
+    notebook = Notebook.read(data)
+    program = Program.build(notebook)
+    try:
+        result = _run(check_source, program, path, enabled)
+    except ParseError as error:
+        bad = _unparsable(program, path)
+        if not bad or len(bad) == len(program.cells):
+            raise
+        rest = Program.build(replace(notebook, sources={i: s for i, s in notebook.sources.items() if i not in bad}))
+        try:
+            found = check_source(rest.text.encode("utf-8"), path, enabled).findings
+        except ParseError:
+            raise error from None
+        raise ParseError(str(error), rest.localise(found, rest.text)) from None
     return FileResult(path, program.localise(result.findings, program.text))
 
 
@@ -50,11 +64,16 @@ def fix(data: bytes, path: str, enabled: frozenset[str], unsafe: bool = False) -
     """Apply fixes to the code cells; ``fixed_text`` is the whole notebook with them applied.
 
     Where a fix would move a cell boundary or lose a magic, nothing is applied and the
-    findings are reported as they are.
+    findings are reported as they are. A notebook with a cell that does not parse is not
+    fixed: its error carries the other cells' findings, as ``check`` gives them.
     """
     notebook = Notebook.read(data)
     program = Program.build(notebook)
-    result = _run(fix_source, program, path, enabled, unsafe=unsafe)
+    try:
+        result = _run(fix_source, program, path, enabled, unsafe=unsafe)
+    except ParseError:
+        check(data, path, enabled)
+        raise
     if result.fixed_text is None:
         return FileResult(path, program.localise(result.findings, program.text))
     fixed = result.fixed_text.decode("utf-8")
@@ -70,16 +89,25 @@ def _run(engine, program: Program, path: str, enabled: frozenset[str], **options
     try:
         return engine(program.text.encode("utf-8"), path, enabled, **options)
     except ParseError as exc:
-        for index, text in program.cells.items():
-            try:
-                compile(text, path, "exec", ast.PyCF_ONLY_AST | ast.PyCF_ALLOW_TOP_LEVEL_AWAIT)
-            except SyntaxError as error:
-                raise ParseError(
-                    f"cell {index}: syntax error at {error.lineno}:{error.offset}: {error.msg}"
-                ) from None
-            except (ValueError, RecursionError):
-                continue
+        bad = _unparsable(program, path)
+        if bad:
+            index, error = next(iter(bad.items()))
+            more = f" (and {len(bad) - 1} more cell{'s' * (len(bad) > 2)})" if len(bad) > 1 else ""
+            raise ParseError(f"cell {index}: syntax error at {error.lineno}:{error.offset}: {error.msg}{more}") from None
         raise exc
+
+
+def _unparsable(program: Program, path: str) -> dict[int, SyntaxError]:
+    """The cells that do not parse on their own, by number, with their errors."""
+    bad = {}
+    for index, text in program.cells.items():
+        try:
+            compile(text, path, "exec", ast.PyCF_ONLY_AST | ast.PyCF_ALLOW_TOP_LEVEL_AWAIT)
+        except SyntaxError as error:
+            bad[index] = error
+        except (ValueError, RecursionError):
+            continue
+    return bad
 
 
 @dataclass

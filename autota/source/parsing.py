@@ -13,7 +13,12 @@ import libcst as cst
 
 
 class ParseError(ValueError):
-    """The file is not Python that autota can read; it is left untouched."""
+    """The file is not Python that autota can read; it is left untouched. ``findings`` are those
+    of the parts that could be read (a notebook's other cells), reported beside the error."""
+
+    def __init__(self, message: str, findings: list | None = None) -> None:
+        super().__init__(message)
+        self.findings = findings or []
 
 
 def python_ast(text: str, path: str) -> ast.Module:

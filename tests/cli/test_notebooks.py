@@ -222,3 +222,17 @@ def test_a_cell_indented_as_a_whole_is_checked_as_ipython_runs_it(capsys, tmp_pa
     assert code == 1 and out.startswith(f"{path}:cell 2:5:16: AT101") and "[*]" not in out
     before = path.read_bytes()
     assert run(capsys, "fix", str(path))[0] == 1 and path.read_bytes() == before
+
+
+def test_a_cell_that_does_not_parse_keeps_the_others_checked(capsys, tmp_path):
+    """Pasted output (a `>>>` session) stops only its own cell: the error
+    names it, the other cells' findings are reported beside it, and the notebook is not fixed."""
+    path = tmp_path / "pasted.ipynb"
+    pasted = [">>> grad[0]\n", "Array([1., 2.], dtype=float32)\n"]
+    path.write_text(notebook(cell(["import jax.numpy as jnp\n"]), cell(pasted), cell(LOOP)), encoding="utf-8")
+    code, out, err = run(capsys, "check", str(path))
+    assert code == 2 and f"{path}: error: cell 2: syntax error" in err
+    assert f"{path}:cell 3:4:15: AT101" in out
+    before = path.read_bytes()
+    code, out, err = run(capsys, "fix", str(path))
+    assert code == 2 and path.read_bytes() == before and f"{path}:cell 3:4:15: AT101" in out

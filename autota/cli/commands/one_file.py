@@ -30,7 +30,7 @@ def process(task: Task, mode: Mode, data: bytes | None = None) -> Outcome:
     try:
         return _analyse(task, mode, data)
     except ParseError as exc:
-        return Outcome(task.path, [], str(exc), output=data)
+        return Outcome(task.path, exc.findings, str(exc), output=data)
     except RecursionError:
         return Outcome(task.path, [], "too deeply nested to analyse", output=data)
     except Exception as exc:  # a bug must not cost the other files their results
