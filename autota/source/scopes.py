@@ -13,6 +13,7 @@ LOOPS = (cst.For, cst.While)
 SCOPES = (cst.FunctionDef, cst.Lambda, cst.ClassDef, cst.Module)
 NESTED_SCOPES = (cst.FunctionDef, cst.Lambda, cst.ClassDef)
 _NESTED_KINDS = frozenset(NESTED_SCOPES)
+_SCOPE_KINDS = frozenset(SCOPES)
 """The same, for a test by type: ``isinstance`` against libcst's abstract classes is slow, and
 none of these has subclasses."""
 NEWLINE = re.compile(r"\r\n?|\n")
@@ -159,11 +160,32 @@ def enclosing_loops(rule, node: cst.CSTNode) -> list[cst.For | cst.While]:
 
 
 def enclosing_scope(rule, node: cst.CSTNode) -> cst.CSTNode:
-    """The function, lambda, class or module whose body holds ``node``."""
+    """The function, lambda, class or module whose body holds ``node``: where it runs (a
+    default value, an annotation, a decorator or a class's base runs in the scope around)."""
+    path = [node]
     for ancestor in rule.ancestors(node):
-        if isinstance(ancestor, SCOPES):
+        if isinstance(ancestor, SCOPES) and runs_inside(ancestor, path):
             return ancestor
+        path.append(ancestor)
     raise AssertionError("every node lies in a module")
+
+
+def runs_inside(scope: cst.CSTNode, path: list[cst.CSTNode]) -> bool:
+    """Whether the node at ``path[0]``, reached from ``scope`` through ``path`` (its child last),
+    runs in ``scope``: not a parameter's default or annotation, a return annotation, a decorator
+    or a class's base or keyword, which Python evaluates where the ``def``/``class`` stands. A
+    parameter's (and the ``def``'s) own name stays the function's, as the rules count it."""
+    child = path[-1]
+    if isinstance(scope, cst.Module):
+        return True
+    if isinstance(scope, cst.ClassDef):
+        return not (any(child is d for d in scope.decorators) or any(child is b for b in (*scope.bases, *scope.keywords)))
+    if isinstance(scope, cst.FunctionDef) and (any(child is d for d in scope.decorators) or child is scope.returns):
+        return False
+    if child is scope.params and len(path) >= 3:
+        param = path[-2]
+        return not isinstance(param, cst.Param) or path[-3] is param.name
+    return True
 
 
 def exits(loop: cst.For | cst.While) -> Iterator[cst.CSTNode]:
@@ -495,10 +517,13 @@ class Semantics:
         return False
 
     def enclosing_scope(self, node: cst.CSTNode) -> cst.CSTNode:
-        """The function, lambda, class or module whose body holds ``node``."""
+        """The function, lambda, class or module whose body holds ``node``, as :func:`enclosing_scope`
+        counts it."""
+        path = [node]
         for ancestor in self.ancestors(node):
-            if isinstance(ancestor, SCOPES):
+            if type(ancestor) in _SCOPE_KINDS and runs_inside(ancestor, path):
                 return ancestor
+            path.append(ancestor)
         return self.module
 
     # -- names -------------------------------------------------------------------------------

@@ -58,7 +58,8 @@ class Growth:
     prepend: bool
     axis: cst.Arg | None
     extra: frozenset[str]
-    """Keywords other than the axis (``dtype=``): they change each step's result, so no fix."""
+    """Arguments other than the pieces and the axis (``dtype=``, or ``dtype`` given by position),
+    as the message names them: they change each step's result, so no fix."""
 
     def key(self, rule) -> tuple:
         axis = rule.code_of(self.axis.value) if self.axis else None
@@ -122,7 +123,8 @@ class GrowthRule(SourceRule):
                 return None
             items = [positional[0].value, positional[1].value]
             axis = positional[2] if len(positional) > 2 else keywords.get("axis")
-            extra = set(keywords) - {"axis", "arr", "values"}
+            extra = {f"the keyword `{k}=`" for k in set(keywords) - {"axis", "arr", "values"}}
+            extra |= {f"a positional argument `{self.code_of(a.value)}`" for a in positional[3:]}
         else:
             if not positional or not isinstance(positional[0].value, (cst.List, cst.Tuple)):
                 return None
@@ -131,7 +133,8 @@ class GrowthRule(SourceRule):
                 return None
             items = [e.value for e in elements]
             axis = positional[1] if len(positional) > 1 else keywords.get(axis_keyword or "")
-            extra = set(keywords) - {axis_keyword}
+            extra = {f"the keyword `{k}=`" for k in set(keywords) - {axis_keyword}}
+            extra |= {f"a positional argument `{self.code_of(a.value)}`" for a in positional[2:]}  # `dtype`
         if len(items) < 2:
             return None
         is_acc = [isinstance(item, cst.Name) and item.value == acc for item in items]
@@ -174,7 +177,7 @@ class GrowthRule(SourceRule):
             self.report(
                 "AT101",
                 growth.call,
-                f"{message}; no safe fix: keyword {sorted(growth.extra)[0]}= changes each step's result",
+                f"{message}; no safe fix: {sorted(growth.extra)[0]} changes each step's result",
             )
             return
         target = self._outermost(growth, loops)

@@ -506,7 +506,7 @@ class LoopBodies:
             if id(name) in allowed:
                 continue
             parent = self.parent(name)
-            if isinstance(parent, cst.Param) or isinstance(function, cst.Lambda) and name in [
+            if isinstance(parent, cst.Param) and parent.name is name or isinstance(function, cst.Lambda) and name in [
                 p.name for p in function.params.params
             ]:
                 continue
