@@ -42,25 +42,30 @@ class UnrolledLoopRule(SourceRule):
     def relevant(cls, facts: prefilter.Facts) -> set[int] | None:
         """Jitted functions holding a ``for ... in range(...)`` loop, and the module's functions
         they call (whether the index sets a shape there is read from them)."""
-        jitted = [f for f in facts.jitted() if any(prefilter.inside(loop, f) for loop in facts.range_loops)]
+        if not facts.jitted():
+            return set()
+        looping = [
+            f for f in facts.functions
+            if not isinstance(f.node, ast.Lambda) and any(prefilter.inside(loop, f) for loop in facts.range_loops)
+        ]  # jitted, or called from jitted code (the statements that show it are kept with them)
         called = {
             site.node.func.id
             for site in facts.calls
-            if isinstance(site.node.func, ast.Name) and any(prefilter.inside(site, f) for f in jitted)
+            if isinstance(site.node.func, ast.Name) and any(prefilter.inside(site, f) for f in looping)
         }
         helpers = {
             k for k, unit in enumerate(facts.units)
             if isinstance(unit, (ast.FunctionDef, ast.AsyncFunctionDef)) and unit.name in called
         }
-        return prefilter.tops(jitted) | prefilter.tracing_call_tops(facts, jitted) | helpers
+        return prefilter.tops(looping) | prefilter.tracing_call_tops(facts, looping) | helpers
 
     def visit_For(self, node: cst.For) -> None:
         iterator = self._range(node.iter)
         if iterator is None:
             return
         traced = self.traced.context(node)
-        if traced is None or traced.kind != "jit":
-            return
+        if traced is None or "jit" not in (traced.kind, traced.origin):
+            return  # not under `jit` (a `lax` loop's body, a `vmap`ped function, a model's method)
         function = next((a for a in self.ancestors(node) if isinstance(a, cst.FunctionDef)), None)
         if function is None or self.traced.by_function.get(function) is None:
             return
@@ -72,8 +77,11 @@ class UnrolledLoopRule(SourceRule):
         trips = _literal_trips(iterator)
         if trips is not None and trips <= FEW_TRIPS:
             return  # a few copies of the body, whatever the input: the program does not grow
+        under = "runs under `jit`" if traced.kind == "jit" else (
+            f"runs under `jit` (its function is called from jitted code, line {self.start_line(traced.node)})"
+        )
         message = (
-            f"this Python loop runs under `jit`, so it is unrolled: the program holds one copy of the body per "
+            f"this Python loop {under}, so it is unrolled: the program holds one copy of the body per "
             f"iteration and compile time grows with the trip count (23 s at T=1024, 58 s with `grad`, against "
             f"0.1-0.3 s for `lax.scan`); carry {', '.join(f'`{c}`' for c in carried)} through `lax.scan`"
             + (" with `reverse=True`" if iterator is not node.iter else "")
