@@ -25,6 +25,9 @@ LOOPS = {
     "flax.linen.transforms.while_loop": "nn.while",
 }
 """Loop callables and the kind of loop each one is."""
+NNX_LOOPS = {"flax.nnx.fori_loop": "fori", "flax.nnx.while_loop": "while"}
+"""Flax NNX's lifted loops: ``lax``'s signatures, carries that may hold NNX modules (graph
+nodes), which ``lax.scan`` refuses, so they are reported with no fix."""
 LOOP_PARAMS = {
     "fori": ("lower", "upper", "body_fun", "init_val"),
     "scan": ("f", "init", "xs", "length", "reverse", "unroll"),
@@ -44,6 +47,10 @@ TRACED_ARGUMENTS = {
     "flax.linen.while_loop": (0, 1),
     "flax.linen.cond": (1, 2),
     "flax.linen.switch": (1,),
+    "flax.nnx.fori_loop": (2,),
+    "flax.nnx.while_loop": (0, 1),
+    "flax.nnx.cond": (1, 2),
+    "flax.nnx.switch": (1,),
 }
 """Positional arguments of each loop or control-flow call that are functions (or, for
 ``switch``, a list of them) that it traces: ``lax.cond`` traces both branches even with a
@@ -130,6 +137,8 @@ JIT = frozenset(
         "equinox.filter_jit",
         "equinox.filter_pmap",
         "flax.linen.jit",
+        "flax.nnx.jit",
+        "flax.nnx.pmap",
     }
 )
 TRACING_TRANSFORMS = frozenset(
@@ -155,6 +164,13 @@ TRACING_TRANSFORMS = frozenset(
         "flax.linen.checkpoint",
         "jax.experimental.shard_map.shard_map",
         "jax.shard_map",
+        "flax.nnx.vmap",
+        "flax.nnx.grad",
+        "flax.nnx.value_and_grad",
+        "flax.nnx.remat",
+        "flax.nnx.shard_map",
+        "flax.nnx.eval_shape",
+        "flax.nnx.scan",
     }
 )
 """Transforms that trace the function they are given (its Python loop runs on tracers)."""

@@ -29,7 +29,8 @@ UNSAFE_DIFFERENCES = (
     "effects (`print`, NumPy's random numbers, `next()` of an iterator) happen once instead of every step; "
     "Python numbers and NumPy arrays carried through the loop come back as JAX arrays (NumPy functions "
     "refuse them inside the body, and float64 becomes float32); and a carry whose dtype or shape changes "
-    "from one step to the next makes `lax.scan` raise a TypeError"
+    "from one step to the next, or that is not a JAX type (a Flax NNX module, another Python object), makes "
+    "`lax.scan` raise a TypeError"
 )
 """What may differ after the fix, and nothing else: the message and the doc both say it."""
 

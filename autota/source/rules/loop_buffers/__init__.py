@@ -24,7 +24,7 @@ from autota.source.rules.loop_buffers.carried import CarriedBuffers
 from autota.source.rules.loop_buffers.model import BufferWrite, LoopModel, LoopModeler
 from autota.source.rules.loop_buffers.select import SelectUpdates
 from autota.source.rules.loop_buffers.statics import StaticFacts
-from autota.source.rules.loop_buffers.syntax import BODY_ARG, INIT_ARG, LOOPS, WHERE, invariant, is_none
+from autota.source.rules.loop_buffers.syntax import BODY_ARG, INIT_ARG, LOOPS, NNX_LOOPS, WHERE, invariant, is_none
 from autota.source.rules.loop_buffers.while_loops import WhileLoops
 
 
@@ -123,14 +123,28 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
         self._reported: set[tuple[str, int, int]] = set()
 
     def report(self, code, node, message, fix=None, reason=None, **details) -> None:
-        """Once per code and place: a body shared by two loops is judged by each of them."""
+        """Once per code and place: a body shared by two loops is judged by each of them. In a
+        loop that autota reports but does not rewrite, no fix, and that is the reason."""
         location = self.location(node)
         key = (code, location.line, location.column)
         if key not in self._reported:
             self._reported.add(key)
+            if self._not_rewritten is not None:
+                fix, reason = None, self._not_rewritten
             super().report(code, node, message, fix, reason, **details)
 
+    _not_rewritten: str | None = None
+    """While a loop autota does not rewrite is judged, why not."""
+
     def visit_Call(self, node: cst.Call) -> None:
+        lifted = self.matches(node.func, NNX_LOOPS)
+        if lifted is not None:  # `nnx.fori_loop`: `lax`'s loop over a carry that may hold modules
+            self._not_rewritten = f"autota does not rewrite Flax NNX's `nnx.{lifted.rsplit('.', 1)[1]}`"
+            try:
+                self._check_loop(node, NNX_LOOPS[lifted])
+            finally:
+                self._not_rewritten = None
+            return
         name = self.matches(node.func, LOOPS)
         if name is not None:
             kind = LOOPS[name]

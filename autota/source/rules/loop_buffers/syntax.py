@@ -16,6 +16,7 @@ from autota.source.vocabulary import (  # noqa: F401  (the rules import them fro
     SCAN,
     WHILE,
     LOOPS,
+    NNX_LOOPS,
     BODY_ARG,
     INIT_ARG,
     DUS,
