@@ -201,7 +201,7 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
                 continue  # a buffer cleared or filled with one value: no per-step values to collect
             self._report_carried(call, kind, args, body, write, group, previous or [], kept)
         # every other spelling of a carried buffer: the loop model sees through it
-        model = self._modeler().build(call, kind, args)
+        model = self._model(call, kind, args)
         seen = [self.location(w.call) for w in writes]
         init = args[INIT_ARG[kind]].value
         for found in model.writes:
@@ -230,6 +230,14 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
         path = (body.elements.index(buf),) if body.unpack is not None else ()
         modeler = self._modeler()
         return modeler.exact_dtype(modeler.initial(init, path))
+
+    def _model(self, call: cst.Call, kind: str, args: dict) -> LoopModel:
+        """The loop model of ``call``, built once."""
+        if getattr(self, "_models", None) is None:
+            self._models: dict[int, tuple[cst.Call, LoopModel]] = {}
+        if id(call) not in self._models:  # the call is kept with its model, so that its id stays its own
+            self._models[id(call)] = (call, self._modeler().build(call, kind, args))
+        return self._models[id(call)][1]
 
     def _modeler(self) -> LoopModeler:
         if getattr(self, "_loop_modeler", None) is None:
@@ -276,6 +284,11 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
                 f"{where} and written at `{self.code_of(write.index_node)}`, an index that does not step with the "
                 f"loop: {cost}; if the indices are distinct, return `(index, value)` as a `scan` output and write "
                 "them all with one `.at[indices].set(values)` after the loop"
+            )
+        elif found.index == "reverse":
+            message = (
+                f"{where} and written one slot a step, counting down (`{self.code_of(write.index_node)}`): {cost}; "
+                "return the written value as an output of a `scan` with `reverse=True` instead"
             )
         else:
             message = f"{where} and written one slot a step: {cost}; return the written value as a `scan` output instead"

@@ -185,7 +185,8 @@ class CarriedBuffers:
         in the body: its shape or dtype (``buf.shape[0]``), or the slot the step writes, read
         before the write (``lax.dynamic_slice(buf, (i,), ...)``)."""
         loop = "fori_loop" if kind == "fori" else "scan"
-        message = self._carried_message(f"carried through `{loop}`", body, write, "a `scan` output")
+        message = self._carried_message(f"carried through `{loop}`", body, write, "a `scan` output",
+                                        self._index_kind(call, kind, args, write))
         if previous:
             message += (
                 f", and carry the previous step's row that the body reads back (`{self.code_of(previous[0])}`, "
@@ -251,7 +252,15 @@ class CarriedBuffers:
             previous = ancestor
         return False
 
-    def _carried_message(self, where: str, body: Body, write: Write, output: str) -> str:
+    def _index_kind(self, call, kind: str, args, write: Write) -> str | None:
+        """How the loop model classifies the index of ``write`` (see ``BufferWrite.index``), where
+        it models that write: it follows the body's locals (``i = T - 1 - j``), which the
+        syntactic reading of the index does not."""
+        model = self._model(call, kind, args)
+        found = next((f for f in model.writes if f.write.call is write.call), None)
+        return found.index if found is not None else None
+
+    def _carried_message(self, where: str, body: Body, write: Write, output: str, index_kind: str | None = None) -> str:
         """What the finding says, by where the step writes: stepping through the buffer (a history:
         stacked outputs), one fixed slot (a running value), or a data-dependent slot."""
         cost = "under `jax.grad` the carried buffer costs ~T^1.85 time (10-12x slower than stacked outputs at T=1024)"
@@ -259,6 +268,13 @@ class CarriedBuffers:
         names = {n.value for n in self.semantics.find(index, lambda x: isinstance(x, cst.Name))} if index is not None else set()
         if write.form == "cond":
             return f"`{write.label}` is {where} and written one slot at a time under `lax.cond`: {cost}"
+        if index_kind == "reverse":
+            return (
+                f"`{write.label}` is {where} and written one slot a step, counting down (`{self.code_of(index)}`): "
+                f"{cost}; return the written value as an output of a `scan` with `reverse=True` instead"
+            )
+        if index_kind in ("loop-index", "element", "counter"):
+            return f"`{write.label}` is {where} and written one slot a step: {cost}; return the written value as {output} instead"
         if int_value(index) is not None:
             return (
                 f"`{write.label}` is {where} and written at the fixed slot `{self.code_of(index)}` every step: {cost}; "

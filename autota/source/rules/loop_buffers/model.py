@@ -51,10 +51,15 @@ class Carry(Value):
 
 @dataclass(eq=False)
 class Index(Value):
-    """The loop index (``fori_loop``) or the scanned element (``scan``), plus ``offset``."""
+    """The loop index (``fori_loop``) or the scanned element (``scan``), plus ``offset``; with
+    ``symbolic``, plus a value the step does not change too (``l**2 + l + m`` in a loop over
+    ``m``); ``reverse``: that value minus the index (``T - 1 - j``), one slot a step counting down.
+    Only messages read the last two."""
 
     offset: int = 0
     element: bool = False
+    symbolic: bool = False
+    reverse: bool = False
 
 
 @dataclass(eq=False)
@@ -139,8 +144,9 @@ class BufferWrite:
     label: str
     """How a message names the buffer: ``buf``, ``state.buf``, ``carry[2]``."""
     index: str
-    """``loop-index`` (``+ offset``), ``element`` (the scanned element), ``counter`` (a carried
-    value stepped by one), ``fixed`` (a constant slot) or ``data`` (anything else)."""
+    """``loop-index`` (``+ offset``), ``element`` (the scanned element), ``reverse`` (a value
+    minus the loop index), ``counter`` (a carried value stepped by one), ``fixed`` (a constant
+    slot) or ``data`` (anything else)."""
     offset: int = 0
     read: cst.CSTNode | None = None
     """Where the body reads the buffer other than to write it, if it does."""
@@ -389,7 +395,7 @@ class LoopModeler:
 
     def _classify(self, index: Value, outputs) -> tuple[str, int]:
         if isinstance(index, Index):
-            return ("element" if index.element else "loop-index"), index.offset
+            return ("reverse" if index.reverse else "element" if index.element else "loop-index"), index.offset
         if isinstance(index, Const):
             return "fixed", index.value
         counter = index if isinstance(index, Counted) else Counted(index, 0) if isinstance(index, Carry) else None
@@ -656,6 +662,9 @@ class _Evaluation:
                     shifted = _shift(right, left.value)
                     if not isinstance(shifted, Opaque):
                         return shifted
+                stepped = self._index_plus_invariant(left, right, sign, env)
+                if stepped is not None:
+                    return stepped
             self.read(left, node)
             self.read(right, node)
             return Opaque(node)
@@ -692,6 +701,19 @@ class _Evaluation:
             if name.value in env:
                 self.read(env[name.value], name)
         return Opaque(node)
+
+    def _index_plus_invariant(self, left: Value, right: Value, sign: int, env: dict) -> Index | None:
+        """``index + c``, ``c + index`` or ``c - index`` where ``c`` reads nothing the step computes
+        (a name from around the body): the loop index, moved by a value fixed for the loop."""
+        def fixed(value: Value) -> bool:
+            return isinstance(value, Const) or isinstance(value, Opaque) and value.node is not None and not any(
+                n.value in env for n in self.modeler.semantics.find(value.node, lambda n: isinstance(n, cst.Name))
+            ) and not self.modeler.semantics.find(value.node, lambda n: isinstance(n, cst.Call))
+        if isinstance(left, Index) and not left.reverse and fixed(right):
+            return Index(left.offset, left.element, symbolic=True)
+        if isinstance(right, Index) and not right.reverse and fixed(left):
+            return Index(0, right.element, symbolic=True, reverse=sign < 0)
+        return None
 
     def subscript(self, node: cst.Subscript, env: dict, depth: int) -> Value:
         base = self.expr(node.value, env, depth)
@@ -877,7 +899,7 @@ def _changes_binding(function: cst.FunctionDef) -> bool:
 # -- value algebra --------------------------------------------------------------------------
 def _shift(value: Value, offset: int) -> Value:
     if isinstance(value, Index):
-        return Index(value.offset + offset, value.element)
+        return Index(value.offset + offset, value.element, value.symbolic, value.reverse)
     if isinstance(value, Carry):
         return Counted(value, offset)
     if isinstance(value, Counted):
@@ -924,7 +946,7 @@ def _same(a: Value, b: Value) -> bool:
     if isinstance(a, Carry):
         return a.path == b.path
     if isinstance(a, Index):
-        return a.offset == b.offset and a.element == b.element
+        return (a.offset, a.element, a.symbolic, a.reverse) == (b.offset, b.element, b.symbolic, b.reverse)
     if isinstance(a, Counted):
         return a.offset == b.offset and a.carry.path == b.carry.path
     if isinstance(a, Const):
