@@ -41,14 +41,25 @@ class UnrolledLoopRule(SourceRule):
 
     @classmethod
     def relevant(cls, facts: prefilter.Facts) -> set[int] | None:
-        """Jitted functions holding a ``for ... in range(...)`` loop, and the module's functions
-        they call (whether the index sets a shape there is read from them)."""
-        if not facts.jitted():
-            return set()
-        looping = [
-            f for f in facts.functions
-            if not isinstance(f.node, ast.Lambda) and any(prefilter.inside(loop, f) for loop in facts.range_loops)
-        ]  # jitted, or called from jitted code (the statements that show it are kept with them)
+        """Jitted functions, and the module's functions jitted code calls, that hold a ``for ... in
+        range(...)`` loop, what shows they run traced, and the module's functions they call
+        (whether the index sets a shape there is read from them)."""
+        jitted = facts.jitted()
+        reached, frontier = list(jitted), list(jitted)
+        for _ in range(3):  # the module's functions that jitted code calls by name, a few calls down
+            called = {
+                site.node.func.id
+                for site in facts.calls
+                if isinstance(site.node.func, ast.Name) and any(prefilter.inside(site, f) for f in frontier)
+            }
+            frontier = [
+                f for f in facts.functions
+                if not isinstance(f.node, ast.Lambda) and f.node.name in called and all(f is not r for r in reached)
+            ]
+            if not frontier:
+                break
+            reached += frontier
+        looping = [f for f in reached if any(prefilter.inside(loop, f) for loop in facts.range_loops)]
         called = {
             site.node.func.id
             for site in facts.calls
