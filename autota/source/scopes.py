@@ -801,6 +801,16 @@ class Semantics:
                 return True
         return False
 
+    def declares_outer(self, scope: cst.CSTNode, name: str) -> bool:
+        """Whether ``scope``'s own code declares ``name`` ``nonlocal`` or ``global``: its ``name``
+        is then the outer one, read and rebound there."""
+        return any(
+            isinstance(self.parents.get(n), cst.NameItem)
+            and isinstance(self.parents.get(self.parents.get(n)), (cst.Nonlocal, cst.Global))
+            and self.enclosing_scope(n) is scope
+            for n in self.names_in(scope, name)
+        )
+
     def single_assignment(self, scope: cst.CSTNode, name: str) -> cst.BaseExpression | None:
         """The value of the one plain ``name = value`` of ``scope``'s own code, if nothing else
         binds ``name`` there."""

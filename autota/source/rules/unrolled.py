@@ -46,11 +46,11 @@ class UnrolledLoopRule(SourceRule):
         (whether the index sets a shape there is read from them)."""
         jitted = facts.jitted()
         reached, frontier = list(jitted), list(jitted)
-        for _ in range(3):  # the module's functions that jitted code calls by name, a few calls down
-            called = {
-                site.node.func.id
+        for _ in range(3):  # the module's functions that jitted code calls, a few calls down
+            called = {  # by name, or as a method (`self.fill(...)`, `Hand.deal(...)`): generous
+                site.node.func.id if isinstance(site.node.func, ast.Name) else site.node.func.attr
                 for site in facts.calls
-                if isinstance(site.node.func, ast.Name) and any(prefilter.inside(site, f) for f in frontier)
+                if isinstance(site.node.func, (ast.Name, ast.Attribute)) and any(prefilter.inside(site, f) for f in frontier)
             }
             frontier = [
                 f for f in facts.functions

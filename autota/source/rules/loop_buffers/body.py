@@ -168,6 +168,8 @@ class LoopBodies:
         the same name (AT201's fix writes `lambda carry, i: step(i, carry)` for an inner loop)."""
         scope = self.semantics.enclosing_scope(name)
         while scope is not function and not isinstance(scope, cst.Module):
+            if self.semantics.declares_outer(scope, carry):
+                return True  # `nonlocal carry`: the body's own, read (and maybe rebound) there
             if carry in [p.name.value for p in all_params(scope)] or self.semantics.binds_here(scope, carry):
                 return False
             scope = self.semantics.enclosing_scope(scope)
