@@ -162,29 +162,27 @@ def enclosing_loops(rule, node: cst.CSTNode) -> list[cst.For | cst.While]:
 def enclosing_scope(rule, node: cst.CSTNode) -> cst.CSTNode:
     """The function, lambda, class or module whose body holds ``node``: where it runs (a
     default value, an annotation, a decorator or a class's base runs in the scope around)."""
-    path = [node]
+    below = (node, None, None)  # the child of the ancestor on the way up, and the two under it
     for ancestor in rule.ancestors(node):
-        if isinstance(ancestor, SCOPES) and runs_inside(ancestor, path):
+        if isinstance(ancestor, SCOPES) and runs_inside(ancestor, *below):
             return ancestor
-        path.append(ancestor)
+        below = (ancestor, below[0], below[1])
     raise AssertionError("every node lies in a module")
 
 
-def runs_inside(scope: cst.CSTNode, path: list[cst.CSTNode]) -> bool:
-    """Whether the node at ``path[0]``, reached from ``scope`` through ``path`` (its child last),
-    runs in ``scope``: not a parameter's default or annotation, a return annotation, a decorator
-    or a class's base or keyword, which Python evaluates where the ``def``/``class`` stands. A
-    parameter's (and the ``def``'s) own name stays the function's, as the rules count it."""
-    child = path[-1]
+def runs_inside(scope: cst.CSTNode, child: cst.CSTNode, grandchild=None, below=None) -> bool:
+    """Whether the node reached from ``scope`` through ``child`` (its child), ``grandchild`` and
+    ``below`` runs in ``scope``: not a parameter's default or annotation, a return annotation, a
+    decorator or a class's base or keyword, which Python evaluates where the ``def``/``class``
+    stands. A parameter's (and the ``def``'s) own name stays the function's, as the rules count it."""
     if isinstance(scope, cst.Module):
         return True
     if isinstance(scope, cst.ClassDef):
         return not (any(child is d for d in scope.decorators) or any(child is b for b in (*scope.bases, *scope.keywords)))
     if isinstance(scope, cst.FunctionDef) and (any(child is d for d in scope.decorators) or child is scope.returns):
         return False
-    if child is scope.params and len(path) >= 3:
-        param = path[-2]
-        return not isinstance(param, cst.Param) or path[-3] is param.name
+    if child is scope.params and below is not None:
+        return not isinstance(grandchild, cst.Param) or below is grandchild.name
     return True
 
 
@@ -519,11 +517,11 @@ class Semantics:
     def enclosing_scope(self, node: cst.CSTNode) -> cst.CSTNode:
         """The function, lambda, class or module whose body holds ``node``, as :func:`enclosing_scope`
         counts it."""
-        path = [node]
+        below = (node, None, None)
         for ancestor in self.ancestors(node):
-            if type(ancestor) in _SCOPE_KINDS and runs_inside(ancestor, path):
+            if type(ancestor) in _SCOPE_KINDS and runs_inside(ancestor, *below):
                 return ancestor
-            path.append(ancestor)
+            below = (ancestor, below[0], below[1])
         return self.module
 
     # -- names -------------------------------------------------------------------------------

@@ -53,6 +53,8 @@ class TracedFunctions:
                     for method in node.body.body:
                         if isinstance(method, cst.FunctionDef) and method.name.value != "__init__":
                             self._record(method, Traced("model", node))
+                        elif isinstance(method, cst.FunctionDef):
+                            self._record_init_closures(method, node)
             elif isinstance(node, cst.FunctionDef):
                 for decorator in node.decorators:
                     if self._is_jit(decorator.decorator):
@@ -87,9 +89,14 @@ class TracedFunctions:
             caller = work.pop()
             for call in calls.get(caller, ()):
                 definition = self._function(call.func) if isinstance(call.func, cst.Name) else self._method(call.func, caller)
-                if definition is not None and definition not in self.by_function:
-                    root = self.by_function[caller]
-                    self.by_function[definition] = Traced("called", call, root.origin or root.kind)
+                if definition is None:
+                    continue
+                root = self.by_function[caller]
+                origin = root.origin or root.kind
+                known = self.by_function.get(definition)
+                # a model's function only may run traced; one that jitted code calls does
+                if known is None or known.kind in MAY_RUN_TRACED and origin not in MAY_RUN_TRACED:
+                    self.by_function[definition] = Traced("called", call, origin)
                     work.append(definition)
 
     def _method(self, func: cst.Attribute, caller: cst.CSTNode) -> cst.FunctionDef | None:
@@ -97,15 +104,18 @@ class TracedFunctions:
         a class of this file, named, or the class of the method ``caller`` whose first parameter
         is ``self`` (a subclass may override it; the one the file defines runs at least there)."""
         owner = func.value
-        holder = self.rule.semantics.binding(owner)
-        if not isinstance(holder, cst.ClassDef):
-            holder = self.rule.parent(self.rule.parent(caller)) if isinstance(caller, cst.FunctionDef) else None
-            method = isinstance(caller, cst.FunctionDef) and not any(
-                self.rule.matches(d.decorator, {"builtins.staticmethod"}) for d in caller.decorators
-            )
-            params = caller.params.params if method else ()
-            if not (isinstance(holder, cst.ClassDef) and params and params[0].name.value == owner.value):
+        holder = self.rule.parent(self.rule.parent(caller)) if isinstance(caller, cst.FunctionDef) else None
+        params = caller.params.params if isinstance(holder, cst.ClassDef) else ()
+        if params and params[0].name.value == owner.value and not any(
+            self.rule.matches(d.decorator, {"builtins.staticmethod"}) for d in caller.decorators
+        ):
+            pass  # `self.name(...)` in a method: the method's own class
+        elif any(isinstance(d, cst.ClassDef) for d in self.rule.semantics.definitions.get(owner.value, ())):
+            holder = self.rule.semantics.binding(owner)  # asked only of names some class has
+            if not isinstance(holder, cst.ClassDef):
                 return None
+        else:
+            return None
         for statement in holder.body.body:
             if isinstance(statement, cst.FunctionDef) and statement.name.value == func.attr.value:
                 return statement
@@ -122,12 +132,28 @@ class TracedFunctions:
                 return bool(self.rule.matches(expr.args[0].value, vocabulary.TRACING_TRANSFORMS))
         return False
 
+    def _record_init_closures(self, init: cst.FunctionDef, cls: cst.ClassDef) -> None:
+        """The functions an ``__init__`` of a model or environment defines and does not call itself
+        (JaxMARL keeps its ``step`` in ``self.step_env``, which the base class's jitted ``step``
+        calls): they run as the class's methods do. One it calls runs eagerly, building the object."""
+        called = {
+            c.func.value for c in self.rule.semantics.own_nodes(init, lambda n: isinstance(n, cst.Call))
+            if isinstance(c.func, cst.Name)
+        }
+        for statement in init.body.body:
+            if isinstance(statement, cst.FunctionDef) and statement.name.value not in called:
+                self._record(statement, Traced("model", cls))
+
     def _is_model(self, base: cst.BaseExpression, models: set[cst.ClassDef]) -> bool:
         """Whether ``base`` is a framework's module class, or a class of this file derived from one
         (defined before: a class's bases are evaluated when it is); ``Environment[State, ...]``
-        is its generic base."""
+        is its generic base. Inside the framework's own package a relative import
+        (``from ..environment import Environment``) names it by its tail."""
         if isinstance(base, cst.Subscript):
             base = base.value
+        relative = {q.lstrip(".") for q in self.rule.qualified_names(base) if q.startswith(".")}
+        if any(model.endswith("." + tail) for tail in relative for model in vocabulary.MODEL_CLASSES):
+            return True
         return bool(self.rule.matches(base, vocabulary.MODEL_CLASSES)) or (
             isinstance(base, cst.Name) and self.rule.semantics.binding(base) in models
         )

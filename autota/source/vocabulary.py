@@ -187,12 +187,15 @@ MODEL_CLASSES = frozenset(
         "brax.envs.base.Env",
         "brax.envs.base.PipelineEnv",
         "praxis.base_layer.BaseLayer",
+        "jaxmarl.environments.multi_agent_env.MultiAgentEnv",
+        "xminigrid.environment.Environment",
     }
 )
 """Base classes whose methods (but ``__init__``) run traced by the framework's design: models
 (Praxis layers are Flax modules),
 inside their ``init``/``apply`` or a filtered ``jit``, which trainers usually jit; JAX
-environments (Jumanji, Gymnax, Brax), whose ``step``/``reset`` their callers jit or ``vmap``."""
+environments (Jumanji, Gymnax, Brax, JaxMARL, XLand-MiniGrid), whose ``step``/``reset`` their
+callers jit or ``vmap``."""
 MODEL_TRANSFORMS = frozenset({"haiku.transform", "haiku.transform_with_state", "haiku.multi_transform"})
 """Haiku's transforms: the function given runs inside the ``init``/``apply`` they return."""
 PARTIAL = frozenset({"functools.partial"})

@@ -46,7 +46,14 @@ def _start(command: str, root: Path, jobs: str) -> subprocess.Popen:
     return subprocess.Popen(
         [sys.executable, "-m", "autota", command, "-j", jobs, "--no-progress", str(root)],
         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+        preexec_fn=_as_from_a_terminal,
     )
+
+
+def _as_from_a_terminal() -> None:
+    """SIGINT handled as a terminal's child has it: a shell without job control starts background
+    commands (`pytest ... &` in a CI script) with SIGINT ignored, and their children inherit that."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def _wait_for(predicate, timeout: float) -> bool:

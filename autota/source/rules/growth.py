@@ -300,6 +300,12 @@ class GrowthRule(SourceRule):
         if reader is not None:
             call, introspection = reader
             return f"`{introspection}()` (line {self.start_line(call)}) can read `{name}` while the loop runs"
+        pause = next(iter(semantics.own_nodes(loop, lambda n: isinstance(n, (cst.Yield, cst.Await)))), None)
+        if pause is not None:
+            return (
+                f"the loop waits at a `{'yield' if isinstance(pause, cst.Yield) else 'await'}` (line "
+                f"{self.start_line(pause)}), where code outside can read `{name}` (the frame's `f_locals`)"
+            )
         return None
 
     def _assumptions(self, loop: cst.CSTNode, name: str, partial: str, moved: list[cst.CSTNode]) -> list[str]:

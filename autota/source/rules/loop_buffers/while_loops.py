@@ -7,6 +7,7 @@ import libcst as cst
 from autota.catalogue import Fix
 from autota.source import scopes
 from autota.source.rules.loop_buffers.syntax import JNP, all_params, int_value
+from autota.source.vocabulary import ARRAY_METADATA
 from autota.source.rules.loop_buffers.body import Write, Body
 
 
@@ -100,6 +101,38 @@ class WhileLoops:
                 return True  # `0 + a`: an operator another object may define
         return False
 
+    def _bound_changed_while_tracing(self, bound, body_function, cond) -> str | None:
+        """Why the bound may not be the same each time the condition is traced: a `while_loop`
+        traces its condition again after its body where a carried value's weak type changes, and
+        tracing the body may rebind a name the bound reads (`global`/`nonlocal`) or change what a
+        call in it measures (`len(steps)` of a list the body appends to). The fix reads it once."""
+        names = {n.value for n in self.semantics.variables(bound)}
+        measured = bool(self.semantics.find(bound, lambda n: isinstance(n, cst.Call)))
+        for function in (body_function, cond):
+            if not isinstance(function, (cst.FunctionDef, cst.Lambda)):
+                continue
+            for name in sorted(names):
+                uses = self.semantics.names_in(function, name)
+                if any(isinstance(self.parent(n), cst.NameItem) for n in uses):
+                    return f"the loop's functions declare `{name}`, which the bound reads, global or nonlocal"
+                if measured and function is body_function and any(self._may_change(n) for n in uses):
+                    return (
+                        f"the body uses `{name}`, which the bound `{self.code_of(bound)}` measures: tracing the body "
+                        "may change it, and the `while_loop` may trace its condition again after the body"
+                    )
+        return None
+
+    def _may_change(self, name: cst.Name) -> bool:
+        """Whether this use of ``name`` may change the object it holds: a method or attribute other
+        than an array's metadata (`steps.append(x)`), an argument of a call, a store into it;
+        reading `xs[i]` or `xs.shape` changes nothing."""
+        parent = self.parent(name)
+        if isinstance(parent, cst.Attribute) and parent.value is name:
+            return parent.attr.value not in ARRAY_METADATA
+        if isinstance(parent, cst.Subscript) and parent.value is name:
+            return isinstance(self.parent(parent), (cst.AssignTarget, cst.AugAssign, cst.Del))
+        return isinstance(parent, cst.Arg) or isinstance(parent, (cst.AssignTarget, cst.Del))
+
     def _counter_bound(self, cond, body: Body, write: Write):
         """``(counter, position, bound)`` when the condition is only ``counter < bound``, the counter a
         carried value stepped by one once a step and the bound static; else why not."""
@@ -183,6 +216,9 @@ class WhileLoops:
             return f"the bound `{self.code_of(bound)}` reads the carry"
         if not self._is_static(bound, cond, integer=True, static_args=True):
             return f"the bound `{self.code_of(bound)}` is not provably a static integer"
+        changed = self._bound_changed_while_tracing(bound, body.function, cond)
+        if changed:
+            return changed
         parts = [bound, *self.semantics.find(bound, lambda n: isinstance(n, (cst.Name, cst.Integer, cst.BinaryOperation)))]
         if any(scopes.may_overflow_int32(part, self.semantics.bound_values) for part in parts):
             return (
