@@ -129,6 +129,16 @@ class UnrolledLoopRule(SourceRule):
             return iterator
         return None
 
+    def _rebound_by_another_loop(self, name: cst.Name, var: str) -> bool:
+        """Whether ``name`` is another ``for var in ...``'s target, or is read in that loop's body,
+        where the loop has bound ``var`` itself: neither sees the value this loop leaves."""
+        for ancestor in self.ancestors(name):
+            if isinstance(ancestor, scopes.NESTED_SCOPES):
+                return False
+            if isinstance(ancestor, cst.For) and isinstance(ancestor.target, cst.Name) and ancestor.target.value == var:
+                return True
+        return False
+
     def _grows(self, loop: cst.For) -> bool:
         for assign in self.semantics.find(loop.body, lambda n: isinstance(n, cst.Assign)):
             if isinstance(assign.value, cst.Call) and self.matches(assign.value.func, GROWTH):
@@ -227,7 +237,10 @@ class UnrolledLoopRule(SourceRule):
             if name not in carried:
                 return f"the body assigns `{name}`, which is not bound before the loop"
         var = loop.target.value
-        outside = [n for n in self.semantics.names_in(function.body, var) if not self.semantics.contains(loop, n)]
+        outside = [
+            n for n in self.semantics.names_in(function.body, var)
+            if not self.semantics.contains(loop, n) and not self._rebound_by_another_loop(n, var)
+        ]
         if outside:
             return f"the loop variable `{var}` is used outside the loop"
         for nested in self.semantics.find(function.body, lambda n: isinstance(n, scopes.NESTED_SCOPES)):
