@@ -133,15 +133,17 @@ class TracedFunctions:
         return False
 
     def _record_init_closures(self, init: cst.FunctionDef, cls: cst.ClassDef) -> None:
-        """The functions an ``__init__`` of a model or environment defines and does not call itself
-        (JaxMARL keeps its ``step`` in ``self.step_env``, which the base class's jitted ``step``
-        calls): they run as the class's methods do. One it calls runs eagerly, building the object."""
-        called = {
-            c.func.value for c in self.rule.semantics.own_nodes(init, lambda n: isinstance(n, cst.Call))
-            if isinstance(c.func, cst.Name)
+        """The functions an ``__init__`` of a model or environment defines and neither calls nor
+        hands to a call itself (JaxMARL keeps its ``step`` in ``self.step_env``, which the base
+        class's jitted ``step`` calls): they run as the class's methods do. One it calls, or gives
+        to `jax.tree.map`, runs eagerly, building the object."""
+        used = {  # called, or handed to a call (`jax.tree.map(init_fn, ...)` runs it here)
+            n.value for n in self.rule.semantics.own_nodes(init, lambda n: isinstance(n, cst.Name))
+            if isinstance(self.rule.parent(n), cst.Arg)
+            or isinstance(self.rule.parent(n), cst.Call) and self.rule.parent(n).func is n
         }
         for statement in init.body.body:
-            if isinstance(statement, cst.FunctionDef) and statement.name.value not in called:
+            if isinstance(statement, cst.FunctionDef) and statement.name.value not in used:
                 self._record(statement, Traced("model", cls))
 
     def _is_model(self, base: cst.BaseExpression, models: set[cst.ClassDef]) -> bool:
