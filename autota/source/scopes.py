@@ -162,12 +162,20 @@ def enclosing_loops(rule, node: cst.CSTNode) -> list[cst.For | cst.While]:
 def enclosing_scope(rule, node: cst.CSTNode) -> cst.CSTNode:
     """The function, lambda, class or module whose body holds ``node``: where it runs (a
     default value, an annotation, a decorator or a class's base runs in the scope around)."""
+    scope = _scope_among(node, rule.ancestors(node))
+    if scope is None:
+        raise AssertionError("every node lies in a module")
+    return scope
+
+
+def _scope_among(node: cst.CSTNode, ancestors) -> cst.CSTNode | None:
+    """The first of ``node``'s ``ancestors`` that is a scope ``node`` runs inside, if any."""
     below = (node, None, None)  # the child of the ancestor on the way up, and the two under it
-    for ancestor in rule.ancestors(node):
-        if isinstance(ancestor, SCOPES) and runs_inside(ancestor, *below):
+    for ancestor in ancestors:
+        if type(ancestor) in _SCOPE_KINDS and runs_inside(ancestor, *below):
             return ancestor
         below = (ancestor, below[0], below[1])
-    raise AssertionError("every node lies in a module")
+    return None
 
 
 def runs_inside(scope: cst.CSTNode, child: cst.CSTNode, grandchild=None, below=None) -> bool:
@@ -517,12 +525,7 @@ class Semantics:
     def enclosing_scope(self, node: cst.CSTNode) -> cst.CSTNode:
         """The function, lambda, class or module whose body holds ``node``, as :func:`enclosing_scope`
         counts it."""
-        below = (node, None, None)
-        for ancestor in self.ancestors(node):
-            if type(ancestor) in _SCOPE_KINDS and runs_inside(ancestor, *below):
-                return ancestor
-            below = (ancestor, below[0], below[1])
-        return self.module
+        return _scope_among(node, self.ancestors(node)) or self.module
 
     # -- names -------------------------------------------------------------------------------
     def names_in(self, tree: cst.CSTNode, name: str) -> list[cst.Name]:
@@ -704,7 +707,7 @@ class Semantics:
     def declared_global(self, name: str) -> bool:
         """Whether a ``global`` or ``nonlocal`` statement names ``name``: a call of the function that
         holds it may rebind the name anywhere it is read."""
-        return any(isinstance(self.parents.get(n), (cst.Global, cst.Nonlocal, cst.NameItem)) for n in self.by_value.get(name, ()))
+        return any(self.declaration(n) for n in self.by_value.get(name, ()))
 
     def assigned_value(self, name: cst.Name) -> cst.BaseExpression | None:
         """The value ``name`` holds wherever it is read, where that is one value: the one plain
@@ -802,12 +805,12 @@ class Semantics:
     def declares_outer(self, scope: cst.CSTNode, name: str) -> bool:
         """Whether ``scope``'s own code declares ``name`` ``nonlocal`` or ``global``: its ``name``
         is then the outer one, read and rebound there."""
-        return any(
-            isinstance(self.parents.get(n), cst.NameItem)
-            and isinstance(self.parents.get(self.parents.get(n)), (cst.Nonlocal, cst.Global))
-            and self.enclosing_scope(n) is scope
-            for n in self.names_in(scope, name)
-        )
+        return any(self.declaration(n) and self.enclosing_scope(n) is scope for n in self.names_in(scope, name))
+
+    def declaration(self, name: cst.Name) -> bool:
+        """Whether ``name`` is one that a ``global`` or ``nonlocal`` statement names."""
+        item = self.parents.get(name)
+        return isinstance(item, cst.NameItem) and isinstance(self.parents.get(item), (cst.Global, cst.Nonlocal))
 
     def single_assignment(self, scope: cst.CSTNode, name: str) -> cst.BaseExpression | None:
         """The value of the one plain ``name = value`` of ``scope``'s own code, if nothing else

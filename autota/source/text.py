@@ -160,7 +160,7 @@ class SourceText:
         return "".join(out)
 
 
-END = 1 << 62
+_END = 1 << 62
 """A line past any text's last."""
 
 
@@ -184,7 +184,7 @@ class _Statements:
             before = bisect_left(ends, first) - 1  # the last statement that ends before the edit
             after = bisect_right(starts, last)  # the first statement that starts after it
             first = self.spans[before][0] if before >= 0 else 1
-            last = self.spans[after][1] if after < len(self.spans) else END  # the rest of the text
+            last = self.spans[after][1] if after < len(self.spans) else _END  # the rest of the text
             if runs and first <= runs[-1][1]:
                 runs[-1][1] = max(runs[-1][1], last)
             else:

@@ -276,11 +276,7 @@ class GrowthRule(SourceRule):
         semantics = self.semantics
         scope = semantics.enclosing_scope(loop)
         spelled = semantics.names_in(scope, name)
-        if any(
-            isinstance(semantics.parents.get(n), cst.NameItem)
-            and isinstance(semantics.parents.get(semantics.parents.get(n)), (cst.Global, cst.Nonlocal))
-            for n in spelled
-        ):
+        if any(semantics.declaration(n) for n in spelled):
             return f"`{name}` is declared global or nonlocal"
         nested = {}
         for node in spelled:

@@ -47,11 +47,7 @@ class UnrolledLoopRule(SourceRule):
         jitted = facts.jitted()
         reached, frontier = list(jitted), list(jitted)
         for _ in range(3):  # the module's functions that jitted code calls, a few calls down
-            called = {  # by name, or as a method (`self.fill(...)`, `Hand.deal(...)`): generous
-                site.node.func.id if isinstance(site.node.func, ast.Name) else site.node.func.attr
-                for site in facts.calls
-                if isinstance(site.node.func, (ast.Name, ast.Attribute)) and any(prefilter.inside(site, f) for f in frontier)
-            }
+            called = _called_from(facts, frontier, methods=True)  # as `self.fill(...)` too: generous
             frontier = [
                 f for f in facts.functions
                 if not isinstance(f.node, ast.Lambda) and f.node.name in called and all(f is not r for r in reached)
@@ -60,11 +56,7 @@ class UnrolledLoopRule(SourceRule):
                 break
             reached += frontier
         looping = [f for f in reached if any(prefilter.inside(loop, f) for loop in facts.range_loops)]
-        called = {
-            site.node.func.id
-            for site in facts.calls
-            if isinstance(site.node.func, ast.Name) and any(prefilter.inside(site, f) for f in looping)
-        }
+        called = _called_from(facts, looping, methods=False)
         helpers = {
             k for k, unit in enumerate(facts.units)
             if isinstance(unit, (ast.FunctionDef, ast.AsyncFunctionDef)) and unit.name in called
@@ -300,6 +292,16 @@ def _literal_trips(iterator: cst.Call) -> int | None:
         return len(range(*values))
     except (TypeError, ValueError):
         return None
+
+
+def _called_from(facts: prefilter.Facts, functions: list, methods: bool) -> set[str]:
+    """The names ``functions`` call (with ``methods``, also the attribute of ``x.name(...)``)."""
+    return {
+        site.node.func.id if isinstance(site.node.func, ast.Name) else site.node.func.attr
+        for site in facts.calls
+        if isinstance(site.node.func, (ast.Name, ast.Attribute) if methods else ast.Name)
+        and any(prefilter.inside(site, f) for f in functions)
+    }
 
 
 def _loop_var(loop: cst.For) -> str | None:

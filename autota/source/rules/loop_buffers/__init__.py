@@ -270,28 +270,8 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
                 reason=_spelling(found) or "the condition is not visibly a counter compared with a static bound",
             )
             return
-        cost = "under `jax.grad` the carried buffer costs ~T^1.85 time (10-12x slower than stacked outputs at T=1024)"
-        where = f"`{found.label}` is carried through `{loop}`"
-        if write.form == "some-steps":
-            message = f"{where} and written on some steps only: {cost}"
-        elif found.index == "fixed":
-            message = (
-                f"{where} and written at the fixed slot `{self.code_of(write.index_node)}` every step: {cost}; "
-                "carry that slot's value instead of the whole buffer"
-            )
-        elif found.index == "data":
-            message = (
-                f"{where} and written at `{self.code_of(write.index_node)}`, an index that does not step with the "
-                f"loop: {cost}; if the indices are distinct, return `(index, value)` as a `scan` output and write "
-                "them all with one `.at[indices].set(values)` after the loop"
-            )
-        elif found.index == "reverse":
-            message = (
-                f"{where} and written one slot a step, counting down (`{self.code_of(write.index_node)}`): {cost}; "
-                "return the written value as an output of a `scan` with `reverse=True` instead"
-            )
-        else:
-            message = f"{where} and written one slot a step: {cost}; return the written value as a `scan` output instead"
+        kind = "some-steps" if write.form == "some-steps" else found.index
+        message = self._written_message(found.label, f"carried through `{loop}`", kind, write.index_node, "a `scan` output")
         reason = _spelling(found)
         if reason is None and found.maybe_read is not None:
             reason = (

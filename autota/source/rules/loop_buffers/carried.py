@@ -32,6 +32,9 @@ LINE_LENGTH = 88
 NOT_BOUND = "the loop's result is neither assigned to names (`a, b = lax....`) nor returned"
 
 
+CARRIED_COST = "under `jax.grad` the carried buffer costs ~T^1.85 time (10-12x slower than stacked outputs at T=1024)"
+"""What a buffer carried through a `scan` or `fori_loop` costs, as measured (see the AT201 doc)."""
+
 @dataclass(frozen=True)
 class LoopResult:
     """Where a loop's result goes. The fix rebinds the names that receive it; a result that is
@@ -262,33 +265,50 @@ class CarriedBuffers:
 
     def _carried_message(self, where: str, body: Body, write: Write, output: str, index_kind: str | None = None) -> str:
         """What the finding says, by where the step writes: stepping through the buffer (a history:
-        stacked outputs), one fixed slot (a running value), or a data-dependent slot."""
-        cost = "under `jax.grad` the carried buffer costs ~T^1.85 time (10-12x slower than stacked outputs at T=1024)"
+        stacked outputs), one fixed slot (a running value), or a data-dependent slot. ``index_kind``
+        is the loop model's reading of the index, where it has one; else the index is read as
+        written."""
         index = write.index
-        names = {n.value for n in self.semantics.find(index, lambda x: isinstance(x, cst.Name))} if index is not None else set()
         if write.form == "cond":
-            return f"`{write.label}` is {where} and written one slot at a time under `lax.cond`: {cost}"
-        if index_kind == "reverse":
-            return (
-                f"`{write.label}` is {where} and written one slot a step, counting down (`{self.code_of(index)}`): "
-                f"{cost}; return the written value as an output of a `scan` with `reverse=True` instead"
+            kind = "cond"
+        elif index_kind in ("reverse", "loop-index", "element", "counter"):
+            kind = index_kind
+        elif int_value(index) is not None:
+            kind = "fixed"
+        else:
+            names = {n.value for n in self.semantics.find(index, lambda x: isinstance(x, cst.Name))} if index is not None else set()
+            stepping = index_offset(index, body.index_param) is not None or any(
+                index_offset(index, n) is not None for n in names & set(body.elements)
             )
-        if index_kind in ("loop-index", "element", "counter"):
-            return f"`{write.label}` is {where} and written one slot a step: {cost}; return the written value as {output} instead"
-        if int_value(index) is not None:
+            kind = "loop-index" if stepping else "data"
+        return self._written_message(write.label, where, kind, index, output)
+
+    def _written_message(self, label: str, where: str, kind: str, index: cst.CSTNode | None, output: str) -> str:
+        """The finding's message for the buffer ``label`` {``where``}, by how its index moves:
+        ``kind`` as ``BufferWrite.index`` names it, or ``cond`` (written under `lax.cond`) or
+        ``some-steps``. The syntactic reading and the loop model's both say it in these words."""
+        head = f"`{label}` is {where} and written"
+        if kind == "cond":
+            return f"{head} one slot at a time under `lax.cond`: {CARRIED_COST}"
+        if kind == "some-steps":
+            return f"{head} on some steps only: {CARRIED_COST}"
+        if kind == "reverse":
             return (
-                f"`{write.label}` is {where} and written at the fixed slot `{self.code_of(index)}` every step: {cost}; "
-                "carry that slot's value instead of the whole buffer"
+                f"{head} one slot a step, counting down (`{self.code_of(index)}`): {CARRIED_COST}; return the written "
+                "value as an output of a `scan` with `reverse=True` instead"
             )
-        if index_offset(index, body.index_param) is None and not any(
-            index_offset(index, n) is not None for n in names & set(body.elements)
-        ):
+        if kind == "fixed":
             return (
-                f"`{write.label}` is {where} and written at `{self.code_of(index)}`, an index that does not step "
-                f"with the loop: {cost}; if the indices are distinct, return `(index, value)` as {output} and "
-                "write them all with one `.at[indices].set(values)` after the loop"
+                f"{head} at the fixed slot `{self.code_of(index)}` every step: {CARRIED_COST}; carry that slot's value "
+                "instead of the whole buffer"
             )
-        return f"`{write.label}` is {where} and written one slot a step: {cost}; return the written value as {output} instead"
+        if kind == "data":
+            return (
+                f"{head} at `{self.code_of(index)}`, an index that does not step with the loop: {CARRIED_COST}; if the "
+                f"indices are distinct, return `(index, value)` as {output} and write them all with one "
+                "`.at[indices].set(values)` after the loop"
+            )
+        return f"{head} one slot a step: {CARRIED_COST}; return the written value as {output} instead"
 
     def _plan(self, call, kind, args, body: Body, write: Write, group: list[Write], previous):
         """The fix and why it is unsafe (``None`` when safe), or the precondition that failed.

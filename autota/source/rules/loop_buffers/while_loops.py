@@ -6,9 +6,9 @@ import libcst as cst
 
 from autota.catalogue import Fix
 from autota.source import scopes
+from autota.source.rules.loop_buffers.body import Write, Body
 from autota.source.rules.loop_buffers.syntax import JNP, all_params, int_value
 from autota.source.vocabulary import ARRAY_METADATA
-from autota.source.rules.loop_buffers.body import Write, Body
 
 
 SIZED = frozenset({"builtins.range"} | {f"{JNP}.{c}" for c in ("zeros", "ones", "empty", "full")})
@@ -113,7 +113,7 @@ class WhileLoops:
                 continue
             for name in sorted(names):
                 uses = self.semantics.names_in(function, name)
-                if any(isinstance(self.parent(n), cst.NameItem) for n in uses):
+                if any(self.semantics.declaration(n) for n in uses):
                     return f"the loop's functions declare `{name}`, which the bound reads, global or nonlocal"
                 if measured and function is body_function and any(self._may_change(n) for n in uses):
                     return (
