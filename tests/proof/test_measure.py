@@ -87,13 +87,16 @@ def test_known_costs_are_classified(fn, sizes, cls):
 
 
 def test_quadratic_work_is_classified():
+    """Sizes start at 2048: below that XLA runs the fusion on one thread and above it on two, so
+    a span across that step reads as T log T on this 2-core machine (CI saw 1.4 three times)."""
+
     def pairwise(x):
         return jnp.sum(jnp.tanh(x[:, None] * x[None, :]))
 
     def make_args(T):
         return (jnp.linspace(0.0, 1.0, T, dtype=jnp.float32),)
 
-    m = _retried(lambda: measure(pairwise, make_args, (1024, 2048, 4096), modes=("fwd",)),
+    m = _retried(lambda: measure(pairwise, make_args, (2048, 4096, 8192, 16384), modes=("fwd",)),
                lambda m: m.fit("fwd", "run_s").cls == "O(T^2)")
     assert m.fit("fwd", "run_s").cls == "O(T^2)", m
     assert m.fit("fwd", "temp_bytes").exponent is not None
