@@ -52,7 +52,7 @@ def breakdown(files: list[Path]) -> dict[str, float]:
         parsed += 1
         module = parsing.libcst_module(sliced)
         t4 = time.perf_counter()
-        engine.run_rules(rules, module, str(path), text, ENABLED, line_map)
+        engine.run_rules(rules, module, str(path), text, ENABLED, line_map, parsed_text=sliced)
         phases["libcst parse"] += t4 - t3
         phases["metadata + rules"] += time.perf_counter() - t4
     phases["files parsed by libcst"] = parsed

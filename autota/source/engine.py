@@ -88,17 +88,19 @@ def _findings(text: str, path: str, enabled: frozenset[str], slicing: bool = Tru
     rules, parsed_text, line_map = _plan(text, syntax_tree(text, path), enabled, slicing)
     if not rules:
         return []
-    context = run_rules(rules, libcst_module(parsed_text), path, text, enabled, line_map, traced_elsewhere)
+    context = run_rules(rules, libcst_module(parsed_text), path, text, enabled, line_map, traced_elsewhere, parsed_text)
     findings = _unsuppressed(context.findings, text)
     return sorted(findings, key=lambda f: (f.location.line, f.location.column, f.code))
 
 
 def run_rules(rules, module: cst.Module, path: str, text: str, enabled: frozenset[str], line_map=None,
-              traced_elsewhere: frozenset[str] = frozenset()) -> RuleContext:
-    """Visit ``module`` (libcst's parse of ``text``, or of a slice of it) with each rule class;
-    the rules share one :class:`scopes.Semantics`, so its metadata is computed once."""
+              traced_elsewhere: frozenset[str] = frozenset(), parsed_text: str | None = None) -> RuleContext:
+    """Visit ``module`` (libcst's parse of ``text``, or of ``parsed_text``, a slice of it, when
+    ``line_map`` says where its lines came from) with each rule class; the rules share one
+    :class:`scopes.Semantics`, so its metadata is computed once."""
     context = RuleContext(path, SourceText(text), module, enabled, line_map=line_map, traced_elsewhere=traced_elsewhere)
-    context.semantics = scopes.Semantics(module, MetadataWrapper(module, unsafe_skip_copy=True))
+    source = text if parsed_text is None else parsed_text
+    context.semantics = scopes.Semantics(module, MetadataWrapper(module, unsafe_skip_copy=True), source)
     for cls in rules:
         cls(context).run()
     return context

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import ast
 import dataclasses
-import re
+import itertools
+import warnings
 from typing import Iterator
 
 import libcst as cst
@@ -16,8 +18,6 @@ _NESTED_KINDS = frozenset(NESTED_SCOPES)
 _SCOPE_KINDS = frozenset(SCOPES)
 """The same, for a test by type: ``isinstance`` against libcst's abstract classes is slow, and
 none of these has subclasses."""
-NEWLINE = re.compile(r"\r\n?|\n")
-"""A line break as libcst's ``PositionProvider`` counts lines."""
 
 
 _SOURCE_ORDER: dict[type, tuple[str, ...]] = {
@@ -411,14 +411,16 @@ class Semantics:
     metadata already holds, and libcst's ``ScopeProvider`` gives the bindings of each scope.
     """
 
-    def __init__(self, module: cst.Module, wrapper: MetadataWrapper) -> None:
+    def __init__(self, module: cst.Module, wrapper: MetadataWrapper, source: str) -> None:
         self.module = module
         self.parents = parent_map(module)
         self.scope_of = wrapper.resolve(ScopeProvider)
         self._wrapper = wrapper
         self._positions = None
-        self._statement_positions: dict[cst.CSTNode, dict] = {}
-        self._line_starts: dict[cst.CSTNode, int] | None = None
+        self._statement_positions: dict[cst.CSTNode, tuple[dict, int]] = {}
+        self._source = source
+        self._python_tree: ast.Module | bool | None = None
+        self._statement_syntax: dict[cst.CSTNode, dict[cst.CSTNode, ast.stmt]] = {}
         self.nodes: list[cst.CSTNode] = [module, *self.parents]
         """Every node of the file, in source order."""
         self._order = {node: place for place, node in enumerate(self.nodes)}
@@ -597,34 +599,87 @@ class Semantics:
             scope = self.enclosing_scope(scope)
 
     def position(self, node: cst.CSTNode) -> CodeRange:
-        """What libcst's ``PositionProvider`` gives ``node``, computed for the top-level statement
+        """What libcst's ``PositionProvider`` gives ``node``, computed for the smallest definition
         that holds it only: the provider's code generation of the whole file cost more than all
-        the rules' questions, and a file's findings are in a few of its statements."""
-        top = self.top(node)
-        if top not in self._lines_before_statement():  # the module, its header or its footer
+        the rules' questions, and a file's findings are in a few of its functions. A class of a
+        thousand lines holding the finding's method is cut down to its header and that method;
+        Python's own parse of the file says on which line that statement starts."""
+        path = self._definitions_holding(node)
+        line = self._first_line(path) if path else None
+        if line is None:  # the module's header or footer, or a grammar newer than this Python
             if self._positions is None:
                 self._positions = self._wrapper.resolve(PositionProvider)
             return self._positions[node]
-        if top not in self._statement_positions:
-            alone = self.module.with_changes(header=(), body=(top,), footer=())
-            self._statement_positions[top] = MetadataWrapper(alone, unsafe_skip_copy=True).resolve(PositionProvider)
-        found = self._statement_positions[top][node]
-        before = self._line_starts[top]
+        holder = path[-1]
+        if holder not in self._statement_positions:
+            stub = holder
+            for outer in reversed(path[:-1]):
+                stub = outer.with_changes(body=outer.body.with_changes(body=(stub,)))
+            alone = self.module.with_changes(header=(), body=(stub,), footer=())
+            positions = MetadataWrapper(alone, unsafe_skip_copy=True).resolve(PositionProvider)
+            self._statement_positions[holder] = (positions, line - positions[holder].start.line)
+        positions, before = self._statement_positions[holder]
+        found = positions[node]
         return CodeRange(
             CodePosition(found.start.line + before, found.start.column),
             CodePosition(found.end.line + before, found.end.column),
         )
 
-    def _lines_before_statement(self) -> dict[cst.CSTNode, int]:
-        """The lines of the file before each top-level statement (its leading blank and comment
-        lines included), counted as the provider counts them."""
-        if self._line_starts is None:
-            self._line_starts = {}
-            lines = len(self.module.header)
-            for top in self.module.body:
-                self._line_starts[top] = lines
-                lines += len(NEWLINE.findall(self.module.code_for_node(top)))
-        return self._line_starts
+    def _definitions_holding(self, node: cst.CSTNode) -> list[cst.CSTNode]:
+        """The top-level statement holding ``node`` and the class and function body statements
+        holding it below that, outermost first (none for the module's header and footer).
+        Rendered each with only the next one in its body, they keep the file's indentation."""
+        top = self.top(node)
+        if self.parents.get(top) is not self.module or top not in self._syntax_of(self.module):
+            return []
+        path = [top]
+        while isinstance(path[-1], (cst.ClassDef, cst.FunctionDef)) and isinstance(path[-1].body, cst.IndentedBlock):
+            inner = next((m for m in path[-1].body.body if self.within(node, m)), None)
+            if inner is None:  # in the header: decorators, parameters, bases
+                break
+            path.append(inner)
+        return path
+
+    def _first_line(self, path: list[cst.CSTNode]) -> int | None:
+        """The line on which ``path[-1]`` starts, as Python's AST of the file has it: where
+        libcst's provider starts a statement too (a definition at its ``def``, past decorators)."""
+        owner = self.module
+        for statement in path:
+            found = self._syntax_of(owner).get(statement)
+            if found is None:
+                return None
+            owner = statement
+        return found.lineno
+
+    def _syntax_of(self, owner: cst.CSTNode) -> dict[cst.CSTNode, ast.stmt]:
+        """Python's AST statement that each statement of ``owner``'s body starts with (a line
+        of ``a; b`` is two), or nothing where the two parses do not line up."""
+        if owner not in self._statement_syntax:
+            if owner is self.module:
+                tree = self._python_syntax()
+                syntax_body = tree.body if tree is not None else None
+            else:
+                block = self.parents[owner]
+                outer = self._syntax_of(self.parents[block] if isinstance(block, cst.IndentedBlock) else block)
+                syntax_body = getattr(outer.get(owner), "body", None)
+            body = owner.body if owner is self.module else owner.body.body
+            sizes = [len(s.body) if isinstance(s, cst.SimpleStatementLine) else 1 for s in body]
+            table = {}
+            if syntax_body is not None and sum(sizes) == len(syntax_body):
+                starts = itertools.accumulate(sizes, initial=0)
+                table = {statement: syntax_body[start] for statement, start in zip(body, starts)}
+            self._statement_syntax[owner] = table
+        return self._statement_syntax[owner]
+
+    def _python_syntax(self) -> ast.Module | None:
+        if self._python_tree is None:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                try:
+                    self._python_tree = ast.parse(self._source)
+                except (SyntaxError, ValueError, RecursionError, MemoryError):
+                    self._python_tree = False
+        return self._python_tree or None
 
     def qualified_names(self, node: cst.CSTNode) -> set[str]:
         """What libcst's ``QualifiedNameProvider`` gives ``node``, asked of its scope only for the

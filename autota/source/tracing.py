@@ -44,6 +44,8 @@ class TracedFunctions:
     def __init__(self, rule, module: cst.Module) -> None:
         self.rule = rule
         self.by_function: dict[cst.CSTNode, Traced] = {}
+        self.traced_calls: dict[cst.CSTNode, dict[cst.Call, None]] = {}
+        """Every call of each function of the module from its traced functions, in source order."""
         models: set[cst.ClassDef] = set()
         kinds = (cst.FunctionDef, cst.Call, cst.ClassDef)
         for node in self.rule.semantics.find(module, lambda n: isinstance(n, kinds)):
@@ -91,6 +93,7 @@ class TracedFunctions:
                 definition = self._function(call.func) if isinstance(call.func, cst.Name) else self._method(call.func, caller)
                 if definition is None:
                     continue
+                self.traced_calls.setdefault(definition, {})[call] = None
                 root = self.by_function[caller]
                 origin = root.origin or root.kind
                 known = self.by_function.get(definition)

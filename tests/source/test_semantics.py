@@ -63,6 +63,37 @@ class K(base, metaclass=M, **kw2):
 
     def m(self): ...
 
+    # a comment between methods
+    @staticmethod
+    def n(a="""
+text""", b=(1,
+              2)):
+        s = """two
+  lines"""; t = s
+        def inner(c):
+            class Deep:
+                def d(self):
+                    return c  # deepest
+            return Deep
+        return inner
+
+    class Nested:
+        y = 1; z = (
+    2)
+
+        async def o(self):
+            pass
+    u = 3
+
+
+def outer(v):
+    if v:
+        w = v
+
+    def nested_after_if():
+        return w
+    return nested_after_if
+
 
 type T[U] = list[U]
 
@@ -106,7 +137,7 @@ def _libcst_order(tree: cst.CSTNode, into_scopes: bool = True) -> list[cst.CSTNo
 def test_the_model_answers_what_libcst_answers(text):
     module = cst.parse_module(text)
     wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
-    semantics = scopes.Semantics(module, wrapper)
+    semantics = scopes.Semantics(module, wrapper, text)
 
     expected_parents = wrapper.resolve(ParentNodeProvider)
     assert len(semantics.parents) == len(expected_parents)
@@ -177,7 +208,7 @@ def f(a):
 )
 def test_reaching_value_follows_straight_line_code(read, expected):
     module = cst.parse_module(REACHING)
-    semantics = scopes.Semantics(module, MetadataWrapper(module, unsafe_skip_copy=True))
+    semantics = scopes.Semantics(module, MetadataWrapper(module, unsafe_skip_copy=True), REACHING)
     callee, name = read
     calls = [n for n in semantics.nodes if isinstance(n, cst.Call) and isinstance(n.func, cst.Name)]
     call = next(c for c in calls if c.func.value == callee and module.code_for_node(c.args[0].value) == name)

@@ -73,6 +73,8 @@ class UnrolledLoopRule(SourceRule):
         function = next((a for a in self.ancestors(node) if isinstance(a, cst.FunctionDef)), None)
         if function is None or self.traced.by_function.get(function) is None:
             return
+        if traced is self.traced.by_function[function] and traced.kind == "called" and self._flag_left_off(node, function):
+            return  # a branch that only a flag the jitted code never sets takes (`if debug:`)
         carried = self._carried(node, function)
         if not carried or self._grows(node):
             return  # nothing carried, or an array grown by concatenation: AT101 reports that loop
@@ -120,6 +122,39 @@ class UnrolledLoopRule(SourceRule):
         if isinstance(iterator, cst.Call) and self.matches(iterator.func, {"builtins.range"}):
             return iterator
         return None
+
+    def _flag_left_off(self, loop: cst.For, function: cst.FunctionDef) -> bool:
+        """Whether an ``if`` around ``loop`` tests a parameter of ``function`` (``if debug:``, ``if
+        not fast:``, ``if cache is None:``) that no traced call of it passes and the function never
+        rebinds, and whose default sends the loop's branch the other way: from jitted code the
+        loop never runs. (A function that traced code of another module of the run calls is
+        traced from there, and keeps its finding: that call may pass the flag.)"""
+        calls = self.traced.traced_calls.get(function, {})
+        params = [*function.params.posonly_params, *function.params.params]
+        defaults = {}
+        for index, param in enumerate([*params, *function.params.kwonly_params]):
+            value = _literal(param.default) if param.default is not None else _NO_VALUE
+            passed = any(
+                any(a.star or a.keyword is not None and a.keyword.value == param.name.value for a in call.args)
+                # positional arguments fill parameters from the first, or the second for `obj.name(...)`
+                or param in params and index < sum(1 for a in call.args if a.keyword is None)
+                + isinstance(call.func, cst.Attribute)
+                for call in calls
+            )
+            if value is not _NO_VALUE and not passed and not self.semantics.binds_here(function, param.name.value):
+                defaults[param.name.value] = value
+        if not calls or not defaults:
+            return False
+        branch = loop
+        for holder in self.ancestors(loop):
+            if holder is function:
+                return False
+            if isinstance(holder, cst.If):
+                truth = _truth(holder.test, defaults)
+                if truth is not None and truth != self.semantics.contains(holder.body, branch):
+                    return True
+            branch = holder
+        return False
 
     def _rebound_by_another_loop(self, name: cst.Name, var: str) -> bool:
         """Whether ``name`` is another ``for var in ...``'s target, or is read in that loop's body,
@@ -302,6 +337,39 @@ def _called_from(facts: prefilter.Facts, functions: list, methods: bool) -> set[
         if isinstance(site.node.func, (ast.Name, ast.Attribute) if methods else ast.Name)
         and any(prefilter.inside(site, f) for f in functions)
     }
+
+
+_NO_VALUE = object()
+
+
+def _literal(expr: cst.BaseExpression):
+    """The value of ``True``, ``False``, ``None`` or an int literal, else ``_NO_VALUE``."""
+    if isinstance(expr, cst.Name) and expr.value in ("True", "False", "None"):
+        return {"True": True, "False": False, "None": None}[expr.value]
+    value = int_value(expr)
+    return _NO_VALUE if value is None else value
+
+
+def _truth(test: cst.BaseExpression, values: dict[str, object]) -> bool | None:
+    """Whether ``test`` holds with the names in ``values`` bound to them (``flag``, ``not flag``,
+    ``flag is None``, ``flag is not None``), or ``None`` where that is not decided."""
+    if isinstance(test, cst.Name):
+        return bool(values[test.value]) if test.value in values else None
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        inner = _truth(test.expression, values)
+        return None if inner is None else not inner
+    if (
+        isinstance(test, cst.Comparison)
+        and isinstance(test.left, cst.Name)
+        and test.left.value in values
+        and len(test.comparisons) == 1
+        and isinstance(test.comparisons[0].operator, (cst.Is, cst.IsNot))
+        and isinstance(test.comparisons[0].comparator, cst.Name)
+        and test.comparisons[0].comparator.value == "None"
+    ):
+        same = values[test.left.value] is None
+        return same if isinstance(test.comparisons[0].operator, cst.Is) else not same
+    return None
 
 
 def _loop_var(loop: cst.For) -> str | None:

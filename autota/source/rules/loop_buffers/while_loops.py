@@ -30,7 +30,7 @@ class WhileLoops:
             # the binding that reaches the loop is the one that runs only where no other is made
             test = f"the condition `{named.value}` is bound more than once"
         else:
-            test = self._counter_bound(cond, body, write)
+            test = self._counter_bound(cond, body)
         if isinstance(test, str):
             self.report(
                 "AT202",
@@ -133,9 +133,37 @@ class WhileLoops:
             return isinstance(self.parent(parent), (cst.AssignTarget, cst.AugAssign, cst.Del))
         return isinstance(parent, cst.Arg) or isinstance(parent, (cst.AssignTarget, cst.Del))
 
-    def _counter_bound(self, cond, body: Body, write: Write):
+    def _counter_bound(self, cond, body: Body):
         """``(counter, position, bound)`` when the condition is only ``counter < bound``, the counter a
         carried value stepped by one once a step and the bound static; else why not."""
+        read = self._condition_comparison(cond)
+        if isinstance(read, str):
+            return read
+        comparison, carry, unpacked = read
+        if body.problem:
+            return body.problem
+        if body.unpack is None or isinstance(body.function, cst.Lambda):
+            return "the body does not unpack the carry as a tuple"
+        left, bound = comparison.left, comparison.comparisons[0].comparator
+        if isinstance(comparison.comparisons[0].operator, cst.GreaterThan):  # `bound > counter`
+            left, bound = bound, left
+        position = self._carry_position(left, carry, unpacked, len(body.elements))
+        if isinstance(position, str):
+            return position
+        counter = body.elements[position]
+        if body.elements.count(counter) != 1:
+            return f"the body unpacks the carry into `{counter}` more than once"
+        problem = self._bound_problem(bound, {carry, *(unpacked or ())}, cond, body)
+        if problem:
+            return problem
+        if self._counter_step(body, counter) is None:
+            return f"the counter `{counter}` is not stepped by one exactly once a step, unconditionally"
+        return self.code_of(left), position, bound
+
+    def _condition_comparison(self, cond):
+        """``(comparison, carry, unpacked)`` when ``cond`` takes the carry as its one parameter and
+        only returns ``a < b`` or ``a > b``, maybe after unpacking the carry into names
+        (``unpacked``, else ``None``); else why not."""
         if not isinstance(cond, (cst.Lambda, cst.FunctionDef)):
             return "the condition is not a `def` or `lambda` found in scope"
         params = cond.params
@@ -148,7 +176,6 @@ class WhileLoops:
         ):
             return "the condition does not take the carry as its one parameter"
         carry = params.params[0].name.value
-        local = {carry}
         unpacked: list[str] | None = None
         if isinstance(cond, cst.FunctionDef):
             smalls = []
@@ -174,7 +201,6 @@ class WhileLoops:
                 ):
                     return "the condition does more than unpack the carry and return `counter < bound`"
                 unpacked = [e.value.value for e in unpack.targets[0].target.elements]
-                local.update(unpacked)
             test = ret.value
         else:
             test = cond.body
@@ -184,14 +210,11 @@ class WhileLoops:
             and isinstance(test.comparisons[0].operator, (cst.LessThan, cst.GreaterThan))
         ):
             return "the condition is not a single `counter < bound`"
-        if body.problem:
-            return body.problem
-        if body.unpack is None or isinstance(body.function, cst.Lambda):
-            return "the body does not unpack the carry as a tuple"
-        size = len(body.elements)
-        left, bound = test.left, test.comparisons[0].comparator
-        if isinstance(test.comparisons[0].operator, cst.GreaterThan):  # `bound > counter`
-            left, bound = bound, left
+        return test, carry, unpacked
+
+    def _carry_position(self, left: cst.BaseExpression, carry: str, unpacked: list[str] | None, size: int):
+        """Which of the ``size`` carried values the condition compares: ``carry[k]``, or a name the
+        condition unpacked the carry into; else why not."""
         position = None
         if (
             isinstance(left, cst.Subscript)
@@ -209,10 +232,12 @@ class WhileLoops:
             position = unpacked.index(left.value)
         if position is None or not 0 <= position < size:
             return f"`{self.code_of(left)}` is not an element of the carry"
-        counter = body.elements[position]
-        if body.elements.count(counter) != 1:
-            return f"the body unpacks the carry into `{counter}` more than once"
-        if any(self.semantics.names_in(bound, name) for name in local):
+        return position
+
+    def _bound_problem(self, bound: cst.BaseExpression, carried: set[str], cond, body: Body) -> str | None:
+        """Why ``bound`` is not a static int32 that stays the same while the loop traces, if it is
+        not (``carried``: the condition's names for the carry and its parts)."""
+        if any(self.semantics.names_in(bound, name) for name in carried):
             return f"the bound `{self.code_of(bound)}` reads the carry"
         if not self._is_static(bound, cond, integer=True, static_args=True):
             return f"the bound `{self.code_of(bound)}` is not provably a static integer"
@@ -225,9 +250,7 @@ class WhileLoops:
                 f"the bound `{self.code_of(bound)}` may not fit an int32: the condition compares it with the "
                 "int32 counter and raises OverflowError, where `fori_loop` takes it"
             )
-        if self._counter_step(body, counter) is None:
-            return f"the counter `{counter}` is not stepped by one exactly once a step, unconditionally"
-        return self.code_of(left), position, bound
+        return None
 
     def _used_directly(self, name: cst.Name, dimension: cst.BaseExpression) -> bool:
         """Whether ``name`` reaches the dimension through ``+``/``-``/``*`` arithmetic, elements of
