@@ -116,7 +116,10 @@ def _sources():
         *sorted(ROOT.joinpath("tests", "source", "fixtures").glob("*/*.in.py")),
         *sorted(ROOT.joinpath("corpus").glob("**/before.py")),
     ]
-    return [pytest.param(EVERY_SHAPE, id="every-shape")] + [
+    # Without the grammar of Python 3.12 (`type`, generic `def`), which Python 3.11's own parser
+    # refuses: positions then take the way through Python's AST there too.
+    older = "".join(line for line in EVERY_SHAPE.splitlines(keepends=True) if not line.startswith(("type ", "def gen[")))
+    return [pytest.param(EVERY_SHAPE, id="every-shape"), pytest.param(older, id="every-shape-3.11")] + [
         pytest.param(p.read_text(), id=str(p.relative_to(ROOT))) for p in files
     ]
 
