@@ -180,14 +180,14 @@ class TracedFunctions:
             self._mark(call.args[0].value, Traced("transform", call))
         elif self.rule.matches(call.func, vocabulary.MODEL_TRANSFORMS) and call.args:
             self._mark(call.args[0].value, Traced("model", call))
-        positions = None
         name = self.rule.matches(call.func, LOOP_BODIES)
-        if name:
-            positions = LOOP_BODIES[name]
         kind = "branch" if name is not None and vocabulary.terminal(name) in ("cond", "switch") else "loop-body"
-        for index in positions or ():
-            if index < len(call.args) and call.args[index].keyword is None:
-                self._mark(call.args[index].value, Traced(kind, call))
+        for index, keyword in LOOP_BODIES.get(name, ()):
+            for position, arg in enumerate(call.args):
+                if arg.keyword is not None and arg.keyword.value == keyword or arg.keyword is None and position == index and not any(
+                    a.star for a in call.args[: index + 1]
+                ):
+                    self._mark(arg.value, Traced(kind, call))
         method = call.func.attr.value if isinstance(call.func, cst.Attribute) else None
         position = vocabulary.INITIALIZER_METHODS.get(method)
         if position is not None and position < len(call.args) and call.args[position].keyword is None:

@@ -13,6 +13,7 @@ JNP = "jax.numpy"
 
 # -- loops -------------------------------------------------------------------------------------
 FORI, SCAN, WHILE, MAP = f"{LAX}.fori_loop", f"{LAX}.scan", f"{LAX}.while_loop", f"{LAX}.map"
+COND = f"{LAX}.cond"
 FLAX_SCAN = "flax.linen.scan"
 FLAX_WHILE = "flax.linen.while_loop"
 LOOPS = {
@@ -36,25 +37,34 @@ LOOP_PARAMS = {
 BODY_ARG = {"fori": "body_fun", "scan": "f", "while": "body_fun"}
 INIT_ARG = {"fori": "init_val", "scan": "init", "while": "init_val"}
 TRACED_ARGUMENTS = {
-    FORI: (2,),
-    SCAN: (0,),
-    WHILE: (0, 1),
-    MAP: (0,),
-    FLAX_SCAN: (0,),
-    f"{LAX}.cond": (1, 2),
-    f"{LAX}.switch": (1,),
-    f"{LAX}.associative_scan": (0,),
-    "flax.linen.while_loop": (0, 1),
-    "flax.linen.cond": (1, 2),
-    "flax.linen.switch": (1,),
-    "flax.nnx.fori_loop": (2,),
-    "flax.nnx.while_loop": (0, 1),
-    "flax.nnx.cond": (1, 2),
-    "flax.nnx.switch": (1,),
+    FORI: ((2, "body_fun"),),
+    SCAN: ((0, "f"),),
+    WHILE: ((0, "cond_fun"), (1, "body_fun")),
+    MAP: ((0, "f"),),
+    FLAX_SCAN: ((0, "target"),),
+    f"{LAX}.cond": ((1, "true_fun"), (2, "false_fun")),
+    f"{LAX}.switch": ((1, "branches"),),
+    f"{LAX}.associative_scan": ((0, "fn"),),
+    "flax.linen.while_loop": ((0, "cond_fn"), (1, "body_fn")),
+    "flax.linen.cond": ((1, "true_fun"), (2, "false_fun")),
+    "flax.linen.switch": ((1, "branches"),),
+    "flax.nnx.fori_loop": ((2, "body_fun"),),
+    "flax.nnx.while_loop": ((0, "cond_fun"), (1, "body_fun")),
+    "flax.nnx.cond": ((1, "true_fun"), (2, "false_fun")),
+    "flax.nnx.switch": ((1, "branches"),),
 }
-"""Positional arguments of each loop or control-flow call that are functions (or, for
-``switch``, a list of them) that it traces: ``lax.cond`` traces both branches even with a
-concrete predicate."""
+"""The arguments of each loop or control-flow call, by position and by keyword, that are
+functions (or, for ``switch``, a list of them) that it traces: ``lax.cond`` traces both
+branches even with a concrete predicate."""
+
+CHOICE_PARAMS = {
+    f"{JNP}.where": ("condition", "x", "y"),
+    f"{LAX}.select": ("pred", "on_true", "on_false"),
+    COND: ("pred", "true_fun", "false_fun"),
+}
+"""The leading parameters of the calls that choose between two values or two branches, by
+which their arguments are read whether passed by position or by keyword (``lax.cond``'s
+operands follow them, or come as its old ``operand=``)."""
 
 # -- writes ------------------------------------------------------------------------------------
 UPDATE_METHODS = ("set", "add", "subtract", "multiply", "mul", "divide", "power", "min", "max", "apply")
@@ -74,7 +84,6 @@ EXACT_DTYPES = frozenset(
 differentiated nor saved per step (its values are known in the forward pass)."""
 EXACT_DTYPE_STRINGS = frozenset({*_EXACT_DTYPES, "bool"})
 WHERE = frozenset({f"{JNP}.where", f"{LAX}.select"})
-COND = f"{LAX}.cond"
 TREE_MAP = frozenset({"jax.tree_util.tree_map", "jax.tree.map", "jax.tree_map"})
 REPLACE = frozenset({"dataclasses.replace"})
 """Functions that rebuild a dataclass with some fields changed (``x._replace``/``x.replace`` are methods)."""

@@ -16,6 +16,8 @@ from autota.source.rules.loop_buffers.syntax import (
     DUI_IN_DIM,
     DYNAMIC_WRITES,
     COND,
+    CHOICE_PARAMS,
+    ordered_arguments,
     is_full_slice,
     is_none,
     int_value,
@@ -332,12 +334,11 @@ class LoopBodies:
 
     def _conditional_write(self, call: cst.Call, receiver: str, statement) -> Write | None:
         """``buf = lax.cond(p, lambda b: b.at[i].set(y), lambda b: b, buf)``: a write on some steps only."""
-        if not self.matches(call.func, {COND}) or len(call.args) < 4 or any(a.keyword or a.star for a in call.args):
+        values = ordered_arguments(call, CHOICE_PARAMS[COND], "operand") if self.matches(call.func, {COND}) else None
+        if values is None or len(values) < 4 or not any(self.code_of(v) == receiver for v in values[3:]):
             return None
-        if not any(self.code_of(a.value) == receiver for a in call.args[3:]):
-            return None
-        for branch in call.args[1:3]:
-            function = self._function(branch.value)
+        for branch in values[1:3]:
+            function = self._function(branch)
             if function is None:
                 continue
             for param in function.params.params:

@@ -26,6 +26,7 @@ from autota.source.rules.loop_buffers.syntax import (
     is_bool_literal,
     is_full_slice,
     is_none,
+    ordered_arguments,
     reads_part,
     reads_slot,
     several_slots,
@@ -799,21 +800,25 @@ class _Evaluation:
             base = self.expr(node.args[0].value, env, depth)
             if isinstance(base, (Carry, Record)):
                 return _replaced(base, {a.keyword.value: self.expr(a.value, env, depth) for a in node.args[1:]})
-        if rule.matches(func, {vocabulary.COND}) and len(node.args) >= 3 and not any(a.keyword or a.star for a in node.args):
-            self.read(self.expr(node.args[0].value, env, depth), node.args[0])
-            operands = [self.expr(a.value, env, depth) for a in node.args[3:]]
+        chosen = rule.matches(func, vocabulary.CHOICE_PARAMS)
+        values = ordered_arguments(
+            node, vocabulary.CHOICE_PARAMS[chosen], "operand" if chosen == vocabulary.COND else None
+        ) if chosen else None
+        if chosen == vocabulary.COND and values is not None:
+            self.read(self.expr(values[0], env, depth), values[0])
+            operands = [self.expr(v, env, depth) for v in values[3:]]
             results = []
-            for branch in node.args[1:3]:
-                function = self.function(branch.value, env, depth)
+            for branch in values[1:3]:
+                function = self.function(branch, env, depth)
                 if not isinstance(function, Function):
                     for value in operands:
                         self.read(value, node)
                     return Opaque(node)
                 results.append(self.call(function, operands, {}, depth + 1))
             return _merge(results[0], results[1], node)
-        if rule.matches(func, vocabulary.WHERE) and len(node.args) == 3 and not any(a.keyword or a.star for a in node.args):
-            self.read(self.expr(node.args[0].value, env, depth), node.args[0])
-            merged = _merge(self.expr(node.args[1].value, env, depth), self.expr(node.args[2].value, env, depth), node)
+        if chosen in vocabulary.WHERE and values is not None and len(values) == 3:
+            self.read(self.expr(values[0], env, depth), values[0])
+            merged = _merge(self.expr(values[1], env, depth), self.expr(values[2], env, depth), node)
             if isinstance(merged, Written) and merged.form == "cond":
                 return merged
             self.read(merged, node)

@@ -6,17 +6,17 @@ import libcst as cst
 
 from autota.catalogue import Fix
 from autota.source import scopes
-from autota.source.rules.loop_buffers.syntax import FORI, JNP, is_bool_literal, rebinds
+from autota.source.rules.loop_buffers.syntax import CHOICE_PARAMS, FORI, JNP, WHERE, is_bool_literal, ordered_arguments, rebinds
 
 
 class SelectUpdates:
     """AT204."""
 
     def _check_select(self, call: cst.Call) -> None:
-        args = [a for a in call.args]
-        if len(args) != 3 or any(a.keyword is not None or a.star for a in args):
+        values = ordered_arguments(call, CHOICE_PARAMS[self.matches(call.func, WHERE)])
+        if values is None or len(values) != 3:
             return
-        pred, on_true, on_false = (a.value for a in args)
+        pred, on_true, on_false = values
         for updated, other, flipped in ((on_true, on_false, False), (on_false, on_true, True)):
             if not _plain_receiver(other) or not isinstance(updated, cst.Call):
                 continue

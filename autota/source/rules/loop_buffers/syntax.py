@@ -26,8 +26,32 @@ from autota.source.vocabulary import (  # noqa: F401  (the rules import them fro
     CONSTRUCTORS,
     WHERE,
     COND,
+    CHOICE_PARAMS,
     LOOP_PARAMS as PARAMS,
 )
+
+
+def ordered_arguments(call: cst.Call, params: tuple[str, ...], extra: str | None = None) -> list | None:
+    """``call``'s argument values in the order of ``params``, then its further positional ones,
+    wherever each was passed by keyword: ``lax.select(pred=p, on_true=a, on_false=b)`` reads as
+    ``lax.select(p, a, b)``. ``extra`` is a keyword that stands for one further positional
+    argument (``lax.cond``'s ``operand=``). ``None`` for unpacking (``*``, ``**``), a keyword not
+    known, or a parameter left out or passed twice."""
+    ordered, keywords = [], {}
+    for arg in call.args:
+        if arg.star:
+            return None
+        if arg.keyword is None:
+            ordered.append(arg.value)
+        else:
+            keywords[arg.keyword.value] = arg.value
+    for name in params[len(ordered):]:
+        if name not in keywords:
+            return None
+        ordered.append(keywords.pop(name))
+    if extra in keywords and len(ordered) == len(params):
+        ordered.append(keywords.pop(extra))
+    return None if keywords else ordered
 
 
 def is_full_slice(node) -> bool:
