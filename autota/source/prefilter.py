@@ -94,13 +94,19 @@ class Facts:
     _passed: list[tuple[Site, frozenset[str], frozenset[str]]] | None = None
 
     def passed_names(self) -> list[tuple[Site, frozenset[str], frozenset[str]]]:
-        """Each call with the names its positional arguments mention, and those its initializer
-        keywords (``kernel_init=...``) mention: walked once, asked for every candidate."""
+        """Each call with the names its arguments mention (``f``, and the ``method`` of
+        ``obj.method``), and those its initializer keywords (``kernel_init=...``) mention: walked
+        once, asked for every candidate."""
         if self._passed is None:
             self._passed = [
                 (
                     site,
-                    frozenset(n.id for a in site.node.args for n in ast.walk(a) if isinstance(n, ast.Name)),
+                    frozenset(
+                        n.id if isinstance(n, ast.Name) else n.attr
+                        for a in (*site.node.args, *(k.value for k in site.node.keywords))
+                        for n in ast.walk(a)
+                        if isinstance(n, (ast.Name, ast.Attribute))
+                    ),
                     frozenset(
                         n.id
                         for k in site.node.keywords
@@ -356,6 +362,13 @@ def tracing_call_tops(facts: Facts, functions: list[Site]) -> set[int]:
     Rules read them to tell that ``f`` runs traced, so they are kept along with ``f``.
     """
     names = {f.node.name for f in functions if not isinstance(f.node, ast.Lambda)}
+    # `Class(...)` runs `Class.__init__`
+    names |= {
+        facts.units[shell].name
+        for shell, methods in facts.members.items()
+        for f in functions
+        if f.top in methods and facts.units[f.top] is f.node and f.node.name == "__init__"
+    }
     found: set[int] = set()
     for _ in range(3):
         callers: set[str] = set()

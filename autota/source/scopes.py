@@ -715,10 +715,17 @@ class Semantics:
 
     def shadowed(self, roots: tuple[str, ...]) -> str | None:
         """A builtin the fixes call (``tuple``, ``range``) bound anywhere in the file, or one of
-        ``roots`` (``jnp``, ``lax``) bound other than by a module-level import."""
+        ``roots`` (``jnp``, ``lax``) bound other than by a module-level import; ``"*"`` where a
+        star import of a module outside JAX and NumPy may bind any of them."""
         if roots not in self._shadowed:
             found = None
-            for builtin in ("tuple", "range"):
+            for node in self.nodes:
+                if isinstance(node, cst.ImportFrom) and isinstance(node.names, cst.ImportStar):
+                    module = cst.Module(()).code_for_node(node.module) if node.module is not None else ""
+                    if node.relative or module.split(".")[0] not in ("jax", "numpy"):
+                        found = "*"
+                        break
+            for builtin in ("tuple", "range") if found is None else ():
                 if self.assignments(builtin) or self.binds(builtin):
                     found = builtin
                     break

@@ -44,6 +44,9 @@ class TracedFunctions:
     def __init__(self, rule, module: cst.Module) -> None:
         self.rule = rule
         self.by_function: dict[cst.CSTNode, Traced] = {}
+        self._has_classes = any(
+            isinstance(d, cst.ClassDef) for ds in rule.semantics.definitions.values() for d in ds
+        )
         self.traced_calls: dict[cst.CSTNode, dict[cst.Call, None]] = {}
         """Every call of each function of the module from its traced functions, in source order."""
         models: set[cst.ClassDef] = set()
@@ -90,7 +93,7 @@ class TracedFunctions:
         while work:
             caller = work.pop()
             for call in calls.get(caller, ()):
-                definition = self._function(call.func) if isinstance(call.func, cst.Name) else self._method(call.func, caller)
+                definition = self._callee(call, caller)
                 if definition is None:
                     continue
                 self.traced_calls.setdefault(definition, {})[call] = None
@@ -102,10 +105,31 @@ class TracedFunctions:
                     self.by_function[definition] = Traced("called", call, origin)
                     work.append(definition)
 
+    def _callee(self, call: cst.Call, caller: cst.CSTNode) -> cst.FunctionDef | cst.Lambda | None:
+        """The function of this file that ``call`` runs: a function, a method, or the ``__init__``
+        of the class it makes (``ForceTokens(pairs)`` in jitted code runs its ``__init__`` traced)."""
+        if isinstance(call.func, cst.Attribute):
+            return self._method(call.func, caller)
+        cls = self.rule.semantics.binding(call.func)
+        if isinstance(cls, cst.ClassDef):
+            return _member(cls, "__init__")
+        return self._function(call.func)
+
+    def _instance_class(self, name: cst.Name) -> cst.ClassDef | None:
+        """The class of this file whose object ``name`` holds where it is read (``scf = Scf(...)``)."""
+        if not self._has_classes:
+            return None
+        made = self.rule.semantics.binding(name)
+        if isinstance(made, cst.Call) and isinstance(made.func, cst.Name):
+            cls = self.rule.semantics.binding(made.func)
+            return cls if isinstance(cls, cst.ClassDef) else None
+        return None
+
     def _method(self, func: cst.Attribute, caller: cst.CSTNode) -> cst.FunctionDef | None:
-        """The method ``Class.name(...)`` or ``self.name(...)`` calls: a ``def name`` in the body of
-        a class of this file, named, or the class of the method ``caller`` whose first parameter
-        is ``self`` (a subclass may override it; the one the file defines runs at least there)."""
+        """The method ``Class.name(...)``, ``self.name(...)`` or ``obj.name(...)`` calls: a ``def
+        name`` in the body of a class of this file, named, or the class of the method ``caller``
+        whose first parameter is ``self`` (a subclass may override it; the one the file defines
+        runs at least there), or the class ``obj`` was made of (``obj = Class(...)``)."""
         owner = func.value
         holder = self.rule.parent(self.rule.parent(caller)) if isinstance(caller, cst.FunctionDef) else None
         params = caller.params.params if isinstance(holder, cst.ClassDef) else ()
@@ -118,11 +142,10 @@ class TracedFunctions:
             if not isinstance(holder, cst.ClassDef):
                 return None
         else:
-            return None
-        for statement in holder.body.body:
-            if isinstance(statement, cst.FunctionDef) and statement.name.value == func.attr.value:
-                return statement
-        return None
+            holder = self._instance_class(owner)
+            if holder is None:
+                return None
+        return _member(holder, func.attr.value)
 
     def _is_transform(self, expr: cst.BaseExpression) -> bool:
         """``jax.vmap``/``grad``... or ``partial(jax.vmap, ...)``: the function given is traced."""
@@ -233,6 +256,9 @@ class TracedFunctions:
             if isinstance(binding, cst.FunctionDef):
                 return binding
             return self._function(binding, depth + 1) if isinstance(binding, cst.BaseExpression) else None
+        if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name):  # `scf.eval_orbitals`
+            cls = self._instance_class(expr.value)
+            return _member(cls, expr.attr.value) if cls is not None else None
         if isinstance(expr, cst.Call) and expr.args and (
             self.rule.matches(expr.func, PARTIAL) or self._is_jit(expr.func) or self._is_transform(expr.func)
         ):
@@ -246,3 +272,8 @@ class TracedFunctions:
             if traced is not None:
                 return traced
         return None
+
+
+def _member(cls: cst.ClassDef, name: str) -> cst.FunctionDef | None:
+    """The ``def name`` of ``cls``'s own body."""
+    return next((s for s in cls.body.body if isinstance(s, cst.FunctionDef) and s.name.value == name), None)

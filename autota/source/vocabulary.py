@@ -115,7 +115,8 @@ NOT_ARRAY_RESULTS = frozenset(
             "unravel_index", "divmod", "frexp", "modf", "histogram", "histogram2d", "histogramdd", "unique",
             "unique_all", "unique_counts", "unique_inverse", "tril_indices", "triu_indices", "diag_indices",
             "mask_indices", "linalg.eig", "linalg.eigh",
-            "linalg.svd", "linalg.qr", "linalg.slogdet", "linalg.lstsq",
+            "linalg.svd", "linalg.qr", "linalg.slogdet", "linalg.lstsq", "unstack", "atleast_1d", "atleast_2d",
+            "atleast_3d", "indices", "ix_", "gradient", "polyfit", "vectorize", "frompyfunc",
         )
     }
     | {
@@ -123,11 +124,15 @@ NOT_ARRAY_RESULTS = frozenset(
         for name in (
             "scan", "fori_loop", "while_loop", "cond", "switch", "map", "associative_scan", "top_k",
             "sort_key_val", "reduce", "optimization_barrier", "linalg.eigh", "linalg.svd", "linalg.qr", "linalg.lu",
+            "sort", "split", "stop_gradient", "reduce_window", "custom_root", "custom_linear_solve", "psum", "pmean",
+            "pmax", "pmin", "all_gather", "all_to_all", "ppermute", "pshuffle", "psum_scatter", "approx_max_k",
+            "approx_min_k", "linalg.schur", "linalg.tridiagonal", "linalg.qdwh", "with_sharding_constraint",
         )
     }
 )
-"""JAX functions whose result may be a list, a tuple or a NamedTuple of arrays, or whatever a
-loop or branch returns (``jnp.split``, ``jnp.linalg.eigh``, ``lax.scan``), not one array."""
+"""JAX functions whose result may be a list, a tuple or a NamedTuple of arrays, whatever a loop
+or branch returns, or the pytree given (``jnp.split``, ``jnp.unstack``, ``jnp.atleast_1d(a, b)``,
+``lax.scan``, ``lax.stop_gradient``), or a function (``jnp.vectorize``), not one array."""
 
 # -- Python introspection ----------------------------------------------------------------------
 FRAME_READERS = frozenset(

@@ -25,5 +25,8 @@ def test_a_file_four_times_longer_takes_about_four_times_as_long():
     generator = load_module(ROOT / "benchmarks" / "large_file.py", "autota_large_file")
     small, large = generator.module(60).encode(), generator.module(240).encode()
     _seconds(small)  # imports and caches warm
-    ratio = min(_seconds(large) for _ in range(2)) / min(_seconds(small) for _ in range(2))
-    assert ratio < 7, f"4x the functions took {ratio:.1f}x the time"
+    # interleaved, best of three each: a busy spell on a shared machine slows one run, not all
+    times = [(_seconds(small), _seconds(large)) for _ in range(3)]
+    ratio = min(t for _, t in times) / min(t for t, _ in times)
+    # linear is 4x, quadratic 16x: the bound sits halfway between, on a log scale
+    assert ratio < 8, f"4x the functions took {ratio:.1f}x the time"

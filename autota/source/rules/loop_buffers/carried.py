@@ -414,6 +414,10 @@ class CarriedBuffers:
             return "the loop's result is unpacked with `*`"
 
         shadowed = self._shadowed(plan.jnp_name, plan.lax_name)
+        if shadowed == "*":
+            return "a star import may bind `tuple`, `range` or a module name the generated code uses"
+        if shadowed in ("tuple", "range"):
+            return f"`{shadowed}` is bound in this file, so the generated `{shadowed}(...)` could call something else"
         if shadowed:
             return f"`{shadowed}` is bound in a function here, so the generated code could mean another module"
         return None
@@ -820,7 +824,7 @@ class CarriedBuffers:
             grew = False
             for assign in assigns:
                 value = assign.value
-                if value is None or not (_reads(self.semantics, value, known) or self._jax_call(value)):
+                if value is None or not (_reads_values(self.semantics, value, known) or self._jax_call(value)):
                     continue
                 targets = [t.target for t in assign.targets] if isinstance(assign, cst.Assign) else [assign.target]
                 for target in targets:
@@ -828,7 +832,7 @@ class CarriedBuffers:
                         if name.value not in known:
                             known.add(name.value)
                             grew = True
-        return _reads(self.semantics, expr, known)
+        return _reads_values(self.semantics, expr, known)
 
     def _exported(self, name: str) -> bool:
         """Whether the module's ``__all__`` may name ``name``: a display holding its string, or
@@ -1202,10 +1206,21 @@ class CarriedBuffers:
         ]
 
 
-def _reads(semantics: scopes.Semantics, expr: cst.BaseExpression, names: set[str]) -> bool:
-    """Whether ``expr`` reads one of ``names`` (an attribute's own name, ``x.h``'s ``h``, or a
-    keyword is no read)."""
-    return any(n.value in names for n in semantics.variables(expr))
+def _reads_values(semantics: scopes.Semantics, expr: cst.BaseExpression, names: set[str]) -> bool:
+    """Whether ``expr`` reads the values of one of ``names`` (an attribute's own name, ``x.h``'s
+    ``h``, or a keyword is no read), not only what is known of them while tracing: ``x.shape``,
+    ``x.dtype``, ``len(x)`` are Python values (``SCALE * h.shape[0]`` is a Python float)."""
+    for name in semantics.variables(expr):
+        if name.value not in names:
+            continue
+        parent = semantics.parents.get(name)
+        if isinstance(parent, cst.Attribute) and parent.value is name and parent.attr.value in vocabulary.ARRAY_METADATA:
+            continue
+        call = semantics.parents.get(parent) if isinstance(parent, cst.Arg) else None
+        if isinstance(call, cst.Call) and isinstance(call.func, cst.Name) and call.func.value in ("len", "isinstance", "type"):
+            continue
+        return True
+    return False
 
 
 def _python_number(expr) -> bool:
