@@ -9,6 +9,7 @@ import warnings
 from typing import Iterator
 
 import libcst as cst
+from libcst.helpers import get_full_name_for_node
 from libcst.metadata import CodePosition, CodeRange, GlobalScope, MetadataWrapper, PositionProvider, ScopeProvider
 
 LOOPS = (cst.For, cst.While)
@@ -719,12 +720,12 @@ class Semantics:
         star import of a module outside JAX and NumPy may bind any of them."""
         if roots not in self._shadowed:
             found = None
-            for node in self.nodes:
-                if isinstance(node, cst.ImportFrom) and isinstance(node.names, cst.ImportStar):
-                    module = cst.Module(()).code_for_node(node.module) if node.module is not None else ""
-                    if node.relative or module.split(".")[0] not in ("jax", "numpy"):
-                        found = "*"
-                        break
+            for line in self.module.body:  # a star import stands at module level only
+                for small in line.body if isinstance(line, cst.SimpleStatementLine) else ():
+                    if isinstance(small, cst.ImportFrom) and isinstance(small.names, cst.ImportStar):
+                        module = get_full_name_for_node(small.module) if small.module is not None else ""
+                        if small.relative or module.split(".")[0] not in ("jax", "numpy"):
+                            found = "*"
             for builtin in ("tuple", "range") if found is None else ():
                 if self.assignments(builtin) or self.binds(builtin):
                     found = builtin

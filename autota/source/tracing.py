@@ -110,10 +110,10 @@ class TracedFunctions:
         of the class it makes (``ForceTokens(pairs)`` in jitted code runs its ``__init__`` traced)."""
         if isinstance(call.func, cst.Attribute):
             return self._method(call.func, caller)
-        cls = self.rule.semantics.binding(call.func)
-        if isinstance(cls, cst.ClassDef):
-            return _member(cls, "__init__")
-        return self._function(call.func)
+        binding = self.rule.semantics.binding(call.func)
+        if isinstance(binding, cst.ClassDef):
+            return _member(binding, "__init__")
+        return self._held(binding, 0)
 
     def _instance_class(self, name: cst.Name) -> cst.ClassDef | None:
         """The class of this file whose object ``name`` holds where it is read (``scf = Scf(...)``)."""
@@ -252,10 +252,7 @@ class TracedFunctions:
         if isinstance(expr, cst.Lambda):
             return expr
         if isinstance(expr, cst.Name):
-            binding = self.rule.semantics.binding(expr)
-            if isinstance(binding, cst.FunctionDef):
-                return binding
-            return self._function(binding, depth + 1) if isinstance(binding, cst.BaseExpression) else None
+            return self._held(self.rule.semantics.binding(expr), depth)
         if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name):  # `scf.eval_orbitals`
             cls = self._instance_class(expr.value)
             return _member(cls, expr.attr.value) if cls is not None else None
@@ -264,6 +261,12 @@ class TracedFunctions:
         ):
             return self._function(expr.args[0].value, depth + 1)  # `partial(body, ...)` runs `body`
         return None
+
+    def _held(self, binding: cst.CSTNode | None, depth: int) -> cst.FunctionDef | cst.Lambda | None:
+        """The function a name bound to ``binding`` (a ``def`` or a value) runs when called."""
+        if isinstance(binding, cst.FunctionDef):
+            return binding
+        return self._function(binding, depth + 1) if isinstance(binding, cst.BaseExpression) else None
 
     def context(self, node: cst.CSTNode) -> Traced | None:
         """The trace that ``node`` runs under, from the innermost traced function around it."""

@@ -130,20 +130,17 @@ class UnrolledLoopRule(SourceRule):
         loop never runs. (A function that traced code of another module of the run calls is
         traced from there, and keeps its finding: that call may pass the flag.)"""
         calls = self.traced.traced_calls.get(function, {})
-        params = [*function.params.posonly_params, *function.params.params]
+        if not calls:
+            return False
+        positional = [*function.params.posonly_params, *function.params.params]
         defaults = {}
-        for index, param in enumerate([*params, *function.params.kwonly_params]):
+        for index, param in enumerate([*positional, *function.params.kwonly_params]):
             value = _literal(param.default) if param.default is not None else _NO_VALUE
-            passed = any(
-                any(a.star or a.keyword is not None and a.keyword.value == param.name.value for a in call.args)
-                # positional arguments fill parameters from the first, or the second for `obj.name(...)`
-                or param in params and index < sum(1 for a in call.args if a.keyword is None)
-                + isinstance(call.func, cst.Attribute)
-                for call in calls
-            )
-            if value is not _NO_VALUE and not passed and not self.semantics.binds_here(function, param.name.value):
+            if value is _NO_VALUE or self.semantics.binds_here(function, param.name.value):
+                continue
+            if not any(_may_pass(call, param.name.value, index if index < len(positional) else None) for call in calls):
                 defaults[param.name.value] = value
-        if not calls or not defaults:
+        if not defaults:
             return False
         branch = loop
         for holder in self.ancestors(loop):
@@ -337,6 +334,16 @@ def _called_from(facts: prefilter.Facts, functions: list, methods: bool) -> set[
         if isinstance(site.node.func, (ast.Name, ast.Attribute) if methods else ast.Name)
         and any(prefilter.inside(site, f) for f in functions)
     }
+
+
+def _may_pass(call: cst.Call, name: str, position: int | None) -> bool:
+    """Whether ``call`` may pass the parameter ``name`` (at ``position``, ``None`` for a
+    keyword-only one): by keyword, by unpacking, or by position, counting from the first
+    parameter, or the second for ``obj.name(...)``, whose ``self`` comes first."""
+    if any(a.star or a.keyword is not None and a.keyword.value == name for a in call.args):
+        return True
+    filled = sum(1 for a in call.args if a.keyword is None) + isinstance(call.func, cst.Attribute)
+    return position is not None and position < filled
 
 
 _NO_VALUE = object()
