@@ -229,6 +229,16 @@ def stores(tree: cst.CSTNode, name: str) -> list[cst.CSTNode]:
     return find(tree, binds)
 
 
+def does_nothing(block: cst.BaseSuite) -> bool:
+    """Whether a block is only ``pass`` (a loop's ``else: pass``): code after it may stand in its place."""
+    lines = block.body if isinstance(block, cst.IndentedBlock) else [block]
+    return all(
+        isinstance(line, (cst.SimpleStatementLine, cst.SimpleStatementSuite))
+        and all(isinstance(small, cst.Pass) for small in line.body)
+        for line in lines
+    )
+
+
 def _is_name(node: cst.CSTNode, name: str) -> bool:
     return isinstance(node, cst.Name) and node.value == name
 
@@ -242,11 +252,11 @@ def assign_to(node: cst.CSTNode, name: str | None = None) -> str | None:
     return None
 
 
-def module_alias(module: cst.Module, qualified: str) -> str | None:
-    """How the module's top-level imports spell the module ``qualified`` (``jnp`` for
+def module_aliases(module: cst.Module, qualified: str) -> list[str]:
+    """How the module's top-level imports spell the module ``qualified``, in order (``jnp`` for
     ``jax.numpy`` after ``import jax.numpy as jnp``; ``jax.numpy`` after ``import jax``)."""
     package = qualified.split(".", 1)[0]
-    spelled_by_package = None
+    found, by_package = [], []
     for statement in module.body:
         if not isinstance(statement, cst.SimpleStatementLine):
             continue
@@ -258,14 +268,14 @@ def module_alias(module: cst.Module, qualified: str) -> str | None:
                     name = alias.evaluated_name
                     if alias.asname is not None:
                         if name == qualified:
-                            return alias.evaluated_alias
+                            found.append(alias.evaluated_alias)
                     elif name == package or name == qualified:
-                        spelled_by_package = qualified
+                        by_package.append(qualified)
                 elif small.relative == [] or not small.relative:
                     full = f"{_dotted_name(small.module)}.{alias.evaluated_name}"
                     if full == qualified:
-                        return alias.evaluated_alias or alias.evaluated_name
-    return spelled_by_package
+                        found.append(alias.evaluated_alias or alias.evaluated_name)
+    return list(dict.fromkeys(found + by_package))
 
 
 def _dotted_name(node) -> str:
@@ -744,12 +754,24 @@ class Semantics:
 
     def rebound(self, root: str) -> bool:
         """Whether the file binds ``root`` (``jnp``) other than by a module-level import, or declares
-        it ``global``/``nonlocal``: a fix that spells it may then reach something else."""
+        it ``global``/``nonlocal`` or deletes it (``del jnp`` after import-time use): a fix that
+        spells it may then reach something else, or nothing."""
         for assignment in self.assignments(root):
             imported = isinstance(assignment.node, (cst.Import, cst.ImportFrom))
             if not (imported and isinstance(self.scope_of.get(assignment.node), GlobalScope)):
                 return True
+        if any(isinstance(binding_role(self.parents, n)[1], cst.Del) for n in self.by_value.get(root, ())):
+            return True
         return self.declared_global(root)
+
+    def module_spelling(self, qualified: str) -> str | None:
+        """The first of the module's import names for ``qualified`` (``jnp``) that the file
+        binds nothing else to and never deletes: a fix's code that spells it reaches that module
+        wherever it stands."""
+        for spelling in module_aliases(self.module, qualified):
+            if not self.rebound(spelling.split(".")[0]):
+                return spelling
+        return None
 
     def defines_attribute(self, name: str) -> bool:
         """Whether the module gives objects of its own an attribute ``name``: a class field

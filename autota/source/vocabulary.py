@@ -134,6 +134,29 @@ NOT_ARRAY_RESULTS = frozenset(
 or branch returns, or the pytree given (``jnp.split``, ``jnp.unstack``, ``jnp.atleast_1d(a, b)``,
 ``lax.scan``, ``lax.stop_gradient``), or a function (``jnp.vectorize``), not one array."""
 
+# -- in-place changes --------------------------------------------------------------------------
+PURE_BUILTINS = frozenset(
+    f"builtins.{name}"
+    for name in ("len", "range", "int", "float", "bool", "complex", "abs", "min", "max", "round", "isinstance",
+                 "tuple", "list", "dict", "set", "str", "repr", "enumerate", "zip", "reversed", "sorted", "sum",
+                 "any", "all", "print", "divmod", "pow", "hash", "id", "type", "format", "iter", "next", "map",
+                 "filter", "slice", "getattr", "hasattr")
+)
+"""Builtins that change none of their arguments (on NumPy arrays, on which they call nothing
+that writes)."""
+NUMPY_IN_PLACE = frozenset(
+    f"numpy.{name}"
+    for name in ("copyto", "put", "place", "putmask", "fill_diagonal", "put_along_axis", "random.shuffle")
+)
+"""NumPy functions that write into an array they are given (as does any call with ``out=``)."""
+READING_METHODS = frozenset(
+    {"reshape", "astype", "sum", "mean", "max", "min", "ravel", "flatten", "copy", "transpose", "squeeze", "item",
+     "tolist", "std", "var", "prod", "cumsum", "cumprod", "dot", "clip", "round", "conj", "any", "all", "argmax",
+     "argmin", "swapaxes", "take", "repeat", "tobytes", "block_until_ready", "get", "keys", "values", "items",
+     "format", "split", "join", "startswith", "endswith", "strip", "lower", "upper", "count", "index"}
+)
+"""Methods of arrays (and of str and dict) that read their object and write nothing."""
+
 # -- Python introspection ----------------------------------------------------------------------
 FRAME_READERS = frozenset(
     {"builtins.locals", "builtins.vars", "builtins.globals", "builtins.eval", "builtins.exec", "sys._getframe",

@@ -175,7 +175,7 @@ class DonationRule(SourceRule):
         else:
             # `@jax.jit(donate_argnums=...)` needs jax >= 0.8.1; `functools.partial` works in every
             # version, so it is used wherever `functools` is already imported.
-            functools_name = scopes.module_alias(self.context.module, "functools")
+            functools_name = self.semantics.module_spelling("functools")
             if functools_name is not None:
                 new = f"{functools_name}.partial({self.code_of(jit_node)}, {keyword})"
             else:

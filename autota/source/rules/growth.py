@@ -16,6 +16,7 @@ import libcst as cst
 from autota.catalogue import Fix
 from autota.source import prefilter, scopes
 from autota.source.rule import SourceRule
+from autota.source.vocabulary import NUMPY_IN_PLACE, PURE_BUILTINS, READING_METHODS, TRACED_ARGUMENTS
 
 UNSTEADY = (cst.Call, cst.Attribute, cst.Subscript, cst.NamedExpr, cst.Await, cst.Yield, cst.Lambda,
             cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
@@ -168,30 +169,31 @@ class GrowthRule(SourceRule):
         short = growth.function.rsplit(".", 1)[1]
         message = f"`{growth.acc}` is grown by `{short}` every iteration; {cost}"
         if growth.function.endswith(".stack"):
-            self.report("AT101", growth.call, message + "; `stack` adds an axis each step, so no fix is offered")
+            self.report("AT101", growth.call, message, reason="`stack` adds an axis each step, and the pieces would need one stacked call")
             return
         if verdict != "ok":
-            self.report("AT101", growth.call, f"{message}; no safe fix: {verdict}")
+            self.report("AT101", growth.call, message, reason=verdict)
             return
         if growth.extra:
             self.report(
                 "AT101",
                 growth.call,
-                f"{message}; no safe fix: {sorted(growth.extra)[0]} changes each step's result",
+                message,
+                reason=f"{sorted(growth.extra)[0]} changes each step's result",
             )
             return
         target = self._outermost(growth, loops)
         problem = self._refusal(growth.acc, target) or self._axis_refusal(growth, target)
         if problem:
-            self.report("AT101", growth.call, f"{message}; no safe fix: {problem}")
+            self.report("AT101", growth.call, message, reason=problem)
             return
         fix = self._growth_fix(growth, target)
         if fix is None:
             self.report(
                 "AT101",
                 growth.call,
-                f"{message}; no safe fix: `jax.numpy` is not imported under a module name that the file binds "
-                "nothing else to",
+                message,
+                reason="`jax.numpy` is not imported under a module name that the file binds nothing else to",
             )
             return
         assumptions = (
@@ -203,8 +205,9 @@ class GrowthRule(SourceRule):
             self.report(
                 "AT101",
                 growth.call,
-                f"{message}; the fix is unsafe: it assumes {'; and '.join(assumptions)}",
+                message,
                 Fix("unsafe", fix.message, fix.edits),
+                reason=f"it assumes {'; and '.join(assumptions)}",
             )
             return
         self.report(
@@ -269,7 +272,7 @@ class GrowthRule(SourceRule):
 
     def _refusal(self, name: str, loop: cst.CSTNode) -> str | None:
         """Why deferring the writes to ``name`` until after ``loop`` would be seen: no fix at all."""
-        if isinstance(loop, (cst.For, cst.While)) and loop.orelse is not None:
+        if isinstance(loop, (cst.For, cst.While)) and loop.orelse is not None and not scopes.does_nothing(loop.orelse.body):
             return "the loop has an `else` clause"
         # Answered from the file's name index: walking the scope per candidate made a
         # module-level loop in a long script cost the whole module each time.
@@ -357,23 +360,78 @@ class GrowthRule(SourceRule):
         )
 
     def _in_place_writes(self, loop: cst.CSTNode, growth: Growth) -> list[str]:
-        """A store into an element inside the loop (``view[0] = v``) may write the NumPy array the
-        accumulator started as, through another name: the loop joined it as it was at each step,
-        the fix joins it as it is after the loop. An accumulator only ever bound to JAX's results
-        (immutable arrays) cannot be written so."""
-        acc = growth.acc
+        """The accumulator may start as a NumPy array (mutable), which code in the loop may change
+        in place through another name: a store into an element (``view[0] = v``), an augmented
+        assignment (``view += 1``), ``out=``, ``np.copyto`` or a method or function that
+        writes into its argument. The loop joined that array as it was at its first step, the fix
+        joins it as it is after the loop. An accumulator only ever bound to JAX's results
+        (immutable arrays) cannot be changed so; nor can anything where the loop runs only
+        code that changes nothing in place."""
         if self._only_jax_values(growth.statement.targets[0].target):
             return []
-        stores = self.semantics.find(
-            loop,
-            lambda n: isinstance(n, (cst.AssignTarget, cst.AugAssign)) and isinstance(n.target, cst.Subscript),
-        )
-        if not stores:
+        change = self._first_in_place_change(loop)
+        if change is None:
             return []
+        node, what = change
         return [
-            f"that the store at line {self.start_line(stores[0])} writes no array that `{acc}` started as (a NumPy "
-            "array is mutable): the fix reads the initial value after the loop"
+            f"that {what} at line {self.start_line(node)} changes no array that `{growth.acc}` started as (a "
+            "NumPy array is mutable): the fix reads the initial value after the loop"
         ]
+
+    def _first_in_place_change(self, loop: cst.CSTNode) -> tuple[cst.CSTNode, str] | None:
+        """The first statement or call in ``loop`` that may write into an existing object."""
+        def changes(node: cst.CSTNode) -> bool:
+            if isinstance(node, (cst.AssignTarget, cst.AugAssign)) and isinstance(node.target, (cst.Subscript, cst.Attribute)):
+                return True
+            if isinstance(node, cst.AugAssign):
+                return not self._only_numbers(node.target)
+            if isinstance(node, cst.Del):
+                return True
+            return isinstance(node, cst.Call) and not self._changes_nothing(node)
+
+        found = self.semantics.find(loop, changes)
+        if not found:
+            return None
+        node = found[0]
+        if isinstance(node, cst.Call):
+            return node, f"the call `{self.code_of(node.func)}(...)`"
+        if isinstance(node, cst.AugAssign):
+            return node, f"the augmented assignment to `{self.code_of(node.target)}`"
+        return node, "the store" if not isinstance(node, cst.Del) else "the `del`"
+
+    def _only_numbers(self, target: cst.BaseExpression) -> bool:
+        """Whether a name is bound only to number literals, besides augmented assignments: it
+        starts each time as a new number, so ``n += x`` never writes into an array made elsewhere."""
+        values = self.semantics.bound_values(target) if isinstance(target, cst.Name) else None
+        plain = [v for v in values or () if not isinstance(v, cst.AugAssign)]
+        return bool(plain) and all(scopes.is_constant(v) for v in plain)
+
+    def _changes_nothing(self, call: cst.Call) -> bool:
+        """Whether ``call`` is proven to write into none of its arguments: a JAX array function
+        (but the loops and branches, which run user code), NumPy but its in-place functions and
+        ``out=``, a builtin that reads, a method that only reads, a JAX update (``x.at[i].set``),
+        or any method of a list, dict or set literal the function builds (no array is one)."""
+        if any(arg.keyword is not None and arg.keyword.value == "out" for arg in call.args):
+            return False
+        names = self.qualified_names(call.func)
+        if names & TRACED_ARGUMENTS.keys():
+            return False
+        if self.array_function(call.func) or names & PURE_BUILTINS:
+            return True
+        if any(q.startswith("numpy.") for q in names):
+            return not names & NUMPY_IN_PLACE
+        func = call.func
+        if not isinstance(func, cst.Attribute):
+            return False
+        if func.attr.value in READING_METHODS or scopes.at_call(call) is not None:
+            return True
+        receiver = func.value
+        if isinstance(receiver, cst.Name):
+            values = self.semantics.bound_values(receiver)
+            return bool(values) and all(
+                isinstance(v, (cst.List, cst.Dict, cst.Set, cst.ListComp, cst.DictComp, cst.SetComp)) for v in values
+            )
+        return False
 
     def _axis_refusal(self, growth: Growth, loop: cst.CSTNode) -> str | None:
         axis = growth.axis.value if growth.axis is not None else None
@@ -460,15 +518,7 @@ class GrowthRule(SourceRule):
         """The user's spelling of ``jax.numpy``: as in ``<that>.append``, else as imported."""
         if isinstance(func, cst.Attribute) and JNP in self.qualified_names(func.value):
             return self.code_of(func.value)
-        return self._imported_jnp()
-
-    def _imported_jnp(self) -> str | None:
-        """The module-level import's name for ``jax.numpy``, unless the file binds that name
-        otherwise too (a parameter ``jnp``): the fix's calls would reach that."""
-        namespace = scopes.module_alias(self.context.module, JNP)
-        if namespace is None or self.semantics.rebound(namespace.split(".")[0]):
-            return None
-        return namespace
+        return self.semantics.module_spelling(JNP)
 
     # -- AT102 ------------------------------------------------------------------------------
     def _update(self, node: cst.Assign):
@@ -507,11 +557,11 @@ class GrowthRule(SourceRule):
         )
         problem = self._update_fix_problem(statement, buf, call, method, loop)
         if problem:
-            self.report("AT102", call, f"{message}; no safe fix: {problem}")
+            self.report("AT102", call, message, reason=problem)
             return
         fix = self._update_fix(statement, buf, call, loop)
         if fix is None:
-            self.report("AT102", call, f"{message}; no safe fix: {self._no_update_fix_reason(call)}")
+            self.report("AT102", call, message, reason=self._no_update_fix_reason(call))
             return
         assumptions = self._assumptions(loop, buf, "written so far", [statement])
         if not self._only_jax_values(statement.targets[0].target):
@@ -535,8 +585,9 @@ class GrowthRule(SourceRule):
             self.report(
                 "AT102",
                 call,
-                f"{message}; the fix is unsafe: it assumes {'; and '.join(assumptions)}",
+                message,
                 Fix("unsafe", fix.message, fix.edits),
+                reason=f"it assumes {'; and '.join(assumptions)}",
             )
             return
         self.report("AT102", call, f"{message}; collect the rows and write them in one update after the loop", fix)
@@ -568,8 +619,8 @@ class GrowthRule(SourceRule):
         var = loop.target.value
         if not self._nonnegative_range(loop.iter):
             return "the loop does not run over `range` with a literal non-negative start and positive step"
-        if loop.orelse is not None:
-            return "the loop has an `else` clause"
+        if self.semantics.shadowed(()) in ("*", "range"):
+            return "`range` may not be the builtin here (a star import or a binding of the name), whose distinct indices the fix relies on"
         index = call.func.value.slice
         if len(index) != 1 or not isinstance(index[0].slice, cst.Index):
             return "the write is not at a single index"
@@ -616,7 +667,7 @@ class GrowthRule(SourceRule):
         return False
 
     def _no_update_fix_reason(self, call: cst.Call) -> str:
-        if self._imported_jnp() is None:
+        if self.semantics.module_spelling(JNP) is None:
             return "`jax.numpy` is not imported under a module name that the file binds nothing else to"
         return "the write passes more than the value (`mode=`, `indices_are_sorted=`, ...)"
 
@@ -627,7 +678,7 @@ class GrowthRule(SourceRule):
         array that no later donation can delete. Reading ``buf[i]`` raises where ``.at[i]`` would
         (a zero-length axis, a 0-d buffer), at the same step. All rows are written in one
         ``.at[].set`` after the loop, which keeps the buffer's dtype and weak type."""
-        namespace = self._imported_jnp()
+        namespace = self.semantics.module_spelling(JNP)
         if namespace is None:
             return None
         value_arg = call.args[0] if call.args else None

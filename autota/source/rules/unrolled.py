@@ -240,7 +240,7 @@ class UnrolledLoopRule(SourceRule):
     def _problem(self, loop: cst.For, function: cst.FunctionDef, carried: list[str]) -> str | None:
         if not isinstance(loop.target, cst.Name):
             return "the loop target is not a single name"
-        if loop.orelse is not None:
+        if loop.orelse is not None and not scopes.does_nothing(loop.orelse.body):
             return "the loop has an `else` clause"
         if list(scopes.exits(loop)):
             return "the loop exits early (`break`/`continue`)"
@@ -282,7 +282,7 @@ class UnrolledLoopRule(SourceRule):
 
     def _fix(self, loop: cst.For, carried: list[str]) -> Fix | str:
         module = self.context.module
-        lax = scopes.module_alias(module, "jax.lax")
+        lax = self.semantics.module_spelling("jax.lax")
         if lax is None:
             return "`jax.lax` is not imported under a module name here"
         source, unit = self.context.source, module.default_indent

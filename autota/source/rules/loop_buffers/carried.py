@@ -399,7 +399,7 @@ class CarriedBuffers:
         """Where the loop's result goes, and the module names the generated code can use."""
         call = plan.call
         plan.lax_name = self._lax_spelling(call)
-        plan.jnp_name = scopes.module_alias(self.context.module, JNP)
+        plan.jnp_name = self.semantics.module_spelling(JNP)
         if plan.lax_name is None:
             return "`jax.lax` is not imported under a module name here"
         if plan.jnp_name is None:

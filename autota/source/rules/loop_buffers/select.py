@@ -41,7 +41,7 @@ class SelectUpdates:
                     "(the index twice)"
                 ))
                 return
-            jnp_name = scopes.module_alias(self.context.module, JNP)
+            jnp_name = self.semantics.module_spelling(JNP)
             func = call.func
             where = self.code_of(func) if self.matches(func, {f"{JNP}.where"}) else (
                 f"{jnp_name}.where" if jnp_name else None

@@ -40,7 +40,9 @@ class StaticFacts:
         xs = args["xs"].value
         if not (isinstance(xs, cst.Call) and self.matches(xs.func, {f"{JNP}.arange"})):
             return None
-        if not 1 <= len(xs.args) <= 2 or any(a.keyword is not None or a.star for a in xs.args):
+        if not 1 <= len(xs.args) <= 3 or any(a.keyword is not None or a.star for a in xs.args):
+            return None
+        if len(xs.args) == 3 and int_value(xs.args[2].value) != 1:  # `jnp.arange(0, n, 1)`
             return None
         if len(xs.args) == 1:
             return cst.Integer("0"), xs.args[0].value
@@ -266,7 +268,14 @@ class StaticFacts:
             ):
                 node, parent = parent, self.parent(parent)
             if isinstance(parent, cst.Index) and isinstance(self.parent(parent), cst.SubscriptElement):
-                continue
+                if not self._custom_subscript(self.parent(self.parent(parent))):
+                    continue
+                return (
+                    f"the loop index `{index}` subscripts `{self.code_of(self.parent(self.parent(parent)).value)}` "
+                    f"(line {self.start_line(name)}), and a class of this file defines `__getitem__`, which may "
+                    "compute with it; `scan` over `jnp.arange` gives a strongly typed int32 where `fori_loop` "
+                    "gives a weakly typed one, which can change dtype promotion"
+                )
             if isinstance(parent, (cst.Comparison, cst.ComparisonTarget)):
                 comparison = parent if isinstance(parent, cst.Comparison) else self.parent(parent)
                 operands = [comparison.left, *(c.comparator for c in comparison.comparisons)]
@@ -283,6 +292,14 @@ class StaticFacts:
             )
         return None
 
+    def _custom_subscript(self, subscript: cst.Subscript) -> bool:
+        """Whether ``subscript`` may call a ``__getitem__`` of this file, which sees the index's type
+        (``x.at[i]`` is JAX's own)."""
+        value = subscript.value
+        if isinstance(value, cst.Attribute) and value.attr.value == "at":
+            return False
+        return self.semantics.defines_attribute("__getitem__")
+
     def _is_dynamic_index_arg(self, arg: cst.Arg) -> bool:
         call = self.parent(arg)
         if not isinstance(call, cst.Call):
@@ -298,7 +315,7 @@ class StaticFacts:
         func = call.func
         if isinstance(func, cst.Attribute) and LAX in self.qualified_names(func.value):
             return self.code_of(func.value)
-        return scopes.module_alias(self.context.module, LAX)
+        return self.semantics.module_spelling(LAX)
 
 
 

@@ -178,8 +178,8 @@ class WhileLoops:
         carry = params.params[0].name.value
         unpacked: list[str] | None = None
         if isinstance(cond, cst.FunctionDef):
-            smalls = []
-            for line in cond.body.body:
+            smalls = list(cond.body.body) if isinstance(cond.body, cst.SimpleStatementSuite) else []  # `def cond(c): return ...`
+            for line in cond.body.body if not smalls else ():
                 if not isinstance(line, cst.SimpleStatementLine) or len(line.body) != 1:
                     return "the condition is more than `return counter < bound`"
                 smalls.append(line.body[0])
