@@ -14,7 +14,6 @@ import tokenize
 from dataclasses import dataclass, field
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper
 
 from autota.catalogue import Finding
 from autota.source import prefilter, scopes
@@ -100,7 +99,7 @@ def run_rules(rules, module: cst.Module, path: str, text: str, enabled: frozense
     :class:`scopes.Semantics`, so its metadata is computed once."""
     context = RuleContext(path, SourceText(text), module, enabled, line_map=line_map, traced_elsewhere=traced_elsewhere)
     source = text if parsed_text is None else parsed_text
-    context.semantics = scopes.Semantics(module, MetadataWrapper(module, unsafe_skip_copy=True), source)
+    context.semantics = scopes.Semantics(module, source)
     for cls in rules:
         cls(context).run()
     return context

@@ -25,6 +25,10 @@ FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
 BUILTIN_NAMES = frozenset(dir(builtins))
 
 
+NAMESPACE_WRITERS = frozenset(vocabulary.terminal(name) for name in vocabulary.FRAME_READERS)
+"""``globals()``, ``vars()``, ``exec``...: a unit that calls one may rebind any module name."""
+
+
 def terminal(func: ast.expr) -> str | None:
     """The last name of a callee: ``concatenate`` for ``jnp.concatenate`` and ``concatenate``."""
     if isinstance(func, ast.Name):
@@ -89,8 +93,9 @@ class Facts:
     """Names bound anywhere other than by ``import m``: stores, parameters, definitions,
     ``from m import`` (``*`` for a star import), ``except ... as``, match captures."""
     rebinding_units: set[int] = field(default_factory=set)
-    """Units with a ``global`` or ``nonlocal`` statement: they can rebind any function's free
-    names, so slicing keeps them (a rule may ask whether a name can change under a loop)."""
+    """Units with a ``global`` or ``nonlocal`` statement, or a call of ``globals()`` and the
+    like: they can rebind any function's free names, so slicing keeps them (a rule may ask
+    whether a name can change under a loop)."""
     _passed: list[tuple[Site, frozenset[str], frozenset[str]]] | None = None
 
     def passed_names(self) -> list[tuple[Site, frozenset[str], frozenset[str]]]:
@@ -152,6 +157,23 @@ class Facts:
             for s in self.functions
             if not isinstance(s.node, ast.Lambda)
             and (s.node.name in passed or any(_mentions(d, JIT_NAMES, self) for d in s.node.decorator_list))
+        ]
+
+
+    def compiled(self) -> list[Site]:
+        """Functions whose program XLA compiles: the :meth:`jitted` ones, and those whose name
+        a ``lax`` loop or ``cond``/``switch`` call mentions among its arguments (its bodies and
+        branches, or a ``partial`` of them)."""
+        bodies = {
+            name
+            for site, passed, _ in self.passed_names()
+            if self.name(site.node.func) in vocabulary.TRACED_ARGUMENT_TERMINALS
+            for name in passed
+        }
+        jitted = self.jitted()
+        return jitted + [
+            s for s in self.functions
+            if not isinstance(s.node, ast.Lambda) and s.node.name in bodies and all(s is not j for j in jitted)
         ]
 
 
@@ -264,6 +286,8 @@ class _Walker:
 
     def visit_Call(self, node: ast.Call) -> None:
         self.facts.calls.append(self.site(node))
+        if terminal(node.func) in NAMESPACE_WRITERS:  # `globals()["AX"] = 0` rebinds a global too
+            self.facts.rebinding_units.add(self.top)
         if at_update_receiver(node) is not None or self.facts.name(node.func) in DYNAMIC_UPDATE_NAMES:
             self.facts.updates.append(self.site(node))
         self.generic_visit(node)
@@ -369,6 +393,15 @@ def tracing_call_tops(facts: Facts, functions: list[Site]) -> set[int]:
         for f in functions
         if f.top in methods and facts.units[f.top] is f.node and f.node.name == "__init__"
     }
+    # `self.gen(...)` runs `Kind.__call__` where a method set `self.gen = ... Kind(...) ...`
+    called = {
+        facts.units[shell].name
+        for shell, methods in facts.members.items()
+        for f in functions
+        if f.top in methods and facts.units[f.top] is f.node and f.node.name == "__call__"
+    }
+    if called:
+        names |= called | {attribute for shell in facts.members for attribute in _holding(facts.units[shell], called)}
     found: set[int] = set()
     for _ in range(3):
         callers: set[str] = set()
@@ -385,6 +418,17 @@ def tracing_call_tops(facts: Facts, functions: list[Site]) -> set[int]:
             break
         names |= callers
     return found
+
+
+def _holding(cls: ast.ClassDef, kinds: set[str]) -> set[str]:
+    """The attributes ``cls``'s methods set to objects of ``kinds`` (``self.gen = g or Kind(...)``)."""
+    held = set()
+    for node in ast.walk(cls):
+        if isinstance(node, ast.Assign) and any(
+            isinstance(c, ast.Call) and terminal(c.func) in kinds for c in ast.walk(node.value)
+        ):
+            held.update(t.attr for t in node.targets if isinstance(t, ast.Attribute))
+    return held
 
 
 def _defines(cls: ast.ClassDef, attribute: str) -> bool:

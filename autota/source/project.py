@@ -260,7 +260,39 @@ def _read(tree: ast.Module, name: str, path: str) -> _Module:
     for statement in tree.body:
         reader.visit(statement, (), not isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)))
     module.roots += [f for f in reader.defined if f.name in reader.passed]
+    for statement in tree.body:
+        if isinstance(statement, ast.ClassDef):
+            _follow_held_objects(module, statement)
     return module
+
+
+def _follow_held_objects(module: _Module, cls: ast.ClassDef) -> None:
+    """A method's ``self.attr(...)`` or ``self.attr.method(...)``, where a method of the class
+    sets ``self.attr = ... Kind(...) ...`` (Jumanji's ``self._generator = generator or
+    RandomGenerator(...)``), calls ``Kind.__call__`` or ``Kind.method``: recorded as such, so
+    that the object's class, imported from another module, is followed there."""
+    methods = [m for m in cls.body if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef)) and m.args.args]
+    made: dict[str, list[str]] = {}
+    for method in methods:
+        me = method.args.args[0].arg
+        for node in ast.walk(method):
+            if isinstance(node, ast.Assign):
+                for target in node.targets:
+                    if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == me:
+                        made.setdefault(target.attr, []).extend(  # kept where they name a class's method
+                            kind for call in ast.walk(node.value) if isinstance(call, ast.Call)
+                            for kind in [_dotted(call.func)] if kind is not None
+                        )
+    if not made:
+        return
+    for method in methods:
+        me = method.args.args[0].arg
+        calls = module.calls.get(id(method), [])
+        for callee in list(calls):
+            head, _, rest = callee.partition(".")
+            attr, _, called = rest.partition(".")
+            if head == me and attr in made and "." not in called:
+                calls.extend(f"{kind}.{called or '__call__'}" for kind in made[attr])
 
 
 def _traces(decorator: ast.AST) -> bool:

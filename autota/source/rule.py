@@ -18,7 +18,17 @@ from autota.source import scopes
 from autota.source.prefilter import Facts
 from autota.source.text import SourceText
 from autota.source.tracing import TracedFunctions
-from autota.source.vocabulary import ARRAY_MODULES, FRAME_READERS, NOT_ARRAY_RESULTS, terminal
+from autota.source.vocabulary import (
+    ARRAY_MODULES,
+    FRAME_READERS,
+    NOT_ARRAY_RESULTS,
+    NUMPY_IN_PLACE,
+    PURE_BUILTINS,
+    PYTHON_RESULTS,
+    READING_METHODS,
+    TRACED_ARGUMENTS,
+    terminal,
+)
 
 
 @dataclass
@@ -145,12 +155,29 @@ class SourceRule:
     def array_function(self, func: cst.BaseExpression) -> bool:
         """Whether ``func`` is one of JAX's array functions (:data:`~autota.source.vocabulary.ARRAY_MODULES`):
         its result is made of new JAX arrays, and it does nothing else."""
-        return any(q.startswith(ARRAY_MODULES) for q in self.qualified_names(func))
+        names = self.qualified_names(func)
+        return any(q.startswith(ARRAY_MODULES) for q in names) and not names & PYTHON_RESULTS
 
     def one_array_function(self, func: cst.BaseExpression) -> bool:
         """Whether ``func`` is one of JAX's array functions whose result is one array, not a list,
         tuple or NamedTuple of them (:data:`~autota.source.vocabulary.NOT_ARRAY_RESULTS`)."""
         return self.array_function(func) and not self.qualified_names(func) & NOT_ARRAY_RESULTS
+
+    def writes_nothing(self, call: cst.Call) -> bool:
+        """Whether ``call`` is proven to change no object: a JAX array function (but the loops
+        and branches, which run user code), NumPy but its in-place functions and ``out=``, a
+        builtin that reads, a method that only reads, or a JAX update (``x.at[i].set``)."""
+        if any(arg.keyword is not None and arg.keyword.value == "out" for arg in call.args):
+            return False
+        names = self.qualified_names(call.func)
+        if names & TRACED_ARGUMENTS.keys():
+            return False
+        if self.array_function(call.func) or names & PURE_BUILTINS:
+            return True
+        if any(q.startswith("numpy.") for q in names):
+            return not names & NUMPY_IN_PLACE
+        func = call.func
+        return isinstance(func, cst.Attribute) and (func.attr.value in READING_METHODS or scopes.at_call(call) is not None)
 
     def location(self, node: cst.CSTNode) -> Location:
         """Where ``node`` is in the file (1-based, end exclusive): what findings and edits use."""

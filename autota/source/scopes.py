@@ -6,11 +6,21 @@ import ast
 import dataclasses
 import itertools
 import warnings
+from contextlib import contextmanager
 from typing import Iterator
 
 import libcst as cst
 from libcst.helpers import get_full_name_for_node
-from libcst.metadata import CodePosition, CodeRange, GlobalScope, MetadataWrapper, PositionProvider, ScopeProvider
+from libcst.metadata import (
+    CodePosition,
+    CodeRange,
+    ExpressionContext,
+    ExpressionContextProvider,
+    GlobalScope,
+    MetadataWrapper,
+    PositionProvider,
+    ScopeProvider,
+)
 
 LOOPS = (cst.For, cst.While)
 SCOPES = (cst.FunctionDef, cst.Lambda, cst.ClassDef, cst.Module)
@@ -413,6 +423,59 @@ def parent_map(module: cst.Module) -> dict[cst.CSTNode, cst.CSTNode]:
     return parents
 
 
+_TARGET_PARENTS = {
+    cst.AssignTarget: "target", cst.AnnAssign: "target", cst.AugAssign: "target", cst.NamedExpr: "target",
+    cst.AsName: "name", cst.CompFor: "target", cst.For: "target",
+}
+_NAMED = (cst.FunctionDef, cst.ClassDef, cst.Param)
+_PACKING = (cst.Tuple, cst.List, cst.StarredElement, cst.Element)
+
+
+def store_contexts(parents: dict[cst.CSTNode, cst.CSTNode]) -> dict[cst.Name, ExpressionContext]:
+    """The names that libcst's ``ExpressionContextProvider`` marks ``STORE``, read from the
+    parent map: assignment, ``for`` and comprehension targets (through tuple and list packing,
+    not into attributes or subscripts), ``:=``, ``as`` names, and the names of functions,
+    classes and parameters. ``ScopeProvider`` asks that provider only whether a name is
+    stored; the provider's own pass over the tree cost as much as the scope pass itself."""
+    stores = {}
+    for node, parent in parents.items():
+        if type(node) is not cst.Name:
+            continue
+        if isinstance(parent, _NAMED):
+            if parent.name is node:
+                stores[node] = ExpressionContext.STORE
+            continue
+        child = node
+        while isinstance(parent, _PACKING):
+            child, parent = parent, parents.get(parent)
+        field = _TARGET_PARENTS.get(type(parent))
+        if field is not None and getattr(parent, field) is child:
+            stores[node] = ExpressionContext.STORE
+    return stores
+
+
+class _StoredScopeProvider(ScopeProvider):
+    """libcst's ``ScopeProvider``, given the ``STORE`` contexts it depends on (its cache, from
+    :func:`store_contexts`) instead of resolving ``ExpressionContextProvider``: the same scopes
+    from one pass over the tree instead of two."""
+
+    METADATA_DEPENDENCIES = ()
+    gen_cache = True  # the wrapper hands each provider of this kind its cache
+
+    @contextmanager
+    def resolve(self, wrapper: MetadataWrapper):
+        self.metadata = {ExpressionContextProvider: self.cache}
+        yield
+        self.metadata = {}
+
+
+UNSCOPED_BINDINGS = (
+    cst.Del, cst.MatchAs, cst.MatchStar, cst.MatchMapping, cst.TypeVar, cst.TypeVarTuple, cst.ParamSpec, cst.TypeAlias,
+)
+"""Bindings that libcst's scopes do not list as assignments: ``del``, match captures
+(``case -1 as jnp:``) and type parameters."""
+
+
 class Semantics:
     """The file's names and bindings, indexed once: what the rules ask of every candidate.
 
@@ -422,10 +485,11 @@ class Semantics:
     metadata already holds, and libcst's ``ScopeProvider`` gives the bindings of each scope.
     """
 
-    def __init__(self, module: cst.Module, wrapper: MetadataWrapper, source: str) -> None:
+    def __init__(self, module: cst.Module, source: str) -> None:
         self.module = module
         self.parents = parent_map(module)
-        self.scope_of = wrapper.resolve(ScopeProvider)
+        wrapper = MetadataWrapper(module, unsafe_skip_copy=True, cache={_StoredScopeProvider: store_contexts(self.parents)})
+        self.scope_of = wrapper.resolve(_StoredScopeProvider)
         self._wrapper = wrapper
         self._positions = None
         self._statement_positions: dict[cst.CSTNode, tuple[dict, int]] = {}
@@ -754,13 +818,13 @@ class Semantics:
 
     def rebound(self, root: str) -> bool:
         """Whether the file binds ``root`` (``jnp``) other than by a module-level import, or declares
-        it ``global``/``nonlocal`` or deletes it (``del jnp`` after import-time use): a fix that
-        spells it may then reach something else, or nothing."""
+        it ``global``/``nonlocal``, deletes it (``del jnp`` after import-time use) or captures it
+        in a ``match``: a fix that spells it may then reach something else, or nothing."""
         for assignment in self.assignments(root):
             imported = isinstance(assignment.node, (cst.Import, cst.ImportFrom))
             if not (imported and isinstance(self.scope_of.get(assignment.node), GlobalScope)):
                 return True
-        if any(isinstance(binding_role(self.parents, n)[1], cst.Del) for n in self.by_value.get(root, ())):
+        if any(isinstance(binding_role(self.parents, n)[1], UNSCOPED_BINDINGS) for n in self.by_value.get(root, ())):
             return True
         return self.declared_global(root)
 

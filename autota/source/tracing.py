@@ -47,6 +47,8 @@ class TracedFunctions:
         self._has_classes = any(
             isinstance(d, cst.ClassDef) for ds in rule.semantics.definitions.values() for d in ds
         )
+        self._derived: dict[cst.ClassDef, list[cst.ClassDef]] | None = None
+        self._held_classes: dict[tuple[cst.ClassDef, str], cst.ClassDef | None] = {}
         self.traced_calls: dict[cst.CSTNode, dict[cst.Call, None]] = {}
         """Every call of each function of the module from its traced functions, in source order."""
         models: set[cst.ClassDef] = set()
@@ -83,7 +85,10 @@ class TracedFunctions:
         """A function a traced function calls runs traced too (its loops see tracers)."""
         calls: dict[cst.CSTNode, list[cst.Call]] = {}
         callable_ = lambda n: isinstance(n, cst.Call) and (  # noqa: E731
-            isinstance(n.func, cst.Name) or isinstance(n.func, cst.Attribute) and isinstance(n.func.value, cst.Name)
+            isinstance(n.func, cst.Name) or isinstance(n.func, cst.Attribute) and (
+                isinstance(n.func.value, cst.Name)
+                or isinstance(n.func.value, cst.Attribute) and isinstance(n.func.value.value, cst.Name)
+            )
         )
         for call in self.rule.semantics.find(module, callable_):
             caller = next((a for a in self.rule.ancestors(call) if isinstance(a, (cst.FunctionDef, cst.Lambda))), None)
@@ -93,27 +98,67 @@ class TracedFunctions:
         while work:
             caller = work.pop()
             for call in calls.get(caller, ()):
-                definition = self._callee(call, caller)
-                if definition is None:
-                    continue
-                self.traced_calls.setdefault(definition, {})[call] = None
-                root = self.by_function[caller]
-                origin = root.origin or root.kind
-                known = self.by_function.get(definition)
-                # a model's function only may run traced; one that jitted code calls does
-                if known is None or known.kind in MAY_RUN_TRACED and origin not in MAY_RUN_TRACED:
-                    self.by_function[definition] = Traced("called", call, origin)
-                    work.append(definition)
+                for definition in self._callees(call, caller):
+                    self._reach(definition, call, caller, work)
 
-    def _callee(self, call: cst.Call, caller: cst.CSTNode) -> cst.FunctionDef | cst.Lambda | None:
-        """The function of this file that ``call`` runs: a function, a method, or the ``__init__``
-        of the class it makes (``ForceTokens(pairs)`` in jitted code runs its ``__init__`` traced)."""
+    def _reach(self, definition, call: cst.Call, caller, work: list) -> None:
+        """``definition`` runs traced, called by ``call`` in the traced ``caller``."""
+        self.traced_calls.setdefault(definition, {})[call] = None
+        root = self.by_function[caller]
+        origin = root.origin or root.kind
+        known = self.by_function.get(definition)
+        # a model's function only may run traced; one that jitted code calls does
+        if known is None or known.kind in MAY_RUN_TRACED and origin not in MAY_RUN_TRACED:
+            self.by_function[definition] = Traced("called", call, origin)
+            work.append(definition)
+
+    def _callees(self, call: cst.Call, caller: cst.CSTNode) -> list[cst.FunctionDef | cst.Lambda]:
+        """The functions of this file that ``call`` may run: a function, a method (with the
+        overrides of subclasses of this file, for ``self.name(...)``), or the ``__init__`` of
+        the class it makes (``ForceTokens(pairs)`` in jitted code runs its ``__init__`` traced)."""
         if isinstance(call.func, cst.Attribute):
-            return self._method(call.func, caller)
+            method = self._method(call.func, caller)
+            return [*([method] if method is not None else []), *self._overrides(call.func, caller)]
         binding = self.rule.semantics.binding(call.func)
         if isinstance(binding, cst.ClassDef):
-            return _member(binding, "__init__")
-        return self._held(binding, 0)
+            init = _member(binding, "__init__")
+            return [init] if init is not None else []
+        function = self._held(binding, 0)
+        return [function] if function is not None else []
+
+    def _overrides(self, func: cst.Attribute, caller: cst.CSTNode) -> list[cst.FunctionDef]:
+        """For ``self.name(...)`` in a method of a class of this file, the ``def name`` of each
+        class of the file derived from it (evosax's jitted ``Base.ask`` calls ``self._ask``,
+        which each algorithm defines)."""
+        holder = self._own_class(func.value, caller) if isinstance(func.value, cst.Name) else None
+        if holder is None:
+            return []
+        found = []
+        for cls in self._subclasses(holder):
+            method = _member(cls, func.attr.value)
+            if method is not None:
+                found.append(method)
+        return found
+
+    def _subclasses(self, cls: cst.ClassDef) -> list[cst.ClassDef]:
+        """The classes of this file derived from ``cls``, directly or through each other."""
+        if self._derived is None:
+            self._derived = {}
+            for classes in self.rule.semantics.definitions.values():
+                for other in classes:
+                    if isinstance(other, cst.ClassDef):
+                        for base in other.bases:
+                            value = base.value.value if isinstance(base.value, cst.Subscript) else base.value
+                            parent = self.rule.semantics.binding(value) if isinstance(value, cst.Name) and base.keyword is None else None
+                            if isinstance(parent, cst.ClassDef):
+                                self._derived.setdefault(parent, []).append(other)
+        found, work = [], list(self._derived.get(cls, ()))
+        while work:
+            other = work.pop()
+            if other not in found:
+                found.append(other)
+                work.extend(self._derived.get(other, ()))
+        return found
 
     def _instance_class(self, name: cst.Name) -> cst.ClassDef | None:
         """The class of this file whose object ``name`` holds where it is read (``scf = Scf(...)``)."""
@@ -129,15 +174,22 @@ class TracedFunctions:
         """The method ``Class.name(...)``, ``self.name(...)`` or ``obj.name(...)`` calls: a ``def
         name`` in the body of a class of this file, named, or the class of the method ``caller``
         whose first parameter is ``self`` (a subclass may override it; the one the file defines
-        runs at least there), or the class ``obj`` was made of (``obj = Class(...)``)."""
+        runs at least there), or the class ``obj`` was made of (``obj = Class(...)``). An object
+        the class holds (``self.gen = gen or Generator(...)``) runs its class's ``__call__`` for
+        ``self.gen(...)`` and its method for ``self.gen.name(...)``."""
         owner = func.value
-        holder = self.rule.parent(self.rule.parent(caller)) if isinstance(caller, cst.FunctionDef) else None
-        params = caller.params.params if isinstance(holder, cst.ClassDef) else ()
-        if params and params[0].name.value == owner.value and not any(
-            self.rule.matches(d.decorator, {"builtins.staticmethod"}) for d in caller.decorators
-        ):
-            pass  # `self.name(...)` in a method: the method's own class
-        elif any(isinstance(d, cst.ClassDef) for d in self.rule.semantics.definitions.get(owner.value, ())):
+        if isinstance(owner, cst.Attribute):  # `self.gen.name(...)`
+            cls = self._own_class(owner.value, caller)
+            held = self._held_class(cls, owner.value.value, owner.attr.value) if cls is not None else None
+            return _member(held, func.attr.value) if held is not None else None
+        holder = self._own_class(owner, caller)
+        if holder is not None:  # `self.name(...)` in a method: the method's own class
+            method = _member(holder, func.attr.value)
+            if method is not None:
+                return method
+            held = self._held_class(holder, owner.value, func.attr.value)
+            return _member(held, "__call__") if held is not None else None
+        if any(isinstance(d, cst.ClassDef) for d in self.rule.semantics.definitions.get(owner.value, ())):
             holder = self.rule.semantics.binding(owner)  # asked only of names some class has
             if not isinstance(holder, cst.ClassDef):
                 return None
@@ -146,6 +198,35 @@ class TracedFunctions:
             if holder is None:
                 return None
         return _member(holder, func.attr.value)
+
+    def _own_class(self, owner: cst.Name, caller: cst.CSTNode) -> cst.ClassDef | None:
+        """The class of the method ``caller`` where ``owner`` is its ``self`` (not a staticmethod)."""
+        holder = self.rule.parent(self.rule.parent(caller)) if isinstance(caller, cst.FunctionDef) else None
+        params = caller.params.params if isinstance(holder, cst.ClassDef) else ()
+        if params and params[0].name.value == owner.value and not any(
+            self.rule.matches(d.decorator, {"builtins.staticmethod"}) for d in caller.decorators
+        ):
+            return holder
+        return None
+
+    def _held_class(self, cls: cst.ClassDef, me: str, attribute: str) -> cst.ClassDef | None:
+        """The class of this file whose object ``cls``'s methods store in ``self.attribute``
+        (``self._generator = generator or Generator(...)``), where exactly one is."""
+        key = (cls, attribute)
+        if key not in self._held_classes:
+            kinds = set()
+            for assign in self.rule.semantics.find(cls, lambda n: isinstance(n, cst.Assign)):
+                if any(
+                    isinstance(t.target, cst.Attribute) and t.target.attr.value == attribute
+                    and isinstance(t.target.value, cst.Name) and t.target.value.value == me
+                    for t in assign.targets
+                ):
+                    for call in self.rule.semantics.find(assign.value, lambda n: isinstance(n, cst.Call)):
+                        made = self.rule.semantics.binding(call.func) if isinstance(call.func, cst.Name) else None
+                        if isinstance(made, cst.ClassDef):
+                            kinds.add(made)
+            self._held_classes[key] = next(iter(kinds)) if len(kinds) == 1 else None
+        return self._held_classes[key]
 
     def _is_transform(self, expr: cst.BaseExpression) -> bool:
         """``jax.vmap``/``grad``... or ``partial(jax.vmap, ...)``: the function given is traced."""

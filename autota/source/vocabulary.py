@@ -88,6 +88,11 @@ TREE_MAP = frozenset({"jax.tree_util.tree_map", "jax.tree.map", "jax.tree_map"})
 REPLACE = frozenset({"dataclasses.replace"})
 """Functions that rebuild a dataclass with some fields changed (``x._replace``/``x.replace`` are methods)."""
 
+INDEX_TRICKS = frozenset(
+    f"{module}.{name}" for module in (JNP, "numpy") for name in ("r_", "c_", "s_", "index_exp", "mgrid", "ogrid")
+)
+"""Objects whose ``__getitem__`` builds arrays from the index it is given (``jnp.r_[i, k]``)."""
+
 # -- growth ------------------------------------------------------------------------------------
 ARRAY_METADATA = frozenset({"shape", "dtype", "ndim", "size"})
 """Attributes of an array known at trace time: reading one reads no values, so under ``grad``
@@ -105,8 +110,18 @@ KEY_FUNCTIONS = frozenset({"jax.random.split", "jax.random.PRNGKey", "jax.random
 """Functions that make PRNG keys, which hold no floats."""
 GROWTH_FUNCTIONS = ("concatenate", "append", "vstack", "row_stack", "hstack", "dstack", "column_stack", "stack")
 
+PYTHON_RESULTS = frozenset(
+    f"{JNP}.{name}"
+    for name in ("shape", "ndim", "size", "result_type", "dtype", "iscomplexobj", "isrealobj", "isscalar",
+                 "issubdtype", "promote_types", "can_cast", "finfo", "iinfo", "isdtype", "get_printoptions")
+)
+"""Functions of ``jax.numpy`` whose result is a Python value (an int, a tuple, a dtype), not an array."""
+SHARED_MEMORY = frozenset({f"{JNP}.from_dlpack", "jax.dlpack.from_dlpack"})
+"""JAX functions whose array may share memory with what they are given (a NumPy array on the
+CPU): writes into that change it."""
 ARRAY_MODULES = (f"{JNP}.", f"{LAX}.", "jax.random.")
-"""Modules whose functions return JAX arrays and do nothing else (but :data:`NOT_ARRAY_RESULTS`)."""
+"""Modules whose functions return JAX arrays and do nothing else (but :data:`PYTHON_RESULTS`,
+and :data:`NOT_ARRAY_RESULTS`, which return several)."""
 NOT_ARRAY_RESULTS = frozenset(
     {
         f"{JNP}.{name}"

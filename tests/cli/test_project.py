@@ -151,3 +151,61 @@ def test_a_method_called_from_traced_code_of_another_module_is_not_reported(caps
         capsys.readouterr()
         fixed = (tmp_path / "pkg" / "hand.py").read_text()
         assert fixed.count("hand = hand.at[j].set(deck[j])") == 1  # the traced method: untouched
+
+
+GENERATOR = """\
+import jax
+import jax.numpy as jnp
+
+
+class RandomGenerator:
+    def __init__(self, count):
+        self.count = count
+
+    def __call__(self, key):
+        picks = jnp.zeros((self.count,), jnp.int32)
+        for slot in range(self.count):
+            key, sub = jax.random.split(key)
+            picks = picks.at[slot].set(jax.random.randint(sub, (), 0, 10))
+        return picks
+
+    def layout(self, key):
+        cells = jnp.zeros((self.count,))
+        for slot in range(self.count):
+            cells = cells.at[slot].set(jax.random.uniform(jax.random.fold_in(key, slot)))
+        return cells
+
+    def render(self, values):
+        image = jnp.zeros((self.count,))
+        for slot in range(self.count):
+            image = image.at[slot].set(values[slot])
+        return image
+"""
+
+HOLDING_ENV = """\
+from functools import partial
+
+import jax
+
+from pkg.generator import RandomGenerator
+
+
+class Env:
+    def __init__(self, generator=None):
+        self._generator = generator or RandomGenerator(count=3)
+
+    @partial(jax.jit, static_argnums=0)
+    def reset(self, key):
+        return self._generator(key), self._generator.layout(key)
+"""
+
+
+def test_an_object_held_by_a_traced_class_runs_traced(capsys, tmp_path):
+    """Jumanji's environments hold a generator (``self._generator = generator or
+    RandomGenerator(...)``) from another module and call it in their jitted ``reset``: its
+    ``__call__`` and the method called run traced; a method nothing traced calls stays reported."""
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "generator.py").write_text(GENERATOR)
+    (tmp_path / "pkg" / "env.py").write_text(HOLDING_ENV)
+    assert _codes(capsys, "--select", "AT102", str(tmp_path)) == ["generator.py:25:21 AT102"]

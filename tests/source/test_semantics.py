@@ -8,7 +8,15 @@ from pathlib import Path
 
 import libcst as cst
 import pytest
-from libcst.metadata import MetadataWrapper, ParentNodeProvider, PositionProvider, QualifiedNameProvider
+from libcst.metadata import (
+    ExpressionContext,
+    ExpressionContextProvider,
+    MetadataWrapper,
+    ParentNodeProvider,
+    PositionProvider,
+    QualifiedNameProvider,
+    ScopeProvider,
+)
 
 from autota.source import scopes
 
@@ -108,6 +116,9 @@ except* (q9, r9) as s9:
 x = 1; y = (
     2,  # inside
 )
+(p3, [q3, *r3], s3.t3, u3[v3]) = w3 = x3
+for y3.z3, a4[b4] in c4:
+    d4[(e4 := 1)] = {f4 for g4, h4 in i4}
 '''
 
 
@@ -140,7 +151,7 @@ def _libcst_order(tree: cst.CSTNode, into_scopes: bool = True) -> list[cst.CSTNo
 def test_the_model_answers_what_libcst_answers(text):
     module = cst.parse_module(text)
     wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
-    semantics = scopes.Semantics(module, wrapper, text)
+    semantics = scopes.Semantics(module, text)
 
     expected_parents = wrapper.resolve(ParentNodeProvider)
     assert len(semantics.parents) == len(expected_parents)
@@ -156,6 +167,12 @@ def test_the_model_answers_what_libcst_answers(text):
     for node in semantics.nodes:
         if node in positions:
             assert semantics.position(node) == positions[node], module.code_for_node(node)
+
+    contexts = wrapper.resolve(ExpressionContextProvider)
+    assert scopes.store_contexts(semantics.parents) == {
+        n: c for n, c in contexts.items() if isinstance(n, cst.Name) and c == ExpressionContext.STORE
+    }
+    assert _scope_shape(semantics.scope_of, semantics.nodes) == _scope_shape(wrapper.resolve(ScopeProvider), semantics.nodes)
 
     qualified = wrapper.resolve(QualifiedNameProvider)
     for node in semantics.nodes:
@@ -177,6 +194,27 @@ def test_the_model_answers_what_libcst_answers(text):
         for name in identifiers:
             assert semantics.names_in(tree, name) == scopes.names(tree, name)
             assert semantics.stores(tree, name) == scopes.stores(tree, name)
+
+
+def _scope_shape(scope_of, nodes) -> list:
+    """Each node's scope, as the node the scope belongs to, with every assignment and access
+    of that scope and what each access refers to: scopes compared across two resolutions."""
+    order = {node: place for place, node in enumerate(nodes)}
+    shape = []
+    for node in nodes:
+        scope = scope_of.get(node)
+        if scope is None:
+            shape.append(None)
+            continue
+        shape.append((
+            type(scope).__name__,
+            sorted((a.name, order.get(a.node, -1)) for a in scope.assignments),
+            sorted(
+                (order.get(a.node, -1), sorted(order.get(r.node, -1) for r in a.referents if hasattr(r, "node")))
+                for a in scope.accesses
+            ),
+        ))
+    return shape
 
 
 REACHING = '''\
@@ -211,7 +249,7 @@ def f(a):
 )
 def test_reaching_value_follows_straight_line_code(read, expected):
     module = cst.parse_module(REACHING)
-    semantics = scopes.Semantics(module, MetadataWrapper(module, unsafe_skip_copy=True), REACHING)
+    semantics = scopes.Semantics(module, REACHING)
     callee, name = read
     calls = [n for n in semantics.nodes if isinstance(n, cst.Call) and isinstance(n.func, cst.Name)]
     call = next(c for c in calls if c.func.value == callee and module.code_for_node(c.args[0].value) == name)

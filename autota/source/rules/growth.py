@@ -16,7 +16,7 @@ import libcst as cst
 from autota.catalogue import Fix
 from autota.source import prefilter, scopes
 from autota.source.rule import SourceRule
-from autota.source.vocabulary import NUMPY_IN_PLACE, PURE_BUILTINS, READING_METHODS, TRACED_ARGUMENTS
+from autota.source.vocabulary import SHARED_MEMORY
 
 UNSTEADY = (cst.Call, cst.Attribute, cst.Subscript, cst.NamedExpr, cst.Await, cst.Yield, cst.Lambda,
             cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
@@ -349,11 +349,12 @@ class GrowthRule(SourceRule):
 
     def _only_jax_values(self, target: cst.Name) -> bool:
         """Whether every value bound to the name is a JAX array function's result or a JAX update
-        of itself (``x = x.at[i].set(v)``): immutable arrays, not NumPy's or another object."""
+        of itself (``x = x.at[i].set(v)``): immutable arrays, not NumPy's or another object, nor
+        one that shares a NumPy array's memory (``jnp.from_dlpack``)."""
         values = self.semantics.bound_values(target) or [None]
         return all(
             isinstance(v, cst.Call) and (
-                self.one_array_function(v.func)
+                self.one_array_function(v.func) and not self.matches(v.func, SHARED_MEMORY)
                 or scopes.at_update(v) is not None and scopes.at_update(v)[0] == target.value
             )
             for v in values
@@ -407,25 +408,13 @@ class GrowthRule(SourceRule):
         return bool(plain) and all(scopes.is_constant(v) for v in plain)
 
     def _changes_nothing(self, call: cst.Call) -> bool:
-        """Whether ``call`` is proven to write into none of its arguments: a JAX array function
-        (but the loops and branches, which run user code), NumPy but its in-place functions and
-        ``out=``, a builtin that reads, a method that only reads, a JAX update (``x.at[i].set``),
-        or any method of a list, dict or set literal the function builds (no array is one)."""
-        if any(arg.keyword is not None and arg.keyword.value == "out" for arg in call.args):
-            return False
-        names = self.qualified_names(call.func)
-        if names & TRACED_ARGUMENTS.keys():
-            return False
-        if self.array_function(call.func) or names & PURE_BUILTINS:
+        """Whether ``call`` is proven to write into no array: one that writes nothing
+        (:meth:`~autota.source.rule.SourceRule.writes_nothing`), or a method of a list, dict or
+        set literal the function builds (no array is one)."""
+        if self.writes_nothing(call):
             return True
-        if any(q.startswith("numpy.") for q in names):
-            return not names & NUMPY_IN_PLACE
         func = call.func
-        if not isinstance(func, cst.Attribute):
-            return False
-        if func.attr.value in READING_METHODS or scopes.at_call(call) is not None:
-            return True
-        receiver = func.value
+        receiver = func.value if isinstance(func, cst.Attribute) else None
         if isinstance(receiver, cst.Name):
             values = self.semantics.bound_values(receiver)
             return bool(values) and all(
@@ -443,6 +432,12 @@ class GrowthRule(SourceRule):
             return (
                 f"the axis `{axis.value}` is declared `global` or `nonlocal` in a function, so a call in the loop "
                 "may rebind it"
+            )
+        reader = self.frame_reader(self.context.module) if isinstance(axis, cst.Name) else None
+        if reader is not None:
+            return (
+                f"the file calls `{reader[1]}()` (line {self.start_line(reader[0])}), through which a call in the loop "
+                f"may rebind the axis `{axis.value}`"
             )
         return None
 

@@ -37,14 +37,15 @@ UNSAFE_DIFFERENCES = (
 
 class UnrolledLoopRule(SourceRule):
     codes = ("AT401",)
-    triggers = ("jit",)
+    triggers = ("jit", "fori_loop", "scan", "while_loop", "cond", "switch", "map")
 
     @classmethod
     def relevant(cls, facts: prefilter.Facts) -> set[int] | None:
-        """Jitted functions, and the module's functions jitted code calls, that hold a ``for ... in
-        range(...)`` loop, what shows they run traced, and the module's functions they call
-        (whether the index sets a shape there is read from them)."""
-        jitted = facts.jitted()
+        """Compiled functions (jitted ones, ``lax`` loop bodies and branches), and the module's
+        functions they call, that hold a ``for ... in range(...)`` loop, what shows they run
+        traced, and the module's functions they call (whether the index sets a shape there is
+        read from them)."""
+        jitted = facts.compiled()
         reached, frontier = list(jitted), list(jitted)
         for _ in range(3):  # the module's functions that jitted code calls, a few calls down
             called = _called_from(facts, frontier, methods=True)  # as `self.fill(...)` too: generous
@@ -68,8 +69,8 @@ class UnrolledLoopRule(SourceRule):
         if iterator is None:
             return
         traced = self.traced.context(node)
-        if traced is None or "jit" not in (traced.kind, traced.origin):
-            return  # not under `jit` (a `lax` loop's body, a `vmap`ped function, a model's method)
+        if traced is None or not COMPILED.intersection((traced.kind, traced.origin)):
+            return  # not compiled here (a `vmap`ped function runs op by op; a model's method may not be jitted)
         function = next((a for a in self.ancestors(node) if isinstance(a, cst.FunctionDef)), None)
         if function is None or self.traced.by_function.get(function) is None:
             return
@@ -83,9 +84,7 @@ class UnrolledLoopRule(SourceRule):
         trips = _literal_trips(iterator)
         if trips is not None and trips <= FEW_TRIPS:
             return  # a few copies of the body, whatever the input: the program does not grow
-        under = "runs under `jit`" if traced.kind == "jit" else (
-            f"runs under `jit` (its function is called from jitted code, line {self.start_line(traced.node)})"
-        )
+        under = _where_compiled(traced, self.start_line(traced.node))
         message = (
             f"this Python loop {under}, so it is unrolled: the program holds one copy of the body per "
             f"iteration and compile time grows with the trip count (23 s at T=1024, 58 s with `grad`, against "
@@ -311,6 +310,23 @@ class UnrolledLoopRule(SourceRule):
 
 
 FEW_TRIPS = 4
+
+COMPILED = frozenset({"jit", "loop-body", "branch"})
+"""Traces whose program XLA compiles: a jitted function's, and a ``lax`` loop body's or a
+``cond`` branch's (compiled even when called eagerly), where an unrolled loop grows the program."""
+
+
+def _where_compiled(traced, line: int) -> str:
+    """Where the loop runs, for the message: why it is unrolled into a compiled program."""
+    origin = traced.origin or traced.kind
+    if traced.kind == "jit":
+        return "runs under `jit`"
+    if traced.kind == "called" and origin == "jit":
+        return f"runs under `jit` (its function is called from jitted code, line {line})"
+    if traced.kind == "called":
+        return f"runs in a compiled program (its function is called from a `lax` loop body or branch, line {line})"
+    what = "a `lax` loop body" if traced.kind == "loop-body" else "a `cond`/`switch` branch"
+    return f"runs in {what} (line {line}), which is compiled"
 """A ``range`` of int literals with at most this many steps is left unrolled: its program has a
 fixed, small size (``for layer in range(3)``), and unrolling is often what the author meant."""
 

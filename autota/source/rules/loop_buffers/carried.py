@@ -1206,10 +1206,14 @@ class CarriedBuffers:
         ]
 
 
+SHAPE_READERS = vocabulary.METADATA_FUNCTIONS | vocabulary.PYTHON_RESULTS | {"builtins.isinstance", "builtins.type"}
+"""Calls that read what is known of an array while tracing (its shape, dtype, type), not its values."""
+
+
 def _reads_values(semantics: scopes.Semantics, expr: cst.BaseExpression, names: set[str]) -> bool:
     """Whether ``expr`` reads the values of one of ``names`` (an attribute's own name, ``x.h``'s
     ``h``, or a keyword is no read), not only what is known of them while tracing: ``x.shape``,
-    ``x.dtype``, ``len(x)`` are Python values (``SCALE * h.shape[0]`` is a Python float)."""
+    ``x.dtype``, ``len(x)``, ``jnp.ndim(x)`` are Python values (``SCALE * h.shape[0]`` is a Python float)."""
     for name in semantics.variables(expr):
         if name.value not in names:
             continue
@@ -1217,7 +1221,7 @@ def _reads_values(semantics: scopes.Semantics, expr: cst.BaseExpression, names: 
         if isinstance(parent, cst.Attribute) and parent.value is name and parent.attr.value in vocabulary.ARRAY_METADATA:
             continue
         call = semantics.parents.get(parent) if isinstance(parent, cst.Arg) else None
-        if isinstance(call, cst.Call) and isinstance(call.func, cst.Name) and call.func.value in ("len", "isinstance", "type"):
+        if isinstance(call, cst.Call) and semantics.qualified_names(call.func) & SHAPE_READERS:
             continue
         return True
     return False

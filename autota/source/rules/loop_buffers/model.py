@@ -29,6 +29,7 @@ from autota.source.rules.loop_buffers.syntax import (
     ordered_arguments,
     reads_part,
     reads_slot,
+    rebinds,
     several_slots,
 )
 
@@ -250,9 +251,9 @@ class LoopModeler:
         refuses a body that changes them), and through ``x.at[i].set(v)``, an array like ``x``."""
         if depth > 20:
             return None
-        updated = scopes.at_call(expr)
-        if updated is not None and updated[1] in vocabulary.UPDATE_METHODS:
-            return self._value_of(updated[0], depth + 1)  # `x.at[i].set(v)` has the dtype of `x`
+        updated = self._updated(expr)
+        if updated is not None:
+            return self._value_of(updated, depth + 1)  # `x.at[i].set(v)` has the dtype of `x`
         if not isinstance(expr, cst.Name):
             return expr
         reaching = self.semantics.reaching_value(expr)  # a dtype fact must hold on every path to the loop
@@ -265,11 +266,52 @@ class LoopModeler:
             return self.initial(value, path, depth + 1)
         loop = self.rule.matches(value.func, vocabulary.LOOPS) if isinstance(value, cst.Call) else None
         kind = vocabulary.LOOPS.get(loop)
+        if loop is None and isinstance(value, cst.Call) and len(path) == 1:
+            return self._helper_result(value, path[0], depth + 1)
         if kind not in ("fori", "scan", "while") or kind == "scan" and path[0] != 0:
             return None
         args = self.rule._arguments(value, kind)
         init = args.get(vocabulary.INIT_ARG[kind]) if args is not None else None
         return self.initial(init.value, path[1:] if kind == "scan" else path, depth + 1) if init is not None else None
+
+    def _updated(self, expr: cst.BaseExpression) -> cst.BaseExpression | None:
+        """The array that ``expr`` updates, keeping its dtype: ``x`` of ``x.at[i].set(v)`` or of
+        ``lax.dynamic_update_slice(x, ...)``."""
+        updated = scopes.at_call(expr)
+        if updated is not None and updated[1] in vocabulary.UPDATE_METHODS:
+            return updated[0]
+        if isinstance(expr, cst.Call) and self.rule.matches(expr.func, vocabulary.DYNAMIC_WRITES):
+            first = expr.args[0] if expr.args else None
+            return first.value if first is not None and first.keyword is None and not first.star else None
+        return None
+
+    def _helper_result(self, call: cst.Call, position: int, depth: int) -> cst.BaseExpression | None:
+        """The value that reaches element ``position`` of what a helper of this file returns
+        (``obs, idx = write(obs, 0, header)``), where every ``return`` of its gives there an
+        update of the same parameter (``lax.dynamic_update_slice(obs, data, ...)``) or that
+        parameter: the argument given for it, whose dtype the result keeps."""
+        function = self.semantics.binding(call.func) if isinstance(call.func, cst.Name) else None
+        if not isinstance(function, cst.FunctionDef) or any(a.star or a.keyword is not None for a in call.args):
+            return None
+        params = [p.name.value for p in function.params.params]
+        returns = self.semantics.own_nodes(function, lambda n: isinstance(n, (cst.Return, cst.Yield)))
+        chosen = set()
+        for ret in returns:
+            value = ret.value if isinstance(ret, cst.Return) else None
+            if not isinstance(value, cst.Tuple) or position >= len(value.elements):
+                return None
+            element = value.elements[position].value
+            while (inner := self._updated(element)) is not None:
+                element = inner
+            if not isinstance(element, cst.Name) or element.value not in params:
+                return None
+            chosen.add(element.value)
+        if len(chosen) != 1:
+            return None
+        index = params.index(chosen.pop())
+        if index >= len(call.args) or rebinds(self.semantics, function, params[index]):
+            return None
+        return self._value_of(call.args[index].value, depth + 1)
 
     def exact_dtype(self, expr: cst.BaseExpression | None) -> bool:
         """Whether ``expr`` visibly makes an integer or boolean array: a ``jnp`` constructor with

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from autota.source import scopes
+from autota.source import scopes, vocabulary
 from autota.source.rules.loop_buffers.syntax import (
     assigns,
     LAX,
@@ -268,13 +268,14 @@ class StaticFacts:
             ):
                 node, parent = parent, self.parent(parent)
             if isinstance(parent, cst.Index) and isinstance(self.parent(parent), cst.SubscriptElement):
-                if not self._custom_subscript(self.parent(self.parent(parent))):
+                subscript = self.parent(self.parent(parent))
+                why = self._custom_subscript(subscript)
+                if why is None:
                     continue
                 return (
-                    f"the loop index `{index}` subscripts `{self.code_of(self.parent(self.parent(parent)).value)}` "
-                    f"(line {self.start_line(name)}), and a class of this file defines `__getitem__`, which may "
-                    "compute with it; `scan` over `jnp.arange` gives a strongly typed int32 where `fori_loop` "
-                    "gives a weakly typed one, which can change dtype promotion"
+                    f"the loop index `{index}` subscripts `{self.code_of(subscript.value)}` (line "
+                    f"{self.start_line(name)}), {why}; `scan` over `jnp.arange` gives a strongly typed int32 where "
+                    "`fori_loop` gives a weakly typed one, which can change dtype promotion"
                 )
             if isinstance(parent, (cst.Comparison, cst.ComparisonTarget)):
                 comparison = parent if isinstance(parent, cst.Comparison) else self.parent(parent)
@@ -292,13 +293,26 @@ class StaticFacts:
             )
         return None
 
-    def _custom_subscript(self, subscript: cst.Subscript) -> bool:
-        """Whether ``subscript`` may call a ``__getitem__`` of this file, which sees the index's type
+    def _custom_subscript(self, subscript: cst.Subscript) -> str | None:
+        """Why ``subscript`` may call a ``__getitem__`` that computes with the index, which sees
+        its type: an index-tricks object (``jnp.r_``), a name bound to what a call of something
+        other than JAX's array functions made (``Offsets(...)``, an object of another module), a
+        call's result, or anything in a file one of whose classes defines ``__getitem__``
         (``x.at[i]`` is JAX's own)."""
         value = subscript.value
         if isinstance(value, cst.Attribute) and value.attr.value == "at":
-            return False
-        return self.semantics.defines_attribute("__getitem__")
+            return None
+        if self.matches(value, vocabulary.INDEX_TRICKS):
+            return "an object whose `__getitem__` builds arrays from the index"
+        made = [value] if isinstance(value, cst.Call) else (
+            self.semantics.bound_values(value) or [] if isinstance(value, cst.Name) else []
+        )
+        for call in made:
+            if isinstance(call, cst.Call) and not self.array_function(call.func) and scopes.at_call(call) is None:
+                return f"which `{self.code_of(call.func)}(...)` made: its `__getitem__` may compute with the index"
+        if self.semantics.defines_attribute("__getitem__"):
+            return "and a class of this file defines `__getitem__`, which may compute with it"
+        return None
 
     def _is_dynamic_index_arg(self, arg: cst.Arg) -> bool:
         call = self.parent(arg)

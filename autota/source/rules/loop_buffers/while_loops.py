@@ -108,6 +108,14 @@ class WhileLoops:
         call in it measures (`len(steps)` of a list the body appends to). The fix reads it once."""
         names = {n.value for n in self.semantics.variables(bound)}
         measured = bool(self.semantics.find(bound, lambda n: isinstance(n, cst.Call)))
+        if measured and isinstance(body_function, (cst.FunctionDef, cst.Lambda)):
+            calls = self.semantics.find(body_function, lambda n: isinstance(n, cst.Call) and not self.writes_nothing(n))
+            if calls:
+                return (
+                    f"the body calls `{self.code_of(calls[0].func)}(...)` (line {self.start_line(calls[0])}), which may "
+                    f"change what the bound `{self.code_of(bound)}` measures while it is traced, and the `while_loop` "
+                    "may trace its condition again after the body"
+                )
         for function in (body_function, cond):
             if not isinstance(function, (cst.FunctionDef, cst.Lambda)):
                 continue
