@@ -22,10 +22,11 @@ from autota.source.vocabulary import (
     ARRAY_MODULES,
     FRAME_READERS,
     NOT_ARRAY_RESULTS,
-    NUMPY_IN_PLACE,
+    NUMPY_READERS,
     PURE_BUILTINS,
     PYTHON_RESULTS,
     READING_METHODS,
+    SHARED_MEMORY,
     TRACED_ARGUMENTS,
     terminal,
 )
@@ -165,19 +166,26 @@ class SourceRule:
 
     def writes_nothing(self, call: cst.Call) -> bool:
         """Whether ``call`` is proven to change no object: a JAX array function (but the loops
-        and branches, which run user code), NumPy but its in-place functions and ``out=``, a
-        builtin that reads, a method that only reads, or a JAX update (``x.at[i].set``)."""
-        if any(arg.keyword is not None and arg.keyword.value == "out" for arg in call.args):
+        and branches, which run user code), one of NumPy's that read (without ``out=``), a
+        builtin that reads and calls nothing it is given, a method that only reads, or a JAX
+        update (``x.at[i].set``)."""
+        if any(arg.keyword is not None and arg.keyword.value in ("out", "key") for arg in call.args):
             return False
         names = self.qualified_names(call.func)
         if names & TRACED_ARGUMENTS.keys():
             return False
-        if self.array_function(call.func) or names & PURE_BUILTINS:
+        if self.array_function(call.func) or names & (PURE_BUILTINS | NUMPY_READERS):
             return True
         if any(q.startswith("numpy.") for q in names):
-            return not names & NUMPY_IN_PLACE
+            return False
         func = call.func
         return isinstance(func, cst.Attribute) and (func.attr.value in READING_METHODS or scopes.at_call(call) is not None)
+
+    def new_jax_array(self, func: cst.BaseExpression) -> bool:
+        """Whether ``func`` makes one new JAX array whatever it is given (immutable, with
+        ``.at``): :meth:`one_array_function`, but those that may return a NumPy array or share
+        its memory (:data:`~autota.source.vocabulary.SHARED_MEMORY`)."""
+        return self.one_array_function(func) and not self.qualified_names(func) & SHARED_MEMORY
 
     def location(self, node: cst.CSTNode) -> Location:
         """Where ``node`` is in the file (1-based, end exclusive): what findings and edits use."""

@@ -268,6 +268,8 @@ def module_aliases(module: cst.Module, qualified: str) -> list[str]:
     package = qualified.split(".", 1)[0]
     found, by_package = [], []
     for statement in module.body:
+        if _may_run_module_code(statement):
+            break  # an import after it may not be bound yet where the fix's code runs (`RESULT = run()`)
         if not isinstance(statement, cst.SimpleStatementLine):
             continue
         for small in statement.body:
@@ -286,6 +288,24 @@ def module_aliases(module: cst.Module, qualified: str) -> list[str]:
                     if full == qualified:
                         found.append(alias.evaluated_alias or alias.evaluated_name)
     return list(dict.fromkeys(found + by_package))
+
+
+def _may_run_module_code(statement: cst.CSTNode) -> bool:
+    """Whether a module-level statement may call the module's functions: anything but imports,
+    definitions, docstrings and assignments that call nothing."""
+    if isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
+        return False
+    if not isinstance(statement, cst.SimpleStatementLine):
+        return True
+    for small in statement.body:
+        if isinstance(small, (cst.Import, cst.ImportFrom, cst.Pass)):
+            continue
+        if isinstance(small, cst.Expr) and isinstance(small.value, (cst.SimpleString, cst.ConcatenatedString)):
+            continue
+        if isinstance(small, (cst.Assign, cst.AnnAssign)) and not find(small, lambda n: isinstance(n, cst.Call)):
+            continue
+        return True
+    return False
 
 
 def _dotted_name(node) -> str:

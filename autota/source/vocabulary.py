@@ -88,11 +88,6 @@ TREE_MAP = frozenset({"jax.tree_util.tree_map", "jax.tree.map", "jax.tree_map"})
 REPLACE = frozenset({"dataclasses.replace"})
 """Functions that rebuild a dataclass with some fields changed (``x._replace``/``x.replace`` are methods)."""
 
-INDEX_TRICKS = frozenset(
-    f"{module}.{name}" for module in (JNP, "numpy") for name in ("r_", "c_", "s_", "index_exp", "mgrid", "ogrid")
-)
-"""Objects whose ``__getitem__`` builds arrays from the index it is given (``jnp.r_[i, k]``)."""
-
 # -- growth ------------------------------------------------------------------------------------
 ARRAY_METADATA = frozenset({"shape", "dtype", "ndim", "size"})
 """Attributes of an array known at trace time: reading one reads no values, so under ``grad``
@@ -106,6 +101,10 @@ PART_READERS = frozenset(
 INDEX_REDUCTIONS = frozenset({f"{JNP}.{name}" for name in ("argmin", "argmax", "nanargmin", "nanargmax")})
 """Functions whose result is an integer position: `grad` goes through no array they read, so
 it saves none of it."""
+INDEX_SAMPLERS = {"jax.random.categorical": (1, "logits"), "jax.random.choice": (4, "p")}
+"""Random functions and the argument (position, keyword) that only weighs which position they
+pick: the result is an index, or an element of another argument, so `grad` goes through none of
+what that argument reads."""
 KEY_FUNCTIONS = frozenset({"jax.random.split", "jax.random.PRNGKey", "jax.random.key", "jax.random.fold_in"})
 """Functions that make PRNG keys, which hold no floats."""
 GROWTH_FUNCTIONS = ("concatenate", "append", "vstack", "row_stack", "hstack", "dstack", "column_stack", "stack")
@@ -116,9 +115,10 @@ PYTHON_RESULTS = frozenset(
                  "issubdtype", "promote_types", "can_cast", "finfo", "iinfo", "isdtype", "get_printoptions")
 )
 """Functions of ``jax.numpy`` whose result is a Python value (an int, a tuple, a dtype), not an array."""
-SHARED_MEMORY = frozenset({f"{JNP}.from_dlpack", "jax.dlpack.from_dlpack"})
-"""JAX functions whose array may share memory with what they are given (a NumPy array on the
-CPU): writes into that change it."""
+SHARED_MEMORY = frozenset({f"{JNP}.from_dlpack", "jax.dlpack.from_dlpack", f"{JNP}.reshape"})
+"""JAX functions whose result may share memory with a NumPy array they are given: ``from_dlpack``
+on the CPU, and ``jnp.reshape``, which hands a NumPy array to its own ``reshape`` method and
+returns NumPy's view. Writes into the NumPy array change it."""
 ARRAY_MODULES = (f"{JNP}.", f"{LAX}.", "jax.random.")
 """Modules whose functions return JAX arrays and do nothing else (but :data:`PYTHON_RESULTS`,
 and :data:`NOT_ARRAY_RESULTS`, which return several)."""
@@ -152,18 +152,19 @@ or branch returns, or the pytree given (``jnp.split``, ``jnp.unstack``, ``jnp.at
 # -- in-place changes --------------------------------------------------------------------------
 PURE_BUILTINS = frozenset(
     f"builtins.{name}"
-    for name in ("len", "range", "int", "float", "bool", "complex", "abs", "min", "max", "round", "isinstance",
-                 "tuple", "list", "dict", "set", "str", "repr", "enumerate", "zip", "reversed", "sorted", "sum",
-                 "any", "all", "print", "divmod", "pow", "hash", "id", "type", "format", "iter", "next", "map",
-                 "filter", "slice", "getattr", "hasattr")
+    for name in ("len", "range", "int", "float", "bool", "complex", "abs", "round", "isinstance", "type", "id",
+                 "hash", "repr", "str", "divmod", "pow", "slice", "format", "print")
 )
-"""Builtins that change none of their arguments (on NumPy arrays, on which they call nothing
-that writes)."""
-NUMPY_IN_PLACE = frozenset(
+"""Builtins that change none of their arguments and run no function they are given (``map``,
+``sorted(key=...)``, ``list`` of a generator run the user's code)."""
+NUMPY_READERS = frozenset(
     f"numpy.{name}"
-    for name in ("copyto", "put", "place", "putmask", "fill_diagonal", "put_along_axis", "random.shuffle")
+    for name in ("asarray", "array", "zeros", "ones", "full", "arange", "linspace", "zeros_like", "ones_like",
+                 "full_like", "shape", "ndim", "size", "stack", "concatenate", "copy", "isscalar", "result_type",
+                 "dtype", "iinfo", "finfo")
 )
-"""NumPy functions that write into an array they are given (as does any call with ``out=``)."""
+"""NumPy functions that write into nothing they are given (a ufunc takes its ``out`` by position
+too: ``np.add(a, 1, a)``)."""
 READING_METHODS = frozenset(
     {"reshape", "astype", "sum", "mean", "max", "min", "ravel", "flatten", "copy", "transpose", "squeeze", "item",
      "tolist", "std", "var", "prod", "cumsum", "cumprod", "dot", "clip", "round", "conj", "any", "all", "argmax",

@@ -16,7 +16,6 @@ import libcst as cst
 from autota.catalogue import Fix
 from autota.source import prefilter, scopes
 from autota.source.rule import SourceRule
-from autota.source.vocabulary import SHARED_MEMORY
 
 UNSTEADY = (cst.Call, cst.Attribute, cst.Subscript, cst.NamedExpr, cst.Await, cst.Yield, cst.Lambda,
             cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
@@ -199,7 +198,7 @@ class GrowthRule(SourceRule):
         assumptions = (
             self._assumptions(target, growth.acc, "grown so far", [g.statement for g in self._growths_in(target, growth.acc)])
             + self._axis_assumptions(growth, target)
-            + self._in_place_writes(target, growth)
+            + self._in_place_writes(growth, target)
         )
         if assumptions:
             self.report(
@@ -257,7 +256,7 @@ class GrowthRule(SourceRule):
                 )
         if len({g.key(self) for g in growths}) > 1:
             return f"`{growth.acc}` is grown by different calls or axes in one loop"
-        if len(growth.pieces) > 1 and growth.prepend:
+        if any(len(g.pieces) > 1 and g.prepend for g in growths):
             return "several pieces are prepended at once"
         return "ok"
 
@@ -347,6 +346,31 @@ class GrowthRule(SourceRule):
             found.append(f"that nothing reads the names the fix adds: at {where} level they become attributes of the {where}")
         return found
 
+    def _traced_seed(self, growth: Growth, loop: cst.CSTNode) -> bool:
+        """Whether the accumulator starts from a traced argument of the jitted function it is
+        grown in (``trajectory = x[None]`` in ``@jax.jit def simulate(x, ...)``): a tracer, which
+        nothing can change. The argument must be one no ``static_argnums``/``static_argnames``
+        names (a static one is whatever Python object the caller passed)."""
+        function = next((a for a in self.ancestors(growth.statement) if isinstance(a, cst.FunctionDef)), None)
+        traced = self.traced.by_function.get(function) if function is not None else None
+        if traced is None or traced.kind != "jit" or not isinstance(traced.node, cst.Decorator):
+            return False
+        static = _static_arguments(traced.node.decorator)
+        if static is None:
+            return False
+        params = [p.name.value for p in function.params.params]
+        grown = {id(g.call) for g in self._growths_in(loop, growth.acc)}
+        values = [v for v in self.semantics.bound_values(growth.statement.targets[0].target) or [None] if id(v) not in grown]
+        for value in values:
+            root = value
+            while isinstance(root, (cst.Subscript, cst.Attribute)):
+                root = root.value
+            if not (isinstance(root, cst.Name) and root.value in params):
+                return False
+            if root.value in static or params.index(root.value) in static:
+                return False
+        return bool(values)
+
     def _only_jax_values(self, target: cst.Name) -> bool:
         """Whether every value bound to the name is a JAX array function's result or a JAX update
         of itself (``x = x.at[i].set(v)``): immutable arrays, not NumPy's or another object, nor
@@ -354,73 +378,23 @@ class GrowthRule(SourceRule):
         values = self.semantics.bound_values(target) or [None]
         return all(
             isinstance(v, cst.Call) and (
-                self.one_array_function(v.func) and not self.matches(v.func, SHARED_MEMORY)
+                self.new_jax_array(v.func)
                 or scopes.at_update(v) is not None and scopes.at_update(v)[0] == target.value
             )
             for v in values
         )
 
-    def _in_place_writes(self, loop: cst.CSTNode, growth: Growth) -> list[str]:
+    def _in_place_writes(self, growth: Growth, loop: cst.CSTNode) -> list[str]:
         """The accumulator may start as a NumPy array (mutable), which code in the loop may change
-        in place through another name: a store into an element (``view[0] = v``), an augmented
-        assignment (``view += 1``), ``out=``, ``np.copyto`` or a method or function that
-        writes into its argument. The loop joined that array as it was at its first step, the fix
-        joins it as it is after the loop. An accumulator only ever bound to JAX's results
-        (immutable arrays) cannot be changed so; nor can anything where the loop runs only
-        code that changes nothing in place."""
-        if self._only_jax_values(growth.statement.targets[0].target):
+        through another name, by a store, a call, an iterator or a property: the loop joined it
+        as it was at its first step, the fix joins it as it is after the loop. Only an
+        accumulator bound to new JAX arrays alone (immutable) is proven safe from that."""
+        if self._only_jax_values(growth.statement.targets[0].target) or self._traced_seed(growth, loop):
             return []
-        change = self._first_in_place_change(loop)
-        if change is None:
-            return []
-        node, what = change
         return [
-            f"that {what} at line {self.start_line(node)} changes no array that `{growth.acc}` started as (a "
-            "NumPy array is mutable): the fix reads the initial value after the loop"
+            f"that nothing changes the array `{growth.acc}` starts as while the loop runs (it may be a "
+            "NumPy array, which is mutable: the fix reads the initial value after the loop)"
         ]
-
-    def _first_in_place_change(self, loop: cst.CSTNode) -> tuple[cst.CSTNode, str] | None:
-        """The first statement or call in ``loop`` that may write into an existing object."""
-        def changes(node: cst.CSTNode) -> bool:
-            if isinstance(node, (cst.AssignTarget, cst.AugAssign)) and isinstance(node.target, (cst.Subscript, cst.Attribute)):
-                return True
-            if isinstance(node, cst.AugAssign):
-                return not self._only_numbers(node.target)
-            if isinstance(node, cst.Del):
-                return True
-            return isinstance(node, cst.Call) and not self._changes_nothing(node)
-
-        found = self.semantics.find(loop, changes)
-        if not found:
-            return None
-        node = found[0]
-        if isinstance(node, cst.Call):
-            return node, f"the call `{self.code_of(node.func)}(...)`"
-        if isinstance(node, cst.AugAssign):
-            return node, f"the augmented assignment to `{self.code_of(node.target)}`"
-        return node, "the store" if not isinstance(node, cst.Del) else "the `del`"
-
-    def _only_numbers(self, target: cst.BaseExpression) -> bool:
-        """Whether a name is bound only to number literals, besides augmented assignments: it
-        starts each time as a new number, so ``n += x`` never writes into an array made elsewhere."""
-        values = self.semantics.bound_values(target) if isinstance(target, cst.Name) else None
-        plain = [v for v in values or () if not isinstance(v, cst.AugAssign)]
-        return bool(plain) and all(scopes.is_constant(v) for v in plain)
-
-    def _changes_nothing(self, call: cst.Call) -> bool:
-        """Whether ``call`` is proven to write into no array: one that writes nothing
-        (:meth:`~autota.source.rule.SourceRule.writes_nothing`), or a method of a list, dict or
-        set literal the function builds (no array is one)."""
-        if self.writes_nothing(call):
-            return True
-        func = call.func
-        receiver = func.value if isinstance(func, cst.Attribute) else None
-        if isinstance(receiver, cst.Name):
-            values = self.semantics.bound_values(receiver)
-            return bool(values) and all(
-                isinstance(v, (cst.List, cst.Dict, cst.Set, cst.ListComp, cst.DictComp, cst.SetComp)) for v in values
-            )
-        return False
 
     def _axis_refusal(self, growth: Growth, loop: cst.CSTNode) -> str | None:
         axis = growth.axis.value if growth.axis is not None else None
@@ -543,7 +517,7 @@ class GrowthRule(SourceRule):
                     return  # rebuilt in the loop: not one array updated step by step
         if (buf, id(loop)) in self._updated:
             return  # several writes a step (a pixel and its neighbours): one finding, at the first
-        if self._same_slots_every_step(call, method, loops[-1]):
+        if self._same_slots_every_step(call, method, loops[0]) and not self._reads_loop_targets(call, method, loops):
             return  # state overwritten in place: each step copies it, but it does not grow with the loop
         self._updated.add((buf, id(loop)))
         message = (
@@ -588,8 +562,8 @@ class GrowthRule(SourceRule):
         self.report("AT102", call, f"{message}; collect the rows and write them in one update after the loop", fix)
 
     def _same_slots_every_step(self, call: cst.Call, method: str, loop: cst.CSTNode) -> bool:
-        """Whether the update writes the same slots every step of ``loop`` (the outermost around
-        it) and of the loops inside it: its index calls nothing, reads no attribute or subscript,
+        """Whether the update writes the same slots every step of ``loop`` and of the loops inside
+        it: its index calls nothing, reads no attribute or subscript,
         and reads no name that the loops bind (a target, or a name assigned in a body). Such an
         array is state, not rows collected one a step."""
         if method in UPDATE_METHODS:
@@ -605,6 +579,18 @@ class GrowthRule(SourceRule):
                 if any(scopes.binding_role(self.semantics.parents, n)[0] for n in self.semantics.names_in(loop, name.value)):
                     return False
         return True
+
+    def _reads_loop_targets(self, call: cst.Call, method: str, loops: list[cst.CSTNode]) -> bool:
+        """Whether the update's index reads a target of one of ``loops`` (``buf.at[i]`` in a loop
+        over ``i`` outside the one that repeats the slot): rows filled one an outer step. An
+        index set the data picks (``active = jnp.nonzero(layer)[0]``) repeated by the inner loop
+        is state written back."""
+        targets = {
+            n.value for loop in loops if isinstance(loop, cst.For)
+            for n in scopes.find(loop.target, lambda x: isinstance(x, cst.Name))
+        }
+        parts = [e.slice for e in call.func.value.slice] if method in UPDATE_METHODS else [a.value for a in call.args[2:]]
+        return any(name.value in targets for part in parts for name in self.semantics.variables(part))
 
     def _update_fix_problem(self, statement, buf, call, method, loop) -> str | None:
         if method != "set":
@@ -697,6 +683,27 @@ class GrowthRule(SourceRule):
             source.insert_lines_before(self.end_line(loop) + 1, rebuild),
         )
         return Fix("safe", f"collect `(index, row)` pairs in `{rows}`, each row converted as `.at[].set` converts it, and write them once", edits)
+
+
+def _static_arguments(decorator: cst.BaseExpression) -> set | None:
+    """The positions and names a jit decorator makes static (``partial(jax.jit,
+    static_argnums=2)``), or ``None`` where they are not literals."""
+    found: set = set()
+    for arg in decorator.args if isinstance(decorator, cst.Call) else ():
+        if arg.star:
+            return None
+        if arg.keyword is None or arg.keyword.value not in ("static_argnums", "static_argnames"):
+            continue
+        value = arg.value
+        items = [e.value for e in value.elements] if isinstance(value, (cst.Tuple, cst.List)) else [value]
+        for item in items:
+            if isinstance(item, cst.Integer):
+                found.add(int(item.value))
+            elif isinstance(item, cst.SimpleString):
+                found.add(item.evaluated_value)
+            else:
+                return None
+    return found
 
 
 def _literal_int(node: cst.BaseExpression, minimum: int | None) -> bool:

@@ -171,7 +171,28 @@ class UnrolledLoopRule(SourceRule):
     def _static_index(self, loop: cst.For, function: cst.FunctionDef) -> bool:
         """Whether the body uses the index where Python needs an int (see :meth:`_static_use`)."""
         var = _loop_var(loop)
-        return var is not None and self._static_use(loop.body, {var}, function, 0)
+        return var is not None and (self._static_use(loop.body, {var}, function, 0) or self._walks_sequence(loop, var))
+
+    def _walks_sequence(self, loop: cst.For, var: str) -> bool:
+        """Whether the loop walks ``range(len(obj.items))`` and reads ``obj.items[var]``: an
+        object's attribute measured by ``len`` and walked by position is a Python list of arrays
+        (of different lengths, often: jax-fem's ``fe.node_inds_list``) as often as an array, and a
+        traced index cannot subscript a list."""
+        iterator = loop.iter
+        if not (isinstance(iterator, cst.Call) and self.matches(iterator.func, {"builtins.range"}) and len(iterator.args) == 1):
+            return False
+        measured = iterator.args[0].value
+        if not (isinstance(measured, cst.Call) and self.matches(measured.func, {"builtins.len"}) and len(measured.args) == 1):
+            return False
+        items = measured.args[0].value
+        if not isinstance(items, cst.Attribute):
+            return False  # a parameter or a local: an array as often as a list (`range(len(xs))`)
+        spelled = self.code_of(items)
+        return any(
+            self.code_of(node.value) == spelled
+            and any(isinstance(e.slice, cst.Index) and self.semantics.names_in(e.slice.value, var) for e in node.slice)
+            for node in self.semantics.find(loop.body, lambda n: isinstance(n, cst.Subscript))
+        )
 
     def _static_use(self, tree: cst.CSTNode, names: set[str], function: cst.FunctionDef, depth: int) -> bool:
         """Whether ``tree`` uses one of ``names`` (or a name computed from one) where Python needs

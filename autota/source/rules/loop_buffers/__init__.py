@@ -17,7 +17,7 @@ import dataclasses
 
 import libcst as cst
 
-from autota.source import prefilter, scopes
+from autota.source import prefilter, scopes, vocabulary
 from autota.source.rule import SourceRule
 from autota.source.rules.loop_buffers.body import LoopBodies, Write
 from autota.source.rules.loop_buffers.carried import CarriedBuffers
@@ -26,6 +26,9 @@ from autota.source.rules.loop_buffers.select import SelectUpdates
 from autota.source.rules.loop_buffers.statics import StaticFacts
 from autota.source.rules.loop_buffers.syntax import BODY_ARG, INIT_ARG, LOOPS, NNX_LOOPS, WHERE, invariant, is_none
 from autota.source.rules.loop_buffers.while_loops import WhileLoops
+
+
+SELECT_TERMINALS = frozenset(vocabulary.terminal(name) for name in WHERE)
 
 
 class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, StaticFacts, SourceRule):
@@ -112,6 +115,11 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
                         node.lineno <= u.node.lineno <= node.end_lineno for u in facts.updates
                     ):
                         needed |= {call.top, top}
+        # `jnp.where`/`lax.select` between a buffer and its update (AT204), in a `lax` body or a Python loop
+        update_nodes = {id(u.node) for u in facts.updates}
+        for call in facts.calls_named(SELECT_TERMINALS):
+            if any(id(n) in update_nodes for a in call.node.args for n in ast.walk(a)):
+                needed.add(call.top)
         if needed:  # the classes the kept code names: a carry built as `State(seq, key)` is a record of their fields
             named = set().union(*(mentioned(facts.units[k]) for k in needed))
             top_level = {id(node) for node in facts.tree.body}

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from autota.source import scopes
-from autota.source.vocabulary import ARRAY_METADATA, INDEX_REDUCTIONS, METADATA_FUNCTIONS
+from autota.source.vocabulary import ARRAY_METADATA, INDEX_REDUCTIONS, INDEX_SAMPLERS, METADATA_FUNCTIONS
 from autota.source.rules.loop_buffers.syntax import (
     JNP,
     PARAMS,
@@ -547,12 +547,27 @@ class LoopBodies:
         parent = self.parent(name)
         if isinstance(parent, cst.Attribute):
             return parent.value is name and parent.attr.value in ARRAY_METADATA
+        if isinstance(parent, cst.Arg) and self._weighs_positions(parent):
+            return True
         call, arg = self._read_of(name)
         if not (isinstance(call, cst.Call) and arg.keyword is None and not arg.star):
             return False
         if self.matches(call.func, INDEX_REDUCTIONS) is not None:
             return True
         return len(call.args) == 1 and self.matches(call.func, METADATA_FUNCTIONS) is not None
+
+    def _weighs_positions(self, arg: cst.Arg) -> bool:
+        """Whether ``arg`` only weighs which position a random function picks
+        (``jax.random.choice(k, n, p=buf)``, ``jax.random.categorical(k, buf)``): its values
+        reach no result that `grad` goes through."""
+        call = self.parent(arg)
+        sampler = self.matches(call.func, INDEX_SAMPLERS) if isinstance(call, cst.Call) else None
+        if sampler is None or arg.star:
+            return False
+        position, keyword = INDEX_SAMPLERS[sampler]
+        if arg.keyword is not None:
+            return arg.keyword.value == keyword
+        return call.args.index(arg) == position and not any(a.star for a in call.args[:position])
 
     def _reads_part(self, name: cst.Name) -> bool:
         """A read of a slot or a band (see :func:`.syntax.reads_part`), not of the whole buffer

@@ -188,8 +188,10 @@ class CarriedBuffers:
         in the body: its shape or dtype (``buf.shape[0]``), or the slot the step writes, read
         before the write (``lax.dynamic_slice(buf, (i,), ...)``)."""
         loop = "fori_loop" if kind == "fori" else "scan"
-        message = self._carried_message(f"carried through `{loop}`", body, write, "a `scan` output",
-                                        self._index_kind(call, kind, args, write))
+        index_kind = self._index_kind(call, kind, args, write)
+        if self._write_kind(body, write, index_kind) == "data" and any(self._reads_written_slot(use, write) for use in kept):
+            return  # a read-modify-write of a data-dependent slot (a sprite blended onto a canvas): state, no rows
+        message = self._carried_message(f"carried through `{loop}`", body, write, "a `scan` output", index_kind)
         if previous:
             message += (
                 f", and carry the previous step's row that the body reads back (`{self.code_of(previous[0])}`, "
@@ -268,20 +270,24 @@ class CarriedBuffers:
         stacked outputs), one fixed slot (a running value), or a data-dependent slot. ``index_kind``
         is the loop model's reading of the index, where it has one; else the index is read as
         written."""
+        return self._written_message(write.label, where, self._write_kind(body, write, index_kind), write.index, output)
+
+    def _write_kind(self, body: Body, write: Write, index_kind: str | None) -> str:
+        """Where the step writes: ``cond`` (under a branch), the loop model's reading of the index
+        (``reverse``, ``loop-index``, ``element``, ``counter``), ``fixed`` (a literal slot) or
+        ``data`` (a slot the data picks)."""
         index = write.index
         if write.form == "cond":
-            kind = "cond"
-        elif index_kind in ("reverse", "loop-index", "element", "counter"):
-            kind = index_kind
-        elif int_value(index) is not None:
-            kind = "fixed"
-        else:
-            names = {n.value for n in self.semantics.find(index, lambda x: isinstance(x, cst.Name))} if index is not None else set()
-            stepping = index_offset(index, body.index_param) is not None or any(
-                index_offset(index, n) is not None for n in names & set(body.elements)
-            )
-            kind = "loop-index" if stepping else "data"
-        return self._written_message(write.label, where, kind, index, output)
+            return "cond"
+        if index_kind in ("reverse", "loop-index", "element", "counter"):
+            return index_kind
+        if int_value(index) is not None:
+            return "fixed"
+        names = {n.value for n in self.semantics.find(index, lambda x: isinstance(x, cst.Name))} if index is not None else set()
+        stepping = index_offset(index, body.index_param) is not None or any(
+            index_offset(index, n) is not None for n in names & set(body.elements)
+        )
+        return "loop-index" if stepping else "data"
 
     def _written_message(self, label: str, where: str, kind: str, index: cst.CSTNode | None, output: str) -> str:
         """The finding's message for the buffer ``label`` {``where``}, by how its index moves:
@@ -812,27 +818,89 @@ class CarriedBuffers:
         return edits
 
     def _jax_value(self, expr: cst.BaseExpression, function) -> bool:
-        """Whether ``expr`` is visibly a JAX value, never a Python number: it reads a value the
-        loop hands the body (a parameter, traced) or a name the body binds to such a value or
-        to the result of a ``jax.numpy``/``lax`` call, or it is such a call itself."""
+        """Whether ``expr`` is visibly a JAX value, never a Python number: what the loop hands
+        the body (its parameters, the names it unpacks them into), a name every binding of
+        which in the body is such a value, and what JAX operations make of them (see
+        :meth:`_visibly_jax`)."""
         if self._is_jax_array(expr):
             return True
-        known = {p.name.value for p in all_params(function)}
-        assigns = self.semantics.own_nodes(function, lambda n: isinstance(n, (cst.Assign, cst.AugAssign, cst.AnnAssign)))
-        grew = True
-        while grew:
-            grew = False
-            for assign in assigns:
-                value = assign.value
-                if value is None or not (_reads_values(self.semantics, value, known) or self._jax_call(value)):
+        params = {p.name.value for p in all_params(function)}
+        bindings: dict[str, list[cst.BaseExpression | None]] = {}
+        for assign in self.semantics.own_nodes(function, lambda n: isinstance(n, (cst.Assign, cst.AnnAssign))):
+            targets = [t.target for t in assign.targets] if isinstance(assign, cst.Assign) else [assign.target]
+            for target in targets:
+                if isinstance(target, cst.Name):
+                    bindings.setdefault(target.value, []).append(assign.value)
                     continue
-                targets = [t.target for t in assign.targets] if isinstance(assign, cst.Assign) else [assign.target]
-                for target in targets:
-                    for name in self.semantics.find(target, lambda n: isinstance(n, cst.Name)):
-                        if name.value not in known:
-                            known.add(name.value)
-                            grew = True
-        return _reads_values(self.semantics, expr, known)
+                unpacked = isinstance(assign.value, cst.Name) and assign.value.value in params or self._jax_results(assign.value)
+                for name in self.semantics.find(target, lambda n: isinstance(n, cst.Name)):
+                    if self.parent(name) is target or isinstance(self.parent(name), (cst.Element, cst.StarredElement)):
+                        bindings.setdefault(name.value, []).append(assign.value if unpacked else None)
+        for node in self.semantics.own_nodes(function, lambda n: isinstance(n, (cst.NamedExpr, cst.For, cst.CompFor))):
+            for name in self.semantics.find(node.target, lambda n: isinstance(n, cst.Name)):
+                bindings.setdefault(name.value, []).append(None)
+        # the largest set of names each of whose bindings is a JAX value given the others
+        # (`level = level + 0.25` after `level, levels = carry`)
+        known = {p for p in params if p not in bindings} | set(bindings)
+        shrank = True
+        while shrank:
+            shrank = False
+            for name, values in bindings.items():
+                if name in known and not all(
+                    v is not None and (
+                        isinstance(v, cst.Name) and v.value in params or self._visibly_jax(v, known) or self._jax_results(v)
+                    )
+                    for v in values
+                ):
+                    known.discard(name)
+                    shrank = True
+        return self._visibly_jax(expr, known)
+
+    def _jax_results(self, expr: cst.BaseExpression | None) -> bool:
+        """Whether ``expr`` is a call whose results are all JAX arrays: a ``jnp``/``lax``
+        function (a loop's carry, ``lax.fori_loop(...)``), or a function that ``jit``, ``vmap``
+        or ``grad`` made (``jax.value_and_grad(loss)(w)``)."""
+        if not isinstance(expr, cst.Call):
+            return False
+        if self._jax_call(expr):
+            return True
+        made = expr.func
+        return isinstance(made, cst.Call) and self.matches(made.func, ARRAY_TRANSFORMS) is not None
+
+    def _visibly_jax(self, expr: cst.BaseExpression, known: set[str]) -> bool:
+        """Whether ``expr`` makes a JAX value from the names ``known`` to hold one: a ``jnp``/
+        ``lax`` call (but those with Python results), an ``.at`` update, arithmetic or an order
+        comparison with a JAX operand, a subscript of one or at one, its ``.T``/``.real``/``.imag``, a
+        method of one but ``.item()``/``.tolist()``, a conditional expression both of whose
+        values are. ``is``, ``in``, ``not``, ``.shape``/``.nbytes`` and the like give Python values."""
+        if isinstance(expr, cst.Name):
+            return expr.value in known
+        if isinstance(expr, cst.Call):
+            if self._jax_results(expr):
+                return True
+            func = expr.func
+            return (
+                isinstance(func, cst.Attribute) and func.attr.value not in PYTHON_METHODS
+                and self._visibly_jax(func.value, known)
+            )
+        if isinstance(expr, cst.BinaryOperation):
+            return self._visibly_jax(expr.left, known) or self._visibly_jax(expr.right, known)
+        if isinstance(expr, cst.UnaryOperation):
+            return not isinstance(expr.operator, cst.Not) and self._visibly_jax(expr.expression, known)
+        if isinstance(expr, cst.Comparison):
+            operands = [expr.left, *(c.comparator for c in expr.comparisons)]
+            return all(isinstance(c.operator, ORDERINGS) for c in expr.comparisons) and any(
+                self._visibly_jax(o, known) for o in operands
+            )
+        if isinstance(expr, cst.Subscript):  # of a JAX value, or at a traced index (`xs[i]`)
+            return self._visibly_jax(expr.value, known) or any(
+                isinstance(e.slice, cst.Index) and self._visibly_jax(e.slice.value, known) for e in expr.slice
+            )
+        if isinstance(expr, cst.Attribute):
+            return expr.attr.value in ("T", "mT", "real", "imag") and self._visibly_jax(expr.value, known)
+        if isinstance(expr, cst.IfExp):
+            return self._visibly_jax(expr.body, known) and self._visibly_jax(expr.orelse, known)
+        return False
 
     def _exported(self, name: str) -> bool:
         """Whether the module's ``__all__`` may name ``name``: a display holding its string, or
@@ -874,7 +942,7 @@ class CarriedBuffers:
         value = self._value_before(expr) if isinstance(expr, cst.Name) else expr
         value = self._resolve(value) if value is not None else None
         return isinstance(value, cst.Call) and (
-            scopes.at_update(value) is not None or self.one_array_function(value.func)
+            scopes.at_update(value) is not None or self.new_jax_array(value.func)
         )
 
     def _reordering(self, inits, position: int, remote: bool) -> str | None:
@@ -1206,26 +1274,13 @@ class CarriedBuffers:
         ]
 
 
-SHAPE_READERS = vocabulary.METADATA_FUNCTIONS | vocabulary.PYTHON_RESULTS | {"builtins.isinstance", "builtins.type"}
-"""Calls that read what is known of an array while tracing (its shape, dtype, type), not its values."""
-
-
-def _reads_values(semantics: scopes.Semantics, expr: cst.BaseExpression, names: set[str]) -> bool:
-    """Whether ``expr`` reads the values of one of ``names`` (an attribute's own name, ``x.h``'s
-    ``h``, or a keyword is no read), not only what is known of them while tracing: ``x.shape``,
-    ``x.dtype``, ``len(x)``, ``jnp.ndim(x)`` are Python values (``SCALE * h.shape[0]`` is a Python float)."""
-    for name in semantics.variables(expr):
-        if name.value not in names:
-            continue
-        parent = semantics.parents.get(name)
-        if isinstance(parent, cst.Attribute) and parent.value is name and parent.attr.value in vocabulary.ARRAY_METADATA:
-            continue
-        call = semantics.parents.get(parent) if isinstance(parent, cst.Arg) else None
-        if isinstance(call, cst.Call) and semantics.qualified_names(call.func) & SHAPE_READERS:
-            continue
-        return True
-    return False
-
+ARRAY_TRANSFORMS = vocabulary.JIT | {
+    f"jax.{name}" for name in ("vmap", "grad", "value_and_grad", "jacfwd", "jacrev", "hessian", "checkpoint", "remat")
+}
+"""Transforms whose function returns JAX arrays only (``eval_shape`` and ``make_jaxpr`` do not)."""
+PYTHON_METHODS = frozenset({"item", "tolist", "tobytes", "__len__", "__index__", "__int__", "__float__", "__bool__"})
+"""Methods of a JAX array whose result is a Python value."""
+ORDERINGS = (cst.LessThan, cst.LessThanEqual, cst.GreaterThan, cst.GreaterThanEqual, cst.Equal, cst.NotEqual)
 
 def _python_number(expr) -> bool:
     """A literal number, or arithmetic on literal numbers only."""

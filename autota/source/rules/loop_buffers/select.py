@@ -22,8 +22,10 @@ class SelectUpdates:
                 continue
             buf = self.code_of(other)
             write = self._write_call(updated, buf, None)
-            if write is None or write.form != "at":
-                continue
+            at = scopes.at_call(updated)
+            several = write is None and at is not None and at[1] == "set" and self.code_of(at[0]) == buf
+            if (write is None or write.form != "at") and not several:
+                continue  # `several`: `buf.at[r, c].set(v)`, one slot of a grid
             traced = self.traced.context(call)
             in_body = traced is not None and "loop-body" in (traced.kind, traced.origin)
             if not (in_body or scopes.enclosing_loops(self, call)):
@@ -32,6 +34,9 @@ class SelectUpdates:
                 f"selecting between `{buf}` and its one-slot update rewrites the whole buffer every "
                 "step (O(size) a step, O(T^2) in all)"
             )
+            if several:
+                self.report("AT204", call, message, reason="the write's index is not one position on axis 0")
+                return
             if write.problem or write.row is None or write.axis != 0:
                 self.report("AT204", call, message, reason=write.problem or "the write is not on axis 0")
                 return

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from autota.source import scopes, vocabulary
+from autota.source import scopes
 from autota.source.rules.loop_buffers.syntax import (
     assigns,
     LAX,
@@ -12,6 +12,7 @@ from autota.source.rules.loop_buffers.syntax import (
     DYNAMIC_WRITES,
     CONSTRUCTORS,
     int_value,
+    ordered_arguments,
     index_offset,
     rebinds,
     all_params,
@@ -40,13 +41,16 @@ class StaticFacts:
         xs = args["xs"].value
         if not (isinstance(xs, cst.Call) and self.matches(xs.func, {f"{JNP}.arange"})):
             return None
-        if not 1 <= len(xs.args) <= 3 or any(a.keyword is not None or a.star for a in xs.args):
+        if not 1 <= len(xs.args) <= 3:
             return None
-        if len(xs.args) == 3 and int_value(xs.args[2].value) != 1:  # `jnp.arange(0, n, 1)`
+        bounds = ordered_arguments(xs, ("start", "stop", "step")[: len(xs.args)])  # `arange(start=0, stop=n)` too
+        if bounds is None:
             return None
-        if len(xs.args) == 1:
-            return cst.Integer("0"), xs.args[0].value
-        return xs.args[0].value, xs.args[1].value
+        if len(bounds) == 3 and int_value(bounds[2]) != 1:  # `jnp.arange(0, n, 1)`
+            return None
+        if len(bounds) == 1:
+            return cst.Integer("0"), bounds[0]
+        return bounds[0], bounds[1]
 
     def _scan_trips(self, args) -> str | None:
         """The scan's number of steps as comparable text, when its names are stable."""
@@ -262,14 +266,14 @@ class StaticFacts:
             node = name
             parent = self.parent(node)
             while isinstance(parent, (cst.BinaryOperation, cst.UnaryOperation)) and all(
-                self._is_static(other, name)
+                self._is_static(other, name, integer=True)
                 for other in ((parent.left, parent.right) if isinstance(parent, cst.BinaryOperation) else ())
                 if other is not node
             ):
                 node, parent = parent, self.parent(parent)
             if isinstance(parent, cst.Index) and isinstance(self.parent(parent), cst.SubscriptElement):
                 subscript = self.parent(self.parent(parent))
-                why = self._custom_subscript(subscript)
+                why = self._custom_subscript(subscript, function)
                 if why is None:
                     continue
                 return (
@@ -280,7 +284,7 @@ class StaticFacts:
             if isinstance(parent, (cst.Comparison, cst.ComparisonTarget)):
                 comparison = parent if isinstance(parent, cst.Comparison) else self.parent(parent)
                 operands = [comparison.left, *(c.comparator for c in comparison.comparisons)]
-                if all(o is node or self._is_static(o, name) for o in operands):
+                if all(o is node or self._is_static(o, name, integer=True) for o in operands):
                     continue
             while isinstance(parent, (cst.Element, cst.Tuple, cst.List)):
                 parent = self.parent(parent)
@@ -293,26 +297,61 @@ class StaticFacts:
             )
         return None
 
-    def _custom_subscript(self, subscript: cst.Subscript) -> str | None:
+    def _custom_subscript(self, subscript: cst.Subscript, body: cst.FunctionDef) -> str | None:
         """Why ``subscript`` may call a ``__getitem__`` that computes with the index, which sees
-        its type: an index-tricks object (``jnp.r_``), a name bound to what a call of something
-        other than JAX's array functions made (``Offsets(...)``, an object of another module), a
-        call's result, or anything in a file one of whose classes defines ``__getitem__``
-        (``x.at[i]`` is JAX's own)."""
+        its type, unless it subscripts ``x.at``, what the loop hands the body (its parameters
+        and the names it unpacks them into), a name bound only to new JAX arrays, or a
+        parameter of a function around the body (taken to be an array: `xs[i]`). Index tricks
+        (``jnp.r_``), objects other calls made, attributes and other expressions may compute,
+        and so may anything in a file one of whose classes defines ``__getitem__``."""
         value = subscript.value
         if isinstance(value, cst.Attribute) and value.attr.value == "at":
             return None
-        if self.matches(value, vocabulary.INDEX_TRICKS):
-            return "an object whose `__getitem__` builds arrays from the index"
-        made = [value] if isinstance(value, cst.Call) else (
-            self.semantics.bound_values(value) or [] if isinstance(value, cst.Name) else []
-        )
-        for call in made:
-            if isinstance(call, cst.Call) and not self.array_function(call.func) and scopes.at_call(call) is None:
-                return f"which `{self.code_of(call.func)}(...)` made: its `__getitem__` may compute with the index"
         if self.semantics.defines_attribute("__getitem__"):
             return "and a class of this file defines `__getitem__`, which may compute with it"
+        root = value
+        while isinstance(root, (cst.Subscript, cst.Attribute)):  # `book["value"][t]`: a part of the carry
+            root = root.value
+        if isinstance(root, cst.Name) and root is not value and self._from_parameters(root.value, body):
+            return None
+        if not isinstance(value, cst.Name):
+            return "which is no name: its `__getitem__` may compute with the index"
+        if self._from_parameters(value.value, body):
+            return None
+        values = self.semantics.bound_values(value)
+        if values is None:
+            scope = self.semantics.enclosing_scope(value)
+            while not isinstance(scope, cst.Module) and not self.semantics.binds_here(scope, value.value) and not (
+                isinstance(scope, cst.FunctionDef) and value.value in {p.name.value for p in all_params(scope)}
+            ):
+                scope = self.semantics.enclosing_scope(scope)
+            if isinstance(scope, cst.FunctionDef) and value.value in {p.name.value for p in all_params(scope)}:
+                return None
+            return "an object of unknown kind: its `__getitem__` may compute with the index"
+        for made in values:
+            if not (isinstance(made, cst.Call) and (self.new_jax_array(made.func) or scopes.at_call(made) is not None)):
+                return "an object not proven a JAX array: its `__getitem__` may compute with the index"
         return None
+
+    def _from_parameters(self, name: str, body: cst.FunctionDef) -> bool:
+        """Whether ``name`` is a parameter of ``body``, or bound in it only by unpacking one
+        (``h, buf = carry``) and to new JAX arrays: a part of what the loop hands the body."""
+        params = {p.name.value for p in all_params(body)}
+        if name in params:
+            return True
+        bindings = [
+            n for n in self.semantics.own_nodes(body, lambda n: isinstance(n, cst.Name) and n.value == name)
+            if scopes.binding_role(self.semantics.parents, n)[0] is not None
+        ]
+        def handed(name: cst.Name) -> bool:
+            role, holder = scopes.binding_role(self.semantics.parents, name)
+            if role == "unpack":
+                return isinstance(holder.value, cst.Name) and holder.value.value in params
+            return role == "plain" and isinstance(holder.value, cst.Call) and (
+                self.new_jax_array(holder.value.func) or scopes.at_call(holder.value) is not None
+            )  # `ys = ys.at[t].set(...)`: still an array
+
+        return bool(bindings) and all(handed(n) for n in bindings)
 
     def _is_dynamic_index_arg(self, arg: cst.Arg) -> bool:
         call = self.parent(arg)
