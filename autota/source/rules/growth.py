@@ -363,7 +363,7 @@ class GrowthRule(SourceRule):
         values = [v for v in self.semantics.bound_values(growth.statement.targets[0].target) or [None] if id(v) not in grown]
         for value in values:
             root = value
-            while isinstance(root, (cst.Subscript, cst.Attribute)):
+            while isinstance(root, cst.Subscript):  # not `state.table`: a static field may hold NumPy's
                 root = root.value
             if not (isinstance(root, cst.Name) and root.value in params):
                 return False
