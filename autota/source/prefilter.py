@@ -159,7 +159,6 @@ class Facts:
             and (s.node.name in passed or any(_mentions(d, JIT_NAMES, self) for d in s.node.decorator_list))
         ]
 
-
     def compiled(self) -> list[Site]:
         """Functions whose program XLA compiles: the :meth:`jitted` ones, and those whose name
         a ``lax`` loop or ``cond``/``switch`` call mentions among its arguments (its bodies and
@@ -386,20 +385,9 @@ def tracing_call_tops(facts: Facts, functions: list[Site]) -> set[int]:
     Rules read them to tell that ``f`` runs traced, so they are kept along with ``f``.
     """
     names = {f.node.name for f in functions if not isinstance(f.node, ast.Lambda)}
-    # `Class(...)` runs `Class.__init__`
-    names |= {
-        facts.units[shell].name
-        for shell, methods in facts.members.items()
-        for f in functions
-        if f.top in methods and facts.units[f.top] is f.node and f.node.name == "__init__"
-    }
+    names |= _classes_defining(facts, functions, "__init__")  # `Class(...)` runs `Class.__init__`
     # `self.gen(...)` runs `Kind.__call__` where a method set `self.gen = ... Kind(...) ...`
-    called = {
-        facts.units[shell].name
-        for shell, methods in facts.members.items()
-        for f in functions
-        if f.top in methods and facts.units[f.top] is f.node and f.node.name == "__call__"
-    }
+    called = _classes_defining(facts, functions, "__call__")
     if called:
         names |= called | {attribute for shell in facts.members for attribute in _holding(facts.units[shell], called)}
     found: set[int] = set()
@@ -418,6 +406,16 @@ def tracing_call_tops(facts: Facts, functions: list[Site]) -> set[int]:
             break
         names |= callers
     return found
+
+
+def _classes_defining(facts: Facts, functions: list[Site], method: str) -> set[str]:
+    """The names of the classes whose method ``method`` is one of ``functions``."""
+    return {
+        facts.units[shell].name
+        for shell, methods in facts.members.items()
+        for f in functions
+        if f.top in methods and facts.units[f.top] is f.node and f.node.name == method
+    }
 
 
 def _holding(cls: ast.ClassDef, kinds: set[str]) -> set[str]:

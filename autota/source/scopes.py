@@ -923,6 +923,15 @@ class Semantics:
         value = self.assigned_value(name)
         return ((), value) if value is not None else None
 
+    def binding_scope(self, name: cst.Name) -> cst.CSTNode:
+        """The nearest scope around ``name`` that binds it (a parameter counts), else the module."""
+        scope = self.enclosing_scope(name)
+        while not (isinstance(scope, cst.Module) or self.binds_here(scope, name.value)) and not (
+            isinstance(scope, cst.FunctionDef) and name.value in [p.name.value for p in all_params(scope)]
+        ):
+            scope = self.enclosing_scope(scope)
+        return scope
+
     def bound_values(self, name: cst.Name) -> list[cst.BaseExpression] | None:
         """Every value that the nearest scope binding ``name`` binds to it: plain and augmented
         assignments (the ``AugAssign`` itself), a ``for`` target's ``range`` arguments; ``None`` where a binding is of
@@ -930,11 +939,7 @@ class Semantics:
         where ``name`` is no variable (the ``shape`` of ``x.shape``, a keyword)."""
         if self._label(name):
             return None
-        scope = self.enclosing_scope(name)
-        while not (isinstance(scope, cst.Module) or self.binds_here(scope, name.value)) and not (
-            isinstance(scope, cst.FunctionDef) and name.value in [p.name.value for p in all_params(scope)]
-        ):
-            scope = self.enclosing_scope(scope)
+        scope = self.binding_scope(name)
         key = (id(scope), name.value)
         if key not in self._bound_values:  # a module-level name is asked of by every function that reads it
             self._bound_values[key] = self._values_bound_in(scope, name.value)

@@ -566,12 +566,9 @@ class GrowthRule(SourceRule):
         it: its index calls nothing, reads no attribute or subscript,
         and reads no name that the loops bind (a target, or a name assigned in a body). Such an
         array is state, not rows collected one a step."""
-        if method in UPDATE_METHODS:
-            parts = [e.slice for e in call.func.value.slice]
-        else:
-            parts = [a.value for a in call.args[2:] if a.keyword is None]
-            if not parts:
-                return False
+        parts = _index_parts(call, method)
+        if not parts:
+            return False
         for part in parts:
             if self.semantics.find(part, lambda n: isinstance(n, UNSTEADY)):
                 return False
@@ -589,7 +586,7 @@ class GrowthRule(SourceRule):
             n.value for loop in loops if isinstance(loop, cst.For)
             for n in scopes.find(loop.target, lambda x: isinstance(x, cst.Name))
         }
-        parts = [e.slice for e in call.func.value.slice] if method in UPDATE_METHODS else [a.value for a in call.args[2:]]
+        parts = _index_parts(call, method)
         return any(name.value in targets for part in parts for name in self.semantics.variables(part))
 
     def _update_fix_problem(self, statement, buf, call, method, loop) -> str | None:
@@ -683,6 +680,14 @@ class GrowthRule(SourceRule):
             source.insert_lines_before(self.end_line(loop) + 1, rebuild),
         )
         return Fix("safe", f"collect `(index, row)` pairs in `{rows}`, each row converted as `.at[].set` converts it, and write them once", edits)
+
+
+def _index_parts(call: cst.Call, method: str) -> list:
+    """The parts of an update's index: the subscript elements of ``x.at[...]``, or the start
+    indices given by position to ``dynamic_update_*``."""
+    if method in UPDATE_METHODS:
+        return [e.slice for e in call.func.value.slice]
+    return [a.value for a in call.args[2:] if a.keyword is None]
 
 
 def _static_arguments(decorator: cst.BaseExpression) -> set | None:

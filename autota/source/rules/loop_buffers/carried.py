@@ -847,9 +847,7 @@ class CarriedBuffers:
             shrank = False
             for name, values in bindings.items():
                 if name in known and not all(
-                    v is not None and (
-                        isinstance(v, cst.Name) and v.value in params or self._visibly_jax(v, known) or self._jax_results(v)
-                    )
+                    v is not None and (isinstance(v, cst.Name) and v.value in params or self._visibly_jax(v, known))
                     for v in values
                 ):
                     known.discard(name)

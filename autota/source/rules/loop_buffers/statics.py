@@ -320,11 +320,7 @@ class StaticFacts:
             return None
         values = self.semantics.bound_values(value)
         if values is None:
-            scope = self.semantics.enclosing_scope(value)
-            while not isinstance(scope, cst.Module) and not self.semantics.binds_here(scope, value.value) and not (
-                isinstance(scope, cst.FunctionDef) and value.value in {p.name.value for p in all_params(scope)}
-            ):
-                scope = self.semantics.enclosing_scope(scope)
+            scope = self.semantics.binding_scope(value)
             if isinstance(scope, cst.FunctionDef) and value.value in {p.name.value for p in all_params(scope)}:
                 return None
             return "an object of unknown kind: its `__getitem__` may compute with the index"
