@@ -389,7 +389,12 @@ def tracing_call_tops(facts: Facts, functions: list[Site]) -> set[int]:
     # `self.gen(...)` runs `Kind.__call__` where a method set `self.gen = ... Kind(...) ...`
     called = _classes_defining(facts, functions, "__call__")
     if called:
-        names |= called | {attribute for shell in facts.members for attribute in _holding(facts.units[shell], called)}
+        names |= called | {
+            attribute
+            for shell in facts.members
+            for attribute, kinds in held_objects(facts.units[shell]).items()
+            if any(kind.rpartition(".")[2] in called for kind in kinds)
+        }
     found: set[int] = set()
     for _ in range(3):
         callers: set[str] = set()
@@ -418,15 +423,30 @@ def _classes_defining(facts: Facts, functions: list[Site], method: str) -> set[s
     }
 
 
-def _holding(cls: ast.ClassDef, kinds: set[str]) -> set[str]:
-    """The attributes ``cls``'s methods set to objects of ``kinds`` (``self.gen = g or Kind(...)``)."""
-    held = set()
+def held_objects(cls: ast.ClassDef) -> dict[str, list[str]]:
+    """The objects each attribute set in ``cls`` may hold: the callees (dotted where they are
+    names, ``jumanji.Kind``, else their last name) of the calls in any value assigned to it
+    (``self.gen = g or Kind(...)`` holds a ``Kind``). The prefilter keeps the calls of such an
+    attribute with ``Kind.__call__``; the project follows them to ``Kind``'s module."""
+    held: dict[str, list[str]] = {}
     for node in ast.walk(cls):
-        if isinstance(node, ast.Assign) and any(
-            isinstance(c, ast.Call) and terminal(c.func) in kinds for c in ast.walk(node.value)
-        ):
-            held.update(t.attr for t in node.targets if isinstance(t, ast.Attribute))
+        if isinstance(node, ast.Assign):
+            kinds = [dotted(c.func) or terminal(c.func) for c in ast.walk(node.value) if isinstance(c, ast.Call)]
+            kinds = [k for k in kinds if k is not None]
+            for target in node.targets if kinds else ():
+                if isinstance(target, ast.Attribute):
+                    held.setdefault(target.attr, []).extend(kinds)
     return held
+
+
+def dotted(node: ast.AST) -> str | None:
+    """``a.b.c`` for a chain of attributes on a name, else ``None``."""
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        inner = dotted(node.value)
+        return None if inner is None else f"{inner}.{node.attr}"
+    return None
 
 
 def _defines(cls: ast.ClassDef, attribute: str) -> bool:

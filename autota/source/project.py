@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from autota.source import vocabulary
-from autota.source.prefilter import terminal
+from autota.source.prefilter import dotted, held_objects, terminal
 
 TRACING = vocabulary.JIT_TERMINALS | vocabulary.TRACED_ARGUMENT_TERMINALS | frozenset(
     vocabulary.terminal(name) for name in vocabulary.TRACING_TRANSFORMS
@@ -202,7 +202,7 @@ class _Reader:
         module = self.module
         kind = type(node)
         if kind is ast.Call:
-            callee = _dotted(node.func)
+            callee = dotted(node.func)
             if callee is not None:
                 for function in functions:
                     module.calls.setdefault(id(function), []).append(callee)
@@ -272,17 +272,7 @@ def _follow_held_objects(module: _Module, cls: ast.ClassDef) -> None:
     RandomGenerator(...)``), calls ``Kind.__call__`` or ``Kind.method``: recorded as such, so
     that the object's class, imported from another module, is followed there."""
     methods = [m for m in cls.body if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef)) and m.args.args]
-    made: dict[str, list[str]] = {}
-    for method in methods:
-        me = method.args.args[0].arg
-        for node in ast.walk(method):
-            if isinstance(node, ast.Assign):
-                for target in node.targets:
-                    if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == me:
-                        made.setdefault(target.attr, []).extend(  # kept where they name a class's method
-                            kind for call in ast.walk(node.value) if isinstance(call, ast.Call)
-                            for kind in [_dotted(call.func)] if kind is not None
-                        )
+    made = held_objects(cls)
     if not made:
         return
     for method in methods:
@@ -359,12 +349,3 @@ def _names_passed(arg: ast.AST) -> set[str]:
 
 def _unsubscript(node: ast.AST) -> ast.AST:
     return node.value if isinstance(node, ast.Subscript) else node
-
-
-def _dotted(node: ast.AST) -> str | None:
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute):
-        inner = _dotted(node.value)
-        return None if inner is None else f"{inner}.{node.attr}"
-    return None

@@ -169,7 +169,7 @@ class SourceRule:
         and branches, which run user code), one of NumPy's that read (without ``out=``), a
         builtin that reads and calls nothing it is given, a method that only reads, or a JAX
         update (``x.at[i].set``)."""
-        if any(arg.keyword is not None and arg.keyword.value in ("out", "key") for arg in call.args):
+        if any(arg.keyword is not None and arg.keyword.value == "out" for arg in call.args):
             return False
         names = self.qualified_names(call.func)
         if names & TRACED_ARGUMENTS.keys():

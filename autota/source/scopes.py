@@ -6,7 +6,6 @@ import ast
 import dataclasses
 import itertools
 import warnings
-from contextlib import contextmanager
 from typing import Iterator
 
 import libcst as cst
@@ -422,6 +421,27 @@ def at_update(call: cst.BaseExpression) -> tuple[str, str] | None:
     return (found[0].value, found[1]) if found is not None and isinstance(found[0], cst.Name) else None
 
 
+def static_arguments(decorator: cst.BaseExpression) -> set | None:
+    """The positions and names a jit decorator makes static (``partial(jax.jit,
+    static_argnums=2)``), or ``None`` where they are not literals."""
+    found: set = set()
+    for arg in decorator.args if isinstance(decorator, cst.Call) else ():
+        if arg.star:
+            return None
+        if arg.keyword is None or arg.keyword.value not in ("static_argnums", "static_argnames"):
+            continue
+        value = arg.value
+        items = [e.value for e in value.elements] if isinstance(value, (cst.Tuple, cst.List)) else [value]
+        for item in items:
+            if isinstance(item, cst.Integer):
+                found.add(int(item.value))
+            elif isinstance(item, cst.SimpleString):
+                found.add(item.evaluated_value)
+            else:
+                return None
+    return found
+
+
 def is_constant(node: cst.BaseExpression | None) -> bool:
     """A numeric or bool literal (``0``, ``-1.0``, ``True``): a write of one has the same value
     every step, so there are no per-step rows to collect."""
@@ -475,18 +495,18 @@ def store_contexts(parents: dict[cst.CSTNode, cst.CSTNode]) -> dict[cst.Name, Ex
 
 
 class _StoredScopeProvider(ScopeProvider):
-    """libcst's ``ScopeProvider``, given the ``STORE`` contexts it depends on (its cache, from
-    :func:`store_contexts`) instead of resolving ``ExpressionContextProvider``: the same scopes
-    from one pass over the tree instead of two."""
+    """libcst's ``ScopeProvider``, run as its own scope visitor alone, given the ``STORE``
+    contexts it depends on (from :func:`store_contexts`) instead of resolving
+    ``ExpressionContextProvider``. Through a ``MetadataWrapper`` the provider is one of a
+    batch: after its visitor has walked the module, the batch walks the whole tree again for
+    nothing, and the context provider's own walk costs as much. The scopes are the same."""
 
-    METADATA_DEPENDENCIES = ()
-    gen_cache = True  # the wrapper hands each provider of this kind its cache
-
-    @contextmanager
-    def resolve(self, wrapper: MetadataWrapper):
-        self.metadata = {ExpressionContextProvider: self.cache}
-        yield
-        self.metadata = {}
+    @classmethod
+    def scopes(cls, module: cst.Module, stores: dict[cst.Name, ExpressionContext]) -> dict:
+        provider = cls()
+        provider.metadata = {ExpressionContextProvider: stores}
+        provider.visit_Module(module)
+        return provider._computed
 
 
 UNSCOPED_BINDINGS = (
@@ -508,9 +528,8 @@ class Semantics:
     def __init__(self, module: cst.Module, source: str) -> None:
         self.module = module
         self.parents = parent_map(module)
-        wrapper = MetadataWrapper(module, unsafe_skip_copy=True, cache={_StoredScopeProvider: store_contexts(self.parents)})
-        self.scope_of = wrapper.resolve(_StoredScopeProvider)
-        self._wrapper = wrapper
+        self.scope_of = _StoredScopeProvider.scopes(module, store_contexts(self.parents))
+        self._wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
         self._positions = None
         self._statement_positions: dict[cst.CSTNode, tuple[dict, int]] = {}
         self._source = source

@@ -355,7 +355,7 @@ class GrowthRule(SourceRule):
         traced = self.traced.by_function.get(function) if function is not None else None
         if traced is None or traced.kind != "jit" or not isinstance(traced.node, cst.Decorator):
             return False
-        static = _static_arguments(traced.node.decorator)
+        static = scopes.static_arguments(traced.node.decorator)
         if static is None:
             return False
         params = [p.name.value for p in function.params.params]
@@ -688,27 +688,6 @@ def _index_parts(call: cst.Call, method: str) -> list:
     if method in UPDATE_METHODS:
         return [e.slice for e in call.func.value.slice]
     return [a.value for a in call.args[2:] if a.keyword is None]
-
-
-def _static_arguments(decorator: cst.BaseExpression) -> set | None:
-    """The positions and names a jit decorator makes static (``partial(jax.jit,
-    static_argnums=2)``), or ``None`` where they are not literals."""
-    found: set = set()
-    for arg in decorator.args if isinstance(decorator, cst.Call) else ():
-        if arg.star:
-            return None
-        if arg.keyword is None or arg.keyword.value not in ("static_argnums", "static_argnames"):
-            continue
-        value = arg.value
-        items = [e.value for e in value.elements] if isinstance(value, (cst.Tuple, cst.List)) else [value]
-        for item in items:
-            if isinstance(item, cst.Integer):
-                found.add(int(item.value))
-            elif isinstance(item, cst.SimpleString):
-                found.add(item.evaluated_value)
-            else:
-                return None
-    return found
 
 
 def _literal_int(node: cst.BaseExpression, minimum: int | None) -> bool:

@@ -16,8 +16,6 @@ from autota.source.rules.loop_buffers.syntax import (
     index_offset,
     rebinds,
     all_params,
-    string_values,
-    int_values,
 )
 from autota.source.rules.loop_buffers.body import Write, Body
 
@@ -206,17 +204,8 @@ class StaticFacts:
                 return False  # a local name shadowing any outer one
             if name.value in params:
                 index = params.index(name.value)
-                for decorator in scope.decorators:
-                    expr = decorator.decorator
-                    if isinstance(expr, cst.Call):
-                        for arg in expr.args:
-                            if arg.keyword is not None and arg.keyword.value == "static_argnames":
-                                if name.value in string_values(arg.value):
-                                    return True
-                            if arg.keyword is not None and arg.keyword.value == "static_argnums":
-                                if index in int_values(arg.value):
-                                    return True
-                return False
+                static = (scopes.static_arguments(d.decorator) for d in scope.decorators)
+                return any(s is not None and (name.value in s or index in s) for s in static)
             scope = scopes.enclosing_scope(self, scope)
         return False
 

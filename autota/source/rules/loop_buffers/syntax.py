@@ -177,22 +177,6 @@ def identifier(text: str) -> str:
     return cleaned or "entry"
 
 
-def string_values(node) -> list[str]:
-    if isinstance(node, cst.SimpleString):
-        return [node.evaluated_value]
-    if isinstance(node, (cst.Tuple, cst.List)):
-        return [e.value.evaluated_value for e in node.elements if isinstance(e.value, cst.SimpleString)]
-    return []
-
-
-def int_values(node) -> list[int]:
-    if int_value(node) is not None:
-        return [int_value(node)]
-    if isinstance(node, (cst.Tuple, cst.List)):
-        return [v for v in (int_value(e.value) for e in node.elements) if v is not None]
-    return []
-
-
 INDEX_ARRAYS = frozenset({f"{JNP}.array", f"{JNP}.asarray", "numpy.array", "numpy.asarray"})
 
 
