@@ -429,7 +429,9 @@ class GrowthRule(SourceRule):
         Where a piece would widen the accumulator's dtype part-way, promotion step by step can
         round differently from one promotion over everything, so the collected pieces are then
         grown one by one, as the loop did: the result is the original's by construction, dtype,
-        weak type and value."""
+        weak type and value. So they are where the accumulator is weakly typed: a narrower first
+        piece takes it to its own dtype (300 wraps through int8), which a wider later one cannot
+        undo, where one promotion over everything keeps the wider dtype."""
         source, acc = self.context.source, growth.acc
         namespace = self._jnp_namespace(growth.call.func)
         if namespace is None:
@@ -473,7 +475,8 @@ class GrowthRule(SourceRule):
                 self.end_line(loop) + 1,
                 [
                     f"{indent}if {parts}:",
-                    f"{indent}{unit}if {namespace}.result_type({asarray}, {ordered.replace('[::-1]', '')}) == {asarray}.dtype:",
+                    f"{indent}{unit}if not {asarray}.weak_type and "
+                    f"{namespace}.result_type({asarray}, {ordered.replace('[::-1]', '')}) == {asarray}.dtype:",
                     f"{indent}{unit}{unit}{acc} = {once}",
                     f"{indent}{unit}else:  # a piece widens the dtype part-way: grow step by step, as the loop did",
                     f"{indent}{unit}{unit}for {part} in {parts}:",

@@ -24,7 +24,7 @@ from autota.source.rules.loop_buffers.carried import CarriedBuffers
 from autota.source.rules.loop_buffers.model import BufferWrite, LoopModel, LoopModeler
 from autota.source.rules.loop_buffers.select import SelectUpdates
 from autota.source.rules.loop_buffers.statics import StaticFacts
-from autota.source.rules.loop_buffers.syntax import BODY_ARG, INIT_ARG, LOOPS, NNX_LOOPS, WHERE, invariant, is_none
+from autota.source.rules.loop_buffers.syntax import BODY_ARG, INIT_ARG, LOOPS, NNX_LOOPS, WHERE, invariant, is_bool_literal, is_none
 from autota.source.rules.loop_buffers.while_loops import WhileLoops
 
 
@@ -198,9 +198,15 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
                 continue  # one block read and rewritten every step (an accumulator): no history, O(T) memory
             previous = self._previous_rows(call, kind, args, body, group, reads)
             if kind == "while":  # `grad` cannot go through it, so nothing is saved: AT202, whatever it reads
-                self._report_while(call, args, body, write, group)
+                if not is_bool_literal(write.row):  # a mask cleared slot by slot (`mask.at[i].set(False)`): no rows
+                    self._report_while(call, args, body, write, group)
                 continue
             if reads and previous is None:
+                if any(self._reads_written_slot(name, write) for name in kept):
+                    continue  # each step replaces a slot's old value, reading the rest: a solver's state
+                    # (Gauss-Seidel, coordinate descent), updated in place; no rows accumulate
+                if self._index_motion(body, write, self._index_kind(call, kind, args, write)) == "data":
+                    continue  # a slot the data picks (`argmin`, a queue's free place): state read as state
                 self._report_read_back(kind, write, reads[0])
                 continue
             if exact:
@@ -223,7 +229,13 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
                     found.index == "data" and invariant(self, found.write.index_node, model.body.node)
                 ):
                     continue  # one block read and rewritten every step (an accumulator): O(T) memory
-                at201 = model.kind != "while" and (found.read is None or found.index == "fixed")
+                if model.kind == "while":
+                    if not is_bool_literal(found.write.row):  # a mask cleared slot by slot: no rows
+                        self._report_modelled(model, found)
+                    continue
+                if found.read is not None and found.index == "data":
+                    continue  # a slot the data picks, read: state, not rows read back
+                at201 = found.read is None or found.index == "fixed"
                 if not at201 or not (exact or scopes.is_constant(found.write.row)):
                     self._report_modelled(model, found)
 

@@ -276,9 +276,12 @@ class CarriedBuffers:
         """Where the step writes: ``cond`` (under a branch), the loop model's reading of the index
         (``reverse``, ``loop-index``, ``element``, ``counter``), ``fixed`` (a literal slot) or
         ``data`` (a slot the data picks)."""
+        return "cond" if write.form == "cond" else self._index_motion(body, write, index_kind)
+
+    def _index_motion(self, body: Body, write: Write, index_kind: str | None) -> str:
+        """How the written slot moves from step to step, under a branch or not: the loop model's
+        reading (``reverse``, ``loop-index``, ``element``, ``counter``), ``fixed`` or ``data``."""
         index = write.index
-        if write.form == "cond":
-            return "cond"
         if index_kind in ("reverse", "loop-index", "element", "counter"):
             return index_kind
         if int_value(index) is not None:
@@ -615,6 +618,14 @@ class CarriedBuffers:
             if write.slot_read_when == "after":
                 return f"the step reads back the slot it has just written ({read}): use the written value instead"
             return f"the step reads the slot it overwrites ({read}), which still holds the initial buffer's value"
+        if plan.key is None and not self._is_jax_array(inits[position]) and isinstance(function, (cst.FunctionDef, cst.Lambda)):
+            calls = self.semantics.find(function, lambda n: isinstance(n, cst.Call) and not self.writes_nothing(n))
+            if calls:
+                unsafe.append(
+                    f"that `{self.code_of(calls[0].func)}(...)` (line {self.start_line(calls[0])}) changes nothing in the "
+                    f"initial buffer `{self.code_of(inits[position])}`, which may be a NumPy array: the loop converted it "
+                    "when it started, the fix reads it again after the loop"
+                )
         if write.form != "at":
             length_of = self._entry_initial(write, inits, position) if write.dict_entry else inits[position]
             problem = self._dus_range(write, length_of, plan.start_code, plan.bounds, plan.trips)
@@ -948,7 +959,7 @@ class CarriedBuffers:
         the carry binds names with ``:=``, or, in a tuple assigned a few lines up (``remote``),
         whose earlier values the fix cannot bind first, they run calls or subscripts."""
         earlier = [e for k, e in enumerate(inits) if k < position]
-        for expr in [*earlier, inits[position]]:
+        for expr in inits:  # before the buffer, it runs later; after it, it may rebind the name the fix reads back
             if self.semantics.find(expr, lambda n: isinstance(n, cst.NamedExpr)):
                 return "the initial carry binds a name with `:=`, and the fix evaluates the buffer on its own line first"
         for expr in earlier if remote else ():

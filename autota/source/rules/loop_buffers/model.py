@@ -29,7 +29,6 @@ from autota.source.rules.loop_buffers.syntax import (
     ordered_arguments,
     reads_part,
     reads_slot,
-    rebinds,
     several_slots,
 )
 
@@ -289,7 +288,9 @@ class LoopModeler:
         """The value that reaches element ``position`` of what a helper of this file returns
         (``obs, idx = write(obs, 0, header)``), where every ``return`` of its gives there an
         update of the same parameter (``lax.dynamic_update_slice(obs, data, ...)``) or that
-        parameter: the argument given for it, whose dtype the result keeps."""
+        parameter, which the helper rebinds to nothing but its own updates
+        (``obs = lax.dynamic_update_slice(obs, ...)`` then ``return obs, ...``): the argument
+        given for it, whose dtype the result keeps."""
         function = self.semantics.binding(call.func) if isinstance(call.func, cst.Name) else None
         if not isinstance(function, cst.FunctionDef) or any(a.star or a.keyword is not None for a in call.args):
             return None
@@ -309,9 +310,23 @@ class LoopModeler:
         if len(chosen) != 1:
             return None
         index = params.index(chosen.pop())
-        if index >= len(call.args) or rebinds(self.semantics, function, params[index]):
+        if index >= len(call.args) or self._rebound_but_updated(function, params[index]):
             return None
         return self._value_of(call.args[index].value, depth + 1)
+
+    def _rebound_but_updated(self, function: cst.FunctionDef, name: str) -> bool:
+        """Whether ``function`` binds its parameter ``name`` to anything but an update of itself
+        (``obs = obs.at[i].set(v)`` keeps the array's dtype; a nested scope's binding counts too)."""
+        for node in self.semantics.names_in(function.body, name):
+            role, holder = scopes.binding_role(self.semantics.parents, node)
+            if role is None:
+                continue
+            value = holder.value if role == "plain" else None
+            while value is not None and (inner := self._updated(value)) is not None:
+                value = inner
+            if not (isinstance(value, cst.Name) and value.value == name):
+                return True
+        return False
 
     def exact_dtype(self, expr: cst.BaseExpression | None) -> bool:
         """Whether ``expr`` visibly makes an integer or boolean array: a ``jnp`` constructor with
