@@ -529,7 +529,6 @@ class Semantics:
         self.module = module
         self.parents = parent_map(module)
         self.scope_of = _StoredScopeProvider.scopes(module, store_contexts(self.parents))
-        self._wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
         self._positions = None
         self._statement_positions: dict[cst.CSTNode, tuple[dict, int]] = {}
         self._source = source
@@ -722,7 +721,7 @@ class Semantics:
         line = self._first_line(path) if path else None
         if line is None:  # the module's header or footer, or a grammar newer than this Python
             if self._positions is None:
-                self._positions = self._wrapper.resolve(PositionProvider)
+                self._positions = MetadataWrapper(self.module, unsafe_skip_copy=True).resolve(PositionProvider)
             return self._positions[node]
         holder = path[-1]
         if holder not in self._statement_positions:

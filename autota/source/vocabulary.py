@@ -119,6 +119,8 @@ SHARED_MEMORY = frozenset({f"{JNP}.from_dlpack", "jax.dlpack.from_dlpack", f"{JN
 """JAX functions whose result may share memory with a NumPy array they are given: ``from_dlpack``
 on the CPU, and ``jnp.reshape``, which hands a NumPy array to its own ``reshape`` method and
 returns NumPy's view. Writes into the NumPy array change it."""
+PYTHON_METHODS = frozenset({"item", "tolist", "tobytes", "__len__", "__index__", "__int__", "__float__", "__bool__"})
+"""Methods of a JAX array whose result is a Python value."""
 ARRAY_MODULES = (f"{JNP}.", f"{LAX}.", "jax.random.")
 """Modules whose functions return JAX arrays and do nothing else (but :data:`PYTHON_RESULTS`,
 and :data:`NOT_ARRAY_RESULTS`, which return several)."""
@@ -227,6 +229,10 @@ TRACING_TRANSFORMS = frozenset(
     }
 )
 """Transforms that trace the function they are given (its Python loop runs on tracers)."""
+ARRAY_TRANSFORMS = JIT | {
+    f"jax.{name}" for name in ("vmap", "grad", "value_and_grad", "jacfwd", "jacrev", "hessian", "checkpoint", "remat")
+}
+"""Transforms whose function returns JAX arrays only (``eval_shape`` and ``make_jaxpr`` do not)."""
 MODEL_CLASSES = frozenset(
     {
         "flax.linen.Module",

@@ -587,7 +587,7 @@ class GrowthRule(SourceRule):
         is state written back."""
         targets = {
             n.value for loop in loops if isinstance(loop, cst.For)
-            for n in scopes.find(loop.target, lambda x: isinstance(x, cst.Name))
+            for n in self.semantics.find(loop.target, lambda x: isinstance(x, cst.Name))
         }
         parts = _index_parts(call, method)
         return any(name.value in targets for part in parts for name in self.semantics.variables(part))

@@ -874,7 +874,7 @@ class CarriedBuffers:
         if self._jax_call(expr):
             return True
         made = expr.func
-        return isinstance(made, cst.Call) and self.matches(made.func, ARRAY_TRANSFORMS) is not None
+        return isinstance(made, cst.Call) and self.matches(made.func, vocabulary.ARRAY_TRANSFORMS) is not None
 
     def _visibly_jax(self, expr: cst.BaseExpression, known: set[str]) -> bool:
         """Whether ``expr`` makes a JAX value from the names ``known`` to hold one: a ``jnp``/
@@ -889,7 +889,7 @@ class CarriedBuffers:
                 return True
             func = expr.func
             return (
-                isinstance(func, cst.Attribute) and func.attr.value not in PYTHON_METHODS
+                isinstance(func, cst.Attribute) and func.attr.value not in vocabulary.PYTHON_METHODS
                 and self._visibly_jax(func.value, known)
             )
         if isinstance(expr, cst.BinaryOperation):
@@ -1283,13 +1283,9 @@ class CarriedBuffers:
         ]
 
 
-ARRAY_TRANSFORMS = vocabulary.JIT | {
-    f"jax.{name}" for name in ("vmap", "grad", "value_and_grad", "jacfwd", "jacrev", "hessian", "checkpoint", "remat")
-}
-"""Transforms whose function returns JAX arrays only (``eval_shape`` and ``make_jaxpr`` do not)."""
-PYTHON_METHODS = frozenset({"item", "tolist", "tobytes", "__len__", "__index__", "__int__", "__float__", "__bool__"})
-"""Methods of a JAX array whose result is a Python value."""
 ORDERINGS = (cst.LessThan, cst.LessThanEqual, cst.GreaterThan, cst.GreaterThanEqual, cst.Equal, cst.NotEqual)
+"""Comparisons that give a JAX value where an operand is one (``is`` and ``in`` give Python's)."""
+
 
 def _python_number(expr) -> bool:
     """A literal number, or arithmetic on literal numbers only."""

@@ -310,11 +310,11 @@ class LoopModeler:
         if len(chosen) != 1:
             return None
         index = params.index(chosen.pop())
-        if index >= len(call.args) or self._rebound_but_updated(function, params[index]):
+        if index >= len(call.args) or self._rebound_beyond_updates(function, params[index]):
             return None
         return self._value_of(call.args[index].value, depth + 1)
 
-    def _rebound_but_updated(self, function: cst.FunctionDef, name: str) -> bool:
+    def _rebound_beyond_updates(self, function: cst.FunctionDef, name: str) -> bool:
         """Whether ``function`` binds its parameter ``name`` to anything but an update of itself
         (``obs = obs.at[i].set(v)`` keeps the array's dtype; a nested scope's binding counts too)."""
         for node in self.semantics.names_in(function.body, name):

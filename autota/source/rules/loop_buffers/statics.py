@@ -313,10 +313,14 @@ class StaticFacts:
             if isinstance(scope, cst.FunctionDef) and value.value in {p.name.value for p in all_params(scope)}:
                 return None
             return "an object of unknown kind: its `__getitem__` may compute with the index"
-        for made in values:
-            if not (isinstance(made, cst.Call) and (self.new_jax_array(made.func) or scopes.at_call(made) is not None)):
-                return "an object not proven a JAX array: its `__getitem__` may compute with the index"
+        if not all(self._makes_jax_array(made) for made in values):
+            return "an object not proven a JAX array: its `__getitem__` may compute with the index"
         return None
+
+    def _makes_jax_array(self, value: cst.BaseExpression) -> bool:
+        """Whether ``value`` is a call that makes a new JAX array: one of JAX's array functions
+        (not one that may share a NumPy array's memory) or an update (``ys.at[t].set(...)``)."""
+        return isinstance(value, cst.Call) and (self.new_jax_array(value.func) or scopes.at_call(value) is not None)
 
     def _from_parameters(self, name: str, body: cst.FunctionDef) -> bool:
         """Whether ``name`` is a parameter of ``body``, or bound in it only by unpacking one
@@ -332,9 +336,7 @@ class StaticFacts:
             role, holder = scopes.binding_role(self.semantics.parents, name)
             if role == "unpack":
                 return isinstance(holder.value, cst.Name) and holder.value.value in params
-            return role == "plain" and isinstance(holder.value, cst.Call) and (
-                self.new_jax_array(holder.value.func) or scopes.at_call(holder.value) is not None
-            )  # `ys = ys.at[t].set(...)`: still an array
+            return role == "plain" and self._makes_jax_array(holder.value)  # `ys = ys.at[t].set(...)`: still an array
 
         return bool(bindings) and all(handed(n) for n in bindings)
 
