@@ -434,7 +434,7 @@ def static_arguments(decorator: cst.BaseExpression) -> set | None:
         items = [e.value for e in value.elements] if isinstance(value, (cst.Tuple, cst.List)) else [value]
         for item in items:
             if isinstance(item, cst.Integer):
-                found.add(int(item.value))
+                found.add(item.evaluated_value)  # `0x1` too
             elif isinstance(item, cst.SimpleString):
                 found.add(item.evaluated_value)
             else:
