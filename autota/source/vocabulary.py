@@ -245,6 +245,8 @@ MODEL_CLASSES = frozenset(
         "gymnax.environments.environment.Environment",
         "brax.envs.base.Env",
         "brax.envs.base.PipelineEnv",
+        "mujoco_playground._src.mjx_env.MjxEnv",
+        "mujoco_playground.MjxEnv",
         "praxis.base_layer.BaseLayer",
         "jaxmarl.environments.multi_agent_env.MultiAgentEnv",
         "xminigrid.environment.Environment",
@@ -253,7 +255,7 @@ MODEL_CLASSES = frozenset(
 """Base classes whose methods (but ``__init__``) run traced by the framework's design: models
 (Praxis layers are Flax modules),
 inside their ``init``/``apply`` or a filtered ``jit``, which trainers usually jit; JAX
-environments (Jumanji, Gymnax, Brax, JaxMARL, XLand-MiniGrid), whose ``step``/``reset`` their
+environments (Jumanji, Gymnax, Brax, MuJoCo Playground, JaxMARL, XLand-MiniGrid), whose ``step``/``reset`` their
 callers jit or ``vmap``."""
 MODEL_TRANSFORMS = frozenset({"haiku.transform", "haiku.transform_with_state", "haiku.multi_transform"})
 """Haiku's transforms: the function given runs inside the ``init``/``apply`` they return."""
@@ -277,3 +279,13 @@ LOOP_TERMINALS = frozenset(terminal(name) for name in (*LOOPS, MAP))
 TRACED_ARGUMENT_TERMINALS = frozenset(terminal(name) for name in TRACED_ARGUMENTS)
 JIT_TERMINALS = frozenset(terminal(name) for name in JIT)
 DYNAMIC_WRITE_TERMINALS = frozenset(terminal(name) for name in DYNAMIC_WRITES)
+
+
+STATIC_KEYWORDS = frozenset(
+    {
+        "axis", "axes", "axis1", "axis2", "source", "destination", "shape", "newshape", "new_sizes",
+        "dimensions", "dimension", "keepdims", "num", "ord", "repeats", "total_repeat_length", "k",
+    }
+)
+"""Keyword arguments that JAX's array functions need as Python values (an axis, a shape, a count):
+given a tracer they raise, so a loop index passed through one cannot become a ``lax`` loop's."""

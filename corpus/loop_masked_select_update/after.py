@@ -6,7 +6,7 @@ from jax import lax
 
 def keep_even(xs):
     def body(i, kept):
-        kept = kept.at[i].set(jnp.where(i % 2 == 0, kept[i].at[...].set(2.0 * xs[i]), kept[i]))
+        kept = jnp.where(i % 2 == 0, kept.at[i].set(2.0 * xs[i]), kept)
         return kept
 
     return lax.fori_loop(0, xs.shape[0], body, jnp.zeros_like(xs))

@@ -549,9 +549,9 @@ class GrowthRule(SourceRule):
             )
         if call.args and scopes.may_overflow_int32(call.args[0].value, self.semantics.bound_values):
             assumptions.append(
-                f"that `{self.code_of(call.args[0].value)}` fits an int32, or that the buffer is not empty: where "
-                "converting a Python int raises OverflowError, the fix reads the slot first, which raises "
-                "IndexError instead on a zero-length axis"
+                f"that `{self.code_of(call.args[0].value)}` fits an int32: the fix promotes the value with "
+                "`jnp.asarray`, which raises OverflowError on a larger Python int that `.at[].set` converts to "
+                "the buffer's own dtype (`2**31` into a uint32 buffer)"
             )
         if assumptions:
             self.report(
@@ -657,8 +657,18 @@ class GrowthRule(SourceRule):
         (``buf[i].at[...].set(value)``): converted, broadcast, warned about and refused exactly as
         ``buf.at[i].set(value)`` does it, dtype promotion rules and Python ints included, and a new
         array that no later donation can delete. Reading ``buf[i]`` raises where ``.at[i]`` would
-        (a zero-length axis, a 0-d buffer), at the same step. All rows are written in one
-        ``.at[].set`` after the loop, which keeps the buffer's dtype and weak type."""
+        (a zero-length axis, a 0-d buffer), at the same step, and after the value, as there: the
+        value is computed, and promoted with the buffer (``jnp.result_type``, which raises where
+        ``.at[i].set`` raises, on an int too large or a pair that strict promotion refuses), before
+        the slot is read. All rows are written in one ``.at[].set`` after the loop, which keeps
+        the buffer's dtype and weak type.
+
+        ``.at[].set`` promotes the whole buffer with the value (``jnp.result_type``) and converts
+        it back: a row of a wider or, into a weakly typed buffer, a narrower dtype takes every slot
+        through that dtype (an int32 buffer written with a float32 row loses what float32 cannot
+        hold; ``jnp.full(n, -100)`` written with a uint8 row holds 156). Each step records that
+        dtype; where one is not the buffer's own, the rows are written as the loop wrote them,
+        each through its step's dtype, which gives every slot the same conversions."""
         namespace = self.semantics.module_spelling(JNP)
         if namespace is None:
             return None
@@ -669,20 +679,29 @@ class GrowthRule(SourceRule):
         rows = self.fresh_name(f"{buf}_rows", loop)
         index = self.code_of(call.func.value.slice[0].slice.value)
         value = self.code_of(value_arg.value)
-        row = f"{buf}[{index}].at[...].set({value})"
+        if isinstance(value_arg.value, cst.GeneratorExp) and not value_arg.value.lpar:
+            value = f"({value})"  # the call's own parentheses were the generator's
+        held = self.fresh_name(f"{buf}_value", loop)
+        slot, written, promoted = (self.fresh_name(f"{buf}_{part}", loop) for part in ("slot", "row", "dtype"))
+        promotion = f"{namespace}.result_type({buf}, {namespace}.asarray({held} := {value}))"
+        row = f"{buf}[{index}].at[...].set({held})"
         indent = source.indentation(self.start_line(loop))
         unit = self.context.module.default_indent
         rebuild = [
             f"{indent}if {rows}:",
-            f"{indent}{unit}{buf} = {buf}.at[{namespace}.asarray([i for i, _ in {rows}])].set("
-            f"{namespace}.stack([row for _, row in {rows}]))",
+            f"{indent}{unit}if all(dtype == {buf}.dtype for _, dtype, _ in {rows}):",
+            f"{indent}{unit}{unit}{buf} = {buf}.at[{namespace}.asarray([i for i, _, _ in {rows}])].set("
+            f"{namespace}.stack([row for _, _, row in {rows}]))",
+            f"{indent}{unit}else:  # a row of another dtype takes every slot through it: write the rows as the loop did",
+            f"{indent}{unit}{unit}for {slot}, {promoted}, {written} in {rows}:",
+            f"{indent}{unit}{unit}{unit}{buf} = {buf}.at[{slot}].set({written}.astype({promoted}))  # noqa: AT102",
         ]
         edits = (
             source.insert_lines_before(self.start_line(loop), [f"{indent}{rows} = []"]),
-            self.replace(statement, f"{rows}.append(({index}, {row}))"),
+            self.replace(statement, f"{rows}.append(({index}, {promotion}, {row}))"),
             source.insert_lines_before(self.end_line(loop) + 1, rebuild),
         )
-        return Fix("safe", f"collect `(index, row)` pairs in `{rows}`, each row converted as `.at[].set` converts it, and write them once", edits)
+        return Fix("safe", f"collect `(index, dtype, row)` in `{rows}`, each row converted as `.at[].set` converts it, and write them once", edits)
 
 
 def _index_parts(call: cst.Call, method: str) -> list:

@@ -15,7 +15,7 @@ import ast
 import libcst as cst
 
 from autota.catalogue import Fix
-from autota.source import prefilter, scopes
+from autota.source import prefilter, scopes, vocabulary
 from autota.source.rule import SourceRule
 from autota.source.rules.growth import GROWTH
 from autota.source.rules.loop_buffers.syntax import int_value
@@ -199,7 +199,8 @@ class UnrolledLoopRule(SourceRule):
         an int: a bound of a slice whose length changes with it (``x[k + 1:n]``, not
         ``x[i:i + 2]``), a ``range`` argument, the test of an ``if`` or a conditional expression, an index into a container that ``function``
         assigns items of (``parts[j] = ...``, which JAX arrays refuse) or that is a list, tuple or
-        dict display, or an argument of a function of this module that uses it so."""
+        dict display, a keyword argument that JAX needs static (``axis=``, ``shape=``, see
+        :data:`vocabulary.STATIC_KEYWORDS`), or an argument of a function of this module that uses it so."""
         derived = set(names)
         for assign in self.semantics.find(tree, lambda n: isinstance(n, cst.Assign)):
             if len(assign.targets) == 1 and isinstance(assign.targets[0].target, cst.Name) and any(
@@ -224,6 +225,9 @@ class UnrolledLoopRule(SourceRule):
             elif isinstance(node, cst.Call):
                 if self.matches(node.func, {"builtins.range"}) and any(uses(a.value) for a in node.args):
                     return True
+                if any(a.keyword is not None and a.keyword.value in vocabulary.STATIC_KEYWORDS and uses(a.value)
+                       for a in node.args):
+                    return True  # `jnp.cumsum(x, axis=k)`: JAX refuses a traced axis, shape or count
                 callee = self.semantics.binding(node.func) if isinstance(node.func, cst.Name) else None
                 if isinstance(callee, cst.FunctionDef) and depth < 2 and not any(a.star or a.keyword for a in node.args):
                     params = [p.name.value for p in (*callee.params.posonly_params, *callee.params.params)]

@@ -20,7 +20,7 @@ import libcst as cst
 from autota.source import prefilter, scopes, vocabulary
 from autota.source.rule import SourceRule
 from autota.source.rules.loop_buffers.body import LoopBodies, Write
-from autota.source.rules.loop_buffers.carried import CarriedBuffers
+from autota.source.rules.loop_buffers.carried import CarriedBuffers, updates_state
 from autota.source.rules.loop_buffers.model import BufferWrite, LoopModel, LoopModeler
 from autota.source.rules.loop_buffers.select import SelectUpdates
 from autota.source.rules.loop_buffers.statics import StaticFacts
@@ -202,12 +202,9 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
                     self._report_while(call, args, body, write, group)
                 continue
             if reads and previous is None:
-                if any(self._reads_written_slot(name, write) for name in kept):
-                    continue  # each step replaces a slot's old value, reading the rest: a solver's state
-                    # (Gauss-Seidel, coordinate descent), updated in place; no rows accumulate
-                if self._index_motion(body, write, self._index_kind(call, kind, args, write)) == "data":
-                    continue  # a slot the data picks (`argmin`, a queue's free place): state read as state
-                self._report_read_back(kind, write, reads[0])
+                data_slot = self._index_motion(body, write, self._index_kind(call, kind, args, write)) == "data"
+                if not updates_state(True, self._reads_old_slot(group, kept), data_slot):
+                    self._report_read_back(kind, write, reads[0])
                 continue
             if exact:
                 continue
@@ -233,8 +230,8 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
                     if not is_bool_literal(found.write.row):  # a mask cleared slot by slot: no rows
                         self._report_modelled(model, found)
                     continue
-                if found.read is not None and found.index == "data":
-                    continue  # a slot the data picks, read: state, not rows read back
+                if updates_state(found.read is not None, found.old_slot_read is not None, found.index == "data"):
+                    continue
                 at201 = found.read is None or found.index == "fixed"
                 if not at201 or not (exact or scopes.is_constant(found.write.row)):
                     self._report_modelled(model, found)

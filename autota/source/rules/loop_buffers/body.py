@@ -581,6 +581,13 @@ class LoopBodies:
         read, _ = self._read_of(name)
         return read is not None and reads_slot(self, read, write.index)
 
+    def _reads_old_slot(self, writes: list[Write], kept: list[cst.Name]) -> bool:
+        """Whether the step reads the old value of the slot it writes (``buf[i]`` before
+        ``buf.at[i].set(...)``, or ``lax.dynamic_slice(buf, (i,), ...)`` kept in the body)."""
+        return any(w.slot_read_when == "before" for w in writes) or any(
+            self._reads_written_slot(name, writes[0]) for name in kept
+        )
+
     def _invariant(self, body: Body, expr: cst.BaseExpression | None) -> bool:
         """Whether ``expr`` (a written index or row of the body) is the same every step (see
         :func:`.syntax.invariant`)."""

@@ -35,6 +35,17 @@ NOT_BOUND = "the loop's result is neither assigned to names (`a, b = lax....`) n
 CARRIED_COST = "under `jax.grad` the carried buffer costs ~T^1.85 time (10-12x slower than stacked outputs at T=1024)"
 """What a buffer carried through a `scan` or `fori_loop` costs, as measured (see the AT201 doc)."""
 
+
+def updates_state(reads_rest: bool, reads_old_slot: bool, data_slot: bool) -> bool:
+    """Whether a carried buffer written one slot a step is the loop's state rather than rows it
+    collects, from three facts about the step: it reads the buffer elsewhere than the slot it
+    writes, it reads the old value of that slot, and the data picks the slot (``argmin``, a
+    queue's free place). Any one alone is a history: rows read back (AT203), a block accumulator
+    (``buf[i] + row``, AT201), a permuted write. Two together are an update in place (Gauss-Seidel,
+    coordinate descent, a sprite blended where the data says), which keeps no rows to stack and
+    whose cost under ``grad`` is the algorithm's own."""
+    return reads_rest + reads_old_slot + data_slot >= 2
+
 @dataclass(frozen=True)
 class LoopResult:
     """Where a loop's result goes. The fix rebinds the names that receive it; a result that is
@@ -189,8 +200,8 @@ class CarriedBuffers:
         before the write (``lax.dynamic_slice(buf, (i,), ...)``)."""
         loop = "fori_loop" if kind == "fori" else "scan"
         index_kind = self._index_kind(call, kind, args, write)
-        if self._write_kind(body, write, index_kind) == "data" and any(self._reads_written_slot(use, write) for use in kept):
-            return  # a read-modify-write of a data-dependent slot (a sprite blended onto a canvas): state, no rows
+        if updates_state(False, self._reads_old_slot(group, kept), self._write_kind(body, write, index_kind) == "data"):
+            return
         message = self._carried_message(f"carried through `{loop}`", body, write, "a `scan` output", index_kind)
         if previous:
             message += (
@@ -1142,9 +1153,24 @@ class CarriedBuffers:
             # the row made as the write made it, into a copy of its slot of the initial buffer
             # (seen from the body, which the loop's function holds): converted, broadcast and
             # refused exactly there, at the same step (a zero-length axis, a row of the wrong
-            # shape), so nothing after it runs; `stop_gradient`: the slot's old value is discarded
+            # shape), so nothing after it runs; `stop_gradient`: the slot's old value is discarded.
+            # The row leaves in the dtype the write promoted the buffer to (`jnp.result_type`):
+            # a row of another dtype took every slot through it each step, which the one write
+            # after the loop then repeats once (an int32 buffer written with float32 rows loses
+            # what float32 cannot hold; a weak `jnp.full(n, -100)` written with uint8 rows wraps).
+            # A buffer made of zeros or ones holds only values that pass through it unchanged
+            # (those and rows already converted from it, this being the step's one write).
             slot = ", ".join([":"] * write.axis + [self.code_of(write.index)])
-            code = f"{lax_name}.stop_gradient({base})[{slot}].at[...].set({code})"
+            if key is None and self._modeler().filled_with_zero_or_one(inits[position]):
+                code = f"{lax_name}.stop_gradient({base})[{slot}].at[...].set({code})"
+            else:
+                held = self.fresh_name(f"{write.buf}_value", call)
+                if isinstance(write.row, cst.GeneratorExp) and not write.row.lpar:
+                    code = f"({code})"
+                code = (
+                    f"{lax_name}.stop_gradient({base})[{slot}].at[...].set({held} := {code})"
+                    f".astype({jnp_name}.result_type({base}, {jnp_name}.asarray({held})))"
+                )
         if write.in_return:  # the row is computed just before the `return` that wrote it
             line = self.start_line(body.ret)
             edits.append(source.insert_lines_before(line, [f"{source.indentation(line)}{row} = {code}"]))

@@ -155,6 +155,9 @@ class BufferWrite:
     """Where the body reads more of the buffer than a slot or a band, if it does."""
     maybe_read: cst.CSTNode | None = None
     """Where the body hands a structure holding the buffer to code the model does not follow."""
+    old_slot_read: cst.CSTNode | None = None
+    """Where the body reads the written slot of the buffer as it came in (``x[i]`` before
+    ``x.at[i].set(...)``), if it does."""
 
 
 @dataclass
@@ -354,6 +357,31 @@ class LoopModeler:
             return bool(positional) and not keywords and all(self._python_int(a) for a in positional)
         return False
 
+    def filled_with_zero_or_one(self, init: cst.BaseExpression) -> bool:
+        """Whether ``init`` visibly makes an array whose every element is 0 or every element 1:
+        a ``jnp.zeros``/``ones`` constructor, or ``full`` of such a literal, reached by a plain
+        assignment. Both values pass exactly through every dtype, so a buffer that holds only them
+        and rows converted from one dtype ``D`` loses nothing when taken through ``D`` and back."""
+        if isinstance(init, cst.Name):
+            reaching = self.semantics.reaching_value(init)
+            if reaching is None or reaching[0]:
+                return False
+            init = reaching[1]
+        if not isinstance(init, cst.Call) or any(a.star for a in init.args):
+            return False
+        func = self.rule.matches(init.func, vocabulary.CONSTRUCTORS)
+        name = vocabulary.terminal(func) if func is not None else None
+        if name in ("zeros", "ones", "zeros_like", "ones_like"):
+            return True
+        if name not in ("full", "full_like"):
+            return False
+        positional = [a.value for a in init.args if a.keyword is None]
+        keywords = {a.keyword.value: a.value for a in init.args if a.keyword is not None}
+        fill = keywords.get("fill_value", positional[1] if len(positional) > 1 else None)
+        if isinstance(fill, (cst.Integer, cst.Float)):
+            return fill.evaluated_value in (0, 1)
+        return fill is not None and is_bool_literal(fill)
+
     def without_cotangent(self, init: cst.BaseExpression) -> bool:
         """Whether every value of the initial carry is visibly an integer or boolean array, or a
         Python int or bool: such a carry has no cotangent, so under ``grad`` the loop saves and
@@ -439,15 +467,19 @@ class LoopModeler:
         for path, value in model.outputs:
             if isinstance(value, Written) and isinstance(value.base, Carry) and value.base.path == path:
                 index, offset = self._classify(value.index, model.outputs)
+                ours = [(n, old) for p, n, old in evaluation.reads if len(p) >= len(path) and _overlap(p, path)]
                 reads = [
-                    n for p, n in evaluation.reads
-                    if len(p) >= len(path) and _overlap(p, path) and not reads_slot(self.rule, n, value.index_node)
+                    n for n, _ in ours
+                    if not reads_slot(self.rule, n, value.index_node)
                     and not (isinstance(n, cst.Call) and self.rule.matches(n.func, vocabulary.INDEX_REDUCTIONS))
                 ]
                 whole = next((n for n in reads if not reads_part(self.rule, n)), None)
-                maybe = next((n for p, n in evaluation.reads if len(p) < len(path) and _overlap(p, path)), None)
+                maybe = next((n for p, n, _ in evaluation.reads if len(p) < len(path) and _overlap(p, path)), None)
+                old_slot = next((n for n, old in ours if old and reads_slot(self.rule, n, value.index_node)), None)
                 model.writes.append(
-                    BufferWrite(path, value, self._label(value, path), index, offset, next(iter(reads), None), whole, maybe)
+                    BufferWrite(
+                        path, value, self._label(value, path), index, offset, next(iter(reads), None), whole, maybe, old_slot
+                    )
                 )
         return model
 
@@ -511,12 +543,14 @@ class _Evaluation:
     def __init__(self, modeler: LoopModeler) -> None:
         self.modeler = modeler
         self.rule = modeler.rule
-        self.reads: list[tuple[tuple, cst.CSTNode]] = []
+        self.reads: list[tuple[tuple, cst.CSTNode, bool]] = []
+        """``(carry path, node, old)``: ``old`` when the value read is the carry as it came in,
+        not a write into it."""
         self.active: set[int] = set()
 
     def read(self, value: Value, node: cst.CSTNode) -> None:
         for path in _carries(value):
-            self.reads.append((path, node))
+            self.reads.append((path, node, not isinstance(value, Written)))
 
     # -- calls -----------------------------------------------------------------------------
     def call(self, function: Function, args: list, kwargs: dict, depth: int) -> Value:

@@ -87,6 +87,13 @@ class SelectUpdates:
                     "where converting it raises OverflowError, the fix reads the slot first, which raises "
                     "IndexError instead on a zero-length buffer"
                 )
+            elif not _promotes_to_buffer(write.row, buf):
+                problem = (
+                    f"the row `{self.code_of(write.row)}` may have another dtype than the buffer, one it does not "
+                    "promote to without loss: `.at[].set` takes the whole buffer through the promoted dtype and back (an int32 "
+                    "buffer written with a float32 row loses what float32 cannot hold), where the fix converts the "
+                    "slot alone"
+                )
             if problem:
                 self.report("AT204", call, f"{message}; select the slot instead", Fix("unsafe", fix.message, fix.edits),
                             reason=problem)
@@ -161,3 +168,15 @@ def _plain_receiver(node) -> bool:
         and isinstance(node.slice[0].slice, cst.Index)
         and isinstance(node.slice[0].slice.value, cst.SimpleString)
     )
+
+
+def _promotes_to_buffer(row: cst.BaseExpression, buf: str) -> bool:
+    """Whether writing ``row`` takes the buffer through no dtype that loses its values: a slot of
+    the buffer itself, or a Python int or bool literal (weakly typed, so it promotes to the
+    buffer's dtype, or a bool buffer to int32, which holds every bool). A float literal takes an
+    int32 buffer through float32."""
+    if isinstance(row, cst.UnaryOperation) and isinstance(row.operator, cst.Minus):
+        row = row.expression
+    if isinstance(row, cst.Integer) or is_bool_literal(row):
+        return True
+    return isinstance(row, cst.Subscript) and isinstance(row.value, cst.Name) and row.value.value == buf
