@@ -20,6 +20,7 @@ from autota.source.text import SourceText
 from autota.source.tracing import TracedFunctions
 from autota.source.vocabulary import (
     ARRAY_MODULES,
+    CONSTRUCTORS,
     FRAME_READERS,
     NOT_ARRAY_RESULTS,
     NUMPY_READERS,
@@ -27,9 +28,22 @@ from autota.source.vocabulary import (
     PYTHON_RESULTS,
     READING_METHODS,
     SHARED_MEMORY,
+    JNP,
     TRACED_ARGUMENTS,
     terminal,
 )
+
+
+@dataclass(frozen=True)
+class Construction:
+    """A call of a ``jnp`` array constructor, read by :meth:`SourceRule.construction`."""
+
+    name: str
+    """The constructor: ``zeros``, ``full``, ``arange``..."""
+    positional: list
+    keywords: dict
+    dtype: cst.BaseExpression | None
+    """The ``dtype`` argument, by keyword or position; ``None`` where none is passed."""
 
 
 @dataclass
@@ -152,6 +166,28 @@ class SourceRule:
             if name in names:
                 return name
         return None
+
+    def construction(self, value: cst.BaseExpression | None) -> Construction | None:
+        """``value`` as a call of a ``jnp`` array constructor (``zeros``, ``full``, ``arange``...)
+        with no ``*`` argument, else ``None``: the dtype facts of the rules start from it."""
+        if not isinstance(value, cst.Call) or any(a.star for a in value.args):
+            return None
+        func = self.matches(value.func, CONSTRUCTORS | {f"{JNP}.arange"})
+        if func is None:
+            return None
+        name = terminal(func)
+        positional = [a.value for a in value.args if a.keyword is None]
+        keywords = {a.keyword.value: a.value for a in value.args if a.keyword is not None}
+        where = {"full": 2, "full_like": 2, "arange": None}.get(name, 1)  # `arange`'s dtype: by keyword only
+        dtype = keywords.get("dtype", positional[where] if where is not None and len(positional) > where else None)
+        return Construction(name, positional, keywords, dtype)
+
+    def dtype_in(self, dtype: cst.BaseExpression, names: frozenset[str], strings: frozenset[str]) -> bool:
+        """Whether ``dtype`` (a constructor's argument) is one of ``names`` (qualified, such as
+        ``jax.numpy.uint32``) or a string of ``strings`` (``"uint32"``)."""
+        if isinstance(dtype, cst.SimpleString):
+            return dtype.evaluated_value in strings
+        return self.matches(dtype, names) is not None
 
     def array_function(self, func: cst.BaseExpression) -> bool:
         """Whether ``func`` is one of JAX's array functions (:data:`~autota.source.vocabulary.ARRAY_MODULES`):

@@ -69,6 +69,11 @@ operands follow them, or come as its old ``operand=``)."""
 # -- writes ------------------------------------------------------------------------------------
 UPDATE_METHODS = ("set", "add", "subtract", "multiply", "mul", "divide", "power", "min", "max", "apply")
 """Methods of ``x.at[...]``."""
+SLOT_WRITES = ("set", "add")
+"""The ``x.at[i]`` methods whose one-slot write a loop can turn into a stacked row. ``add``
+combines the row with the slot's old value, which a loop that writes each slot once finds still
+holding the initial buffer's. The other combining methods are left alone until each has its own
+proof (``min``/``max`` split their gradient at ties, for one)."""
 DUS = f"{LAX}.dynamic_update_slice"
 DUS_IN_DIM = f"{LAX}.dynamic_update_slice_in_dim"
 DUI_IN_DIM = f"{LAX}.dynamic_update_index_in_dim"
@@ -83,6 +88,22 @@ EXACT_DTYPES = frozenset(
 """Integer and boolean dtypes: an array of one has no gradient, so under ``grad`` it is neither
 differentiated nor saved per step (its values are known in the forward pass)."""
 EXACT_DTYPE_STRINGS = frozenset({*_EXACT_DTYPES, "bool"})
+_INEXACT_DTYPES = ("float16", "bfloat16", "float32", "float64", "complex64", "complex128")
+INEXACT_DTYPES = frozenset(
+    {"builtins.float", "builtins.complex"} | {f"{module}.{name}" for module in (JNP, "numpy") for name in _INEXACT_DTYPES}
+)
+"""Floating and complex dtypes. A strongly typed buffer of one promoted with any row goes to an
+inexact dtype at least as wide, and back unchanged."""
+INEXACT_DTYPE_STRINGS = frozenset({*_INEXACT_DTYPES, "float", "complex"})
+_NARROW_INTEGER_DTYPES = ("bool_", "int8", "int16", "int32", "uint8", "uint16")
+NARROW_DTYPES = INEXACT_DTYPES | frozenset(
+    {"builtins.bool"} | {f"{module}.{name}" for module in (JNP, "numpy") for name in _NARROW_INTEGER_DTYPES}
+)
+"""Dtypes but the integers wider than int32 (``uint32``, ``uint64``, ``int64``, and ``int``,
+which is int64 under x64). Only into those does ``.at[].set`` convert a Python int beyond int32
+straight to the buffer's dtype (JAX's scatter skips ``jnp.asarray`` for an int that fits);
+into any other it makes an int32 first, and raises ``OverflowError``."""
+NARROW_DTYPE_STRINGS = frozenset({*_INEXACT_DTYPES, *_NARROW_INTEGER_DTYPES, "float", "complex", "bool"})
 WHERE = frozenset({f"{JNP}.where", f"{LAX}.select"})
 TREE_MAP = frozenset({"jax.tree_util.tree_map", "jax.tree.map", "jax.tree_map"})
 REPLACE = frozenset({"dataclasses.replace"})

@@ -231,6 +231,7 @@ ROWS = {
     "tuple-row": "({v}, {v} + 1)",
     "namedtuple-row": "Pair({v}, {v} * 0.5)",
     "weak-array-row": "jnp.asarray({v}) * 1000",
+    "hidden-huge-int": "int('3000000000') + {v}",
 }
 
 
@@ -254,9 +255,13 @@ def eager_update(draw) -> Program:
     shape = f"({size},)" if rank == "vector" else f"({size}, {F})"
     if rank == "vector" and row_kind in ("numpy-row", "jnp-row", "argument-row", "tuple-row", "namedtuple-row"):
         shape = f"({size}, {F})"
-    init = pick("init", [f"jnp.zeros({shape}, jnp.{d})", f"jnp.full({shape}, 0)", f"jnp.full({shape}, 0.0)"])
+    init = pick("init", [
+        f"jnp.zeros({shape}, jnp.{d})", f"jnp.full({shape}, 0)", f"jnp.full({shape}, 0.0)", f"jnp.zeros({shape}, jnp.uint32)"
+    ])
     if "full" in init:
         twists.append("weak-buffer")
+    elif "uint32" in init:
+        twists.append("uint32-buffer")
     else:
         twists.append(f"{d}-buffer")
     start, stop, step = draw(st.sampled_from(["", "1, "])), draw(st.sampled_from(["n", "n", "3", "0", "1"])), draw(st.sampled_from(["", ", 2"]))
@@ -335,23 +340,34 @@ def carried_buffer(draw) -> Program:
     write = draw(st.sampled_from(["at", "at", "dus"]))
     if write == "dus":
         twists.append("dynamic-update-slice")
+    method = draw(st.sampled_from(["set", "set", "add"])) if write == "at" else "set"
+    if method != "set":
+        twists.append(f"at-{method}")
+    fill = draw(st.sampled_from(["zeros", "zeros", "full", "weak"]))
+    if fill != "zeros":
+        twists.append(f"{fill}-buffer")
+    initial = {
+        "zeros": f"jnp.zeros(({size}, 2), jnp.{d})",
+        "full": f"jnp.full(({size}, 2), 3, jnp.{d})",
+        "weak": f"jnp.full(({size}, 2), 0.1)",
+    }[fill]
     row_code = AT2_ROWS[row]
     if write == "at":
-        store = f"buf = buf.at[i].set({row_code})"
+        store = f"buf = buf.at[i].{method}({row_code})"
     else:
         store = f"buf = lax.dynamic_update_slice(buf, jnp.reshape(jnp.asarray({row_code}, buf.dtype), (1, 2)), (i, 0))"
     pre = [f"big = {big}", "T = xs.shape[0]", "T8 = np.int8(xs.shape[0])", "lst = [0] * xs.shape[0]", "lst_len = len(lst)"]
     if style == "fori-pair":
         body = [f"def {body_name}(i, carry):", "    h, buf = carry", "    h = h * 0.5 + xs[i]", f"    {store}", "    return h, buf"]
-        call = [f"h, buf = lax.fori_loop(0, {bound}, {body_name}, (jnp.zeros(2), jnp.zeros(({size}, 2), jnp.{d})))", "return h, buf"]
+        call = [f"h, buf = lax.fori_loop(0, {bound}, {body_name}, (jnp.zeros(2), {initial}))", "return h, buf"]
     elif style == "fori-single":
         store = store.replace("(h[0], h[1])", "(xs[i][0], xs[i][1])").replace("h * 2", "xs[i] * 2")
-        store = store.replace("set(h)", "set(xs[i])")
+        store = store.replace(f"{method}(h)", f"{method}(xs[i])")
         body = [f"def {body_name}(i, buf):", f"    {store}", "    return buf"]
-        call = [f"buf = lax.fori_loop(0, {bound}, {body_name}, jnp.zeros(({size}, 2), jnp.{d}))", "return buf"]
+        call = [f"buf = lax.fori_loop(0, {bound}, {body_name}, {initial})", "return buf"]
     else:
         body = [f"def {body_name}(carry, x):", "    h, buf, i = carry", "    h = h * 0.5 + x", f"    {store}", "    return (h, buf, i + 1), h.sum()"]
-        call = [f"(h, buf, _i), sums = lax.scan({body_name}, (jnp.zeros(2), jnp.zeros(({size}, 2), jnp.{d}), 0), xs)", "return h, buf, sums"]
+        call = [f"(h, buf, _i), sums = lax.scan({body_name}, (jnp.zeros(2), {initial}, 0), xs)", "return h, buf, sums"]
     source = _module(["def run(xs):", *_indent([*pre, *body, *call])])
     calls = tuple(("run", f"(jnp.arange({2 * n}.0).reshape({n}, 2) - 1.5,)") for n in draw(st.sampled_from([(0, 1, 3), (3,), (2,)])))
     return Program("AT201", "carried-buffer", tuple(twists), source, calls)
@@ -372,12 +388,18 @@ def counted_while(draw) -> Program:
     cond_name, body_name = draw(st.sampled_from([("cond", "body"), ("_", "body"), ("cond", "_"), ("c", "b")]))
     if "_" in (cond_name, body_name):
         twists.append("callee-named-_")
+    method = draw(st.sampled_from(["set", "set", "add"]))
+    if method != "set":
+        twists.append(f"at-{method}")
+    fill = draw(st.sampled_from(["jnp.zeros(x.shape, jnp.{d})", "jnp.zeros(x.shape, jnp.{d})", "jnp.full(x.shape, 0.3)"]))
+    if fill.startswith("jnp.full"):
+        twists.append("weak-buffer")
     cond = [f"def {cond_name}(c):", "    i, h, buf = c", f"    return i < {bound}"]
-    body = [f"def {body_name}(c):", "    i, h, buf = c", "    h = 0.5 * h + jnp.sin(x[i])", "    buf = buf.at[i].set(h)", "    return i + 1, h, buf"]
+    body = [f"def {body_name}(c):", "    i, h, buf = c", "    h = 0.5 * h + jnp.sin(x[i])", f"    buf = buf.at[i].{method}(h)", "    return i + 1, h, buf"]
     if cond_name == body_name:
         body[0] = body[0].replace(f"def {body_name}", "def bb")
         body_name = "bb"
-    call = [f"_i, h, buf = lax.while_loop({cond_name}, {body_name}, ({start}, jnp.zeros(x.shape[1:]), jnp.zeros(x.shape, jnp.{d})))", "return h, buf"]
+    call = [f"_i, h, buf = lax.while_loop({cond_name}, {body_name}, ({start}, jnp.zeros(x.shape[1:]), {fill.format(d=d)}))", "return h, buf"]
     source = _module(["def run(x):", *_indent(["T = x.shape[0]", "T8 = np.int8(x.shape[0])", *cond, *body, *call])])
     calls = tuple(("run", f"(jnp.arange({2 * n}.0).reshape({n}, 2) - 1.5,)") for n in draw(st.sampled_from([(0, 1, 3), (3,), (2,)])))
     return Program("AT202", "counted-while", tuple(twists), source, calls)
@@ -395,7 +417,7 @@ def masked_write(draw) -> Program:
     index = draw(st.sampled_from(["i", "i", "(j := i)"]))
     if index != "i":
         twists.append("walrus-index")
-    row = draw(st.sampled_from(["xs[i]", "xs[i] * 3", "7", "-1", "2 ** 32 - 1", "1.5"]))
+    row = draw(st.sampled_from(["xs[i]", "xs[i] * 3", "7", "-1", "2 ** 32 - 1", "1.5", "buf[i - 1]", "0"]))
     twists.append(f"row:{row}")
     body = ["def step(i, buf):", f"    buf = jnp.where({pred}, buf.at[{index}].set({row}), buf)", "    return buf"]
     call = [f"return lax.fori_loop(0, xs.shape[0], step, jnp.zeros(xs.shape, jnp.{d}))"]

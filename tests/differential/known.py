@@ -1,8 +1,11 @@
-"""Generated programs whose safe AT2xx fix changed results on the code of 2026-12-01 (issue 12).
+"""Programs whose safe fix changed results, one per class, as regression cases of
+``test_differential.py``: each must now keep its results.
 
-Found by ``benchmarks/differential.py --rules AT201 --seed 3``; kept verbatim (after the common
-header), one per class, as regression cases of ``test_differential.py``: each must now keep its
-results.
+The AT2xx ones are generated programs found on the code of 2026-12-01 (issue 12) by
+``benchmarks/differential.py --rules AT201 --seed 3``, kept verbatim after the common header. The
+AT102 one is review 35's (2026-12-03), in the generator's own form: a Python int beyond int32 that
+a call hides, written into a uint32 buffer, which `.at[].set` converts and the fix's
+`jnp.asarray` refused with OverflowError.
 """
 
 from tests.differential.families import HEADER
@@ -78,5 +81,21 @@ def run(xs):
     return h, buf, sums
 """,
         (('run', '(jnp.arange(0.0).reshape(0, 2) - 1.5,)'), ('run', '(jnp.arange(2.0).reshape(1, 2) - 1.5,)'), ('run', '(jnp.arange(6.0).reshape(3, 2) - 1.5,)')),
+    ),
+    'hidden Python int beyond int32 into uint32: a value became OverflowError': Program(
+        'AT102',
+        'eager-at-set',
+        ('hidden-huge-int', 'uint32-buffer'),
+        HEADER.rstrip("\n")
+        + """
+
+
+def run(n, x):
+    buf = jnp.zeros((n + 2,), jnp.uint32)
+    for t in range(n):
+        buf = buf.at[t].set(int('3000000000') + t)
+    return buf
+""",
+        (('run', '(0, jnp.arange(4.0) - 1.5)'), ('run', '(3, jnp.arange(4.0) - 1.5)')),
     ),
 }

@@ -26,9 +26,9 @@ LEGS = {
     "AT101": (50, 0.5),
     "AT102": (50, 0.5),
     "AT401": (20, 0.3),
-    "AT201": (16, 0.2),  # integer buffers are not reported, NumPy and Python rows are unsafe fixes
+    "AT201": (40, 0.2),  # integer buffers are not reported, NumPy and Python rows are unsafe fixes
     "AT202": (16, 0.2),
-    "AT204": (16, 0.2),  # Python-number rows are unsafe fixes now, so fewer are fixed
+    "AT204": (40, 0.2),  # rows of unproven dtype into buffers not proven strong floats are unsafe fixes
 }
 
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from autota.catalogue import Fix
-from autota.source import prefilter, scopes
+from autota.source import prefilter, scopes, vocabulary
 from autota.source.rule import SourceRule
 
 UNSTEADY = (cst.Call, cst.Attribute, cst.Subscript, cst.NamedExpr, cst.Await, cst.Yield, cst.Lambda,
@@ -371,6 +371,44 @@ class GrowthRule(SourceRule):
                 return False
         return bool(values)
 
+    def _may_be_wide_integer(self, buf: cst.BaseExpression) -> bool:
+        """Whether the buffer may have an integer dtype wider than int32 (see
+        :data:`~autota.source.vocabulary.NARROW_DTYPES`): unless every value bound to it is a
+        ``jnp`` constructor of another dtype (a float one by default) or its own update."""
+        values = self.semantics.bound_values(buf) if isinstance(buf, cst.Name) else None
+        return values is None or not all(
+            scopes.at_update(v) is not None and scopes.at_update(v)[0] == buf.value or self._narrow_constructor(v)
+            for v in values
+        )
+
+    def _narrow_constructor(self, value: cst.BaseExpression) -> bool:
+        made = self.construction(value)
+        if made is None or made.name == "arange":
+            return False
+        if made.dtype is None and made.name == "full" and len(made.positional) > 1:
+            return isinstance(made.positional[1], (cst.Float, cst.Imaginary))  # an int fill is int64 under x64
+        if made.dtype is None:
+            return made.name in ("zeros", "ones", "empty")  # the default float
+        return self.dtype_in(made.dtype, vocabulary.NARROW_DTYPES, vocabulary.NARROW_DTYPE_STRINGS)
+
+    def _fits_int32_or_not_int(self, row: cst.BaseExpression) -> bool:
+        """Whether ``row`` is visibly no Python int beyond int32: a float or complex literal, a
+        JAX array function's result or a subscript of a name bound only to those, or ints and
+        names under arithmetic and conditionals, which :func:`scopes.may_overflow_int32` judges
+        (a parameter counts as fitting, as documented)."""
+        if isinstance(row, (cst.Float, cst.Imaginary, cst.Integer, cst.Name)):
+            return True  # literals and names: judged by `may_overflow_int32` above
+        if isinstance(row, (cst.UnaryOperation, cst.BinaryOperation, cst.IfExp)):
+            parts = {
+                cst.UnaryOperation: lambda: [row.expression],
+                cst.BinaryOperation: lambda: [row.left, row.right],
+                cst.IfExp: lambda: [row.body, row.orelse],
+            }[type(row)]()
+            return all(self._fits_int32_or_not_int(p) for p in parts)
+        if isinstance(row, cst.Subscript):
+            return isinstance(row.value, cst.Name) and self._only_jax_values(row.value)
+        return isinstance(row, cst.Call) and self.new_jax_array(row.func)
+
     def _only_jax_values(self, target: cst.Name) -> bool:
         """Whether every value bound to the name is a JAX array function's result or a JAX update
         of itself (``x = x.at[i].set(v)``): immutable arrays, not NumPy's or another object, nor
@@ -552,6 +590,13 @@ class GrowthRule(SourceRule):
                 f"that `{self.code_of(call.args[0].value)}` fits an int32: the fix promotes the value with "
                 "`jnp.asarray`, which raises OverflowError on a larger Python int that `.at[].set` converts to "
                 "the buffer's own dtype (`2**31` into a uint32 buffer)"
+            )
+        row = call.args[0].value if call.args else None
+        if row is not None and self._may_be_wide_integer(call.func.value.value.value) and not self._fits_int32_or_not_int(row):
+            assumptions.append(
+                f"that `{self.code_of(row)}` is not a Python int beyond int32: the buffer may be a uint32, uint64 "
+                "or int64 array, into which `.at[].set` converts such an int directly, where the fix's "
+                "`jnp.asarray` raises OverflowError"
             )
         if assumptions:
             self.report(

@@ -197,14 +197,15 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
             if kind != "while" and (reads or kept) and parts and self._invariant(body, write.index):
                 continue  # one block read and rewritten every step (an accumulator): no history, O(T) memory
             previous = self._previous_rows(call, kind, args, body, group, reads)
+            data_slot = self._index_motion(body, write, self._index_kind(call, kind, args, write)) == "data"
+            if updates_state(bool(reads) and previous is None, self._reads_old_slot(group, kept), data_slot):
+                continue  # the loop's state updated in place (Gauss-Seidel, a histogram): no rows
             if kind == "while":  # `grad` cannot go through it, so nothing is saved: AT202, whatever it reads
                 if not is_bool_literal(write.row):  # a mask cleared slot by slot (`mask.at[i].set(False)`): no rows
                     self._report_while(call, args, body, write, group)
                 continue
             if reads and previous is None:
-                data_slot = self._index_motion(body, write, self._index_kind(call, kind, args, write)) == "data"
-                if not updates_state(True, self._reads_old_slot(group, kept), data_slot):
-                    self._report_read_back(kind, write, reads[0])
+                self._report_read_back(kind, write, reads[0])
                 continue
             if exact:
                 continue
@@ -226,11 +227,11 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
                     found.index == "data" and invariant(self, found.write.index_node, model.body.node)
                 ):
                     continue  # one block read and rewritten every step (an accumulator): O(T) memory
+                if updates_state(found.read is not None, found.old_slot_read is not None, found.index == "data"):
+                    continue  # the loop's state updated in place: no rows
                 if model.kind == "while":
                     if not is_bool_literal(found.write.row):  # a mask cleared slot by slot: no rows
                         self._report_modelled(model, found)
-                    continue
-                if updates_state(found.read is not None, found.old_slot_read is not None, found.index == "data"):
                     continue
                 at201 = found.read is None or found.index == "fixed"
                 if not at201 or not (exact or scopes.is_constant(found.write.row)):

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from autota.source import scopes
-from autota.source.vocabulary import ARRAY_METADATA, INDEX_REDUCTIONS, INDEX_SAMPLERS, METADATA_FUNCTIONS
+from autota.source.vocabulary import ARRAY_METADATA, INDEX_REDUCTIONS, INDEX_SAMPLERS, METADATA_FUNCTIONS, SLOT_WRITES
 from autota.source.rules.loop_buffers.syntax import (
     JNP,
     PARAMS,
@@ -54,6 +54,9 @@ class Write:
     """``"before"``: it reads the slot's old contents; ``"after"``: the value just written."""
     in_return: bool = False
     """The write is the buffer's element of the returned carry (``return h, buf.at[i].set(h)``)."""
+    method: str = "set"
+    """The ``.at[i]`` method of an ``at`` write: ``set``, or ``add``, which also reads the slot's
+    old value (see :data:`~autota.source.vocabulary.SLOT_WRITES`)."""
 
 
 @dataclass
@@ -362,7 +365,7 @@ class LoopBodies:
         func = call.func
         if (
             isinstance(func, cst.Attribute)
-            and func.attr.value == "set"
+            and func.attr.value in SLOT_WRITES
             and isinstance(func.value, cst.Subscript)
             and isinstance(func.value.value, cst.Attribute)
             and func.value.value.attr.value == "at"
@@ -386,7 +389,7 @@ class LoopBodies:
                 (axis, index), fixed = fixed[0], []  # `buf.at[3].set(v)`: the same slot every step
             if axis is None or isinstance(index, cst.Tuple) or is_none(index) or several_slots(self, index):
                 return None
-            write = Write(statement, call, receiver, receiver, "at", index, axis, None)
+            write = Write(statement, call, receiver, receiver, "at", index, axis, None, method=func.attr.value)
             positional = [a for a in call.args if a.keyword is None and not a.star]
             if ellipsis:
                 write.problem = "the written axis is counted from the end (`buf.at[..., i]`); the rewrite needs it from the start"
@@ -396,7 +399,7 @@ class LoopBodies:
                     "the rewrite takes writes of whole slots"
                 )
             elif len(call.args) != 1 or len(positional) != 1:
-                write.problem = "the `.at[].set` write passes keyword arguments (`mode=`...)"
+                write.problem = f"the `.at[].{func.attr.value}` write passes keyword arguments (`mode=`...)"
             else:
                 write.row = positional[0].value
             return write
@@ -583,8 +586,9 @@ class LoopBodies:
 
     def _reads_old_slot(self, writes: list[Write], kept: list[cst.Name]) -> bool:
         """Whether the step reads the old value of the slot it writes (``buf[i]`` before
-        ``buf.at[i].set(...)``, or ``lax.dynamic_slice(buf, (i,), ...)`` kept in the body)."""
-        return any(w.slot_read_when == "before" for w in writes) or any(
+        ``buf.at[i].set(...)``, ``lax.dynamic_slice(buf, (i,), ...)`` kept in the body, or
+        ``buf.at[i].add(...)`` itself)."""
+        return any(w.slot_read_when == "before" or w.method != "set" for w in writes) or any(
             self._reads_written_slot(name, writes[0]) for name in kept
         )
 

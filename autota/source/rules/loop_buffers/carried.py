@@ -200,8 +200,6 @@ class CarriedBuffers:
         before the write (``lax.dynamic_slice(buf, (i,), ...)``)."""
         loop = "fori_loop" if kind == "fori" else "scan"
         index_kind = self._index_kind(call, kind, args, write)
-        if updates_state(False, self._reads_old_slot(group, kept), self._write_kind(body, write, index_kind) == "data"):
-            return
         message = self._carried_message(f"carried through `{loop}`", body, write, "a `scan` output", index_kind)
         if previous:
             message += (
@@ -624,6 +622,11 @@ class CarriedBuffers:
         """What the written row is, and what a stacked output of it keeps of the write's own
         conversion; and what the rewrite moves (the initial carry's order, a public body)."""
         write, function, inits, position, unsafe = plan.write, plan.body.function, plan.inits, plan.position, plan.assumptions
+        if write.method != "set" and plan.previous:
+            return (
+                f"the step adds into the slot (`.at[].{write.method}`) and reads back the previous row, whose "
+                "value the rewrite would carry without the initial buffer's part"
+            )
         if write.slot_read is not None:
             read = f"`{self.code_of(write.slot_read)}`, line {self.start_line(write.slot_read)}"
             if write.slot_read_when == "after":
@@ -1160,15 +1163,18 @@ class CarriedBuffers:
             # what float32 cannot hold; a weak `jnp.full(n, -100)` written with uint8 rows wraps).
             # A buffer made of zeros or ones holds only values that pass through it unchanged
             # (those and rows already converted from it, this being the step's one write).
+            # `.at[i].add` keeps the slot's old value, the initial buffer's (each slot is written
+            # once), and its gradient: no `stop_gradient` there.
             slot = ", ".join([":"] * write.axis + [self.code_of(write.index)])
+            old = f"{lax_name}.stop_gradient({base})" if write.method == "set" else base
             if key is None and self._modeler().filled_with_zero_or_one(inits[position]):
-                code = f"{lax_name}.stop_gradient({base})[{slot}].at[...].set({code})"
+                code = f"{old}[{slot}].at[...].{write.method}({code})"
             else:
                 held = self.fresh_name(f"{write.buf}_value", call)
                 if isinstance(write.row, cst.GeneratorExp) and not write.row.lpar:
                     code = f"({code})"
                 code = (
-                    f"{lax_name}.stop_gradient({base})[{slot}].at[...].set({held} := {code})"
+                    f"{old}[{slot}].at[...].{write.method}({held} := {code})"
                     f".astype({jnp_name}.result_type({base}, {jnp_name}.asarray({held})))"
                 )
         if write.in_return:  # the row is computed just before the `return` that wrote it
@@ -1248,6 +1254,8 @@ class CarriedBuffers:
             # `.at[idx].set` drops out-of-range indices exactly as each step's `.at[i].set` did, and
             # the indices are distinct and non-negative, so one scatter equals the T writes. Rows are
             # given back the axes `.at[i].set` would have broadcast them to, before the step axis moves.
+            # Unchecked rows are the written values themselves: `.at[i].add` adds them after the loop.
+            method = "set" if checked else write.method
             expanded = f"{jnp_name}.expand_dims({rows}, tuple(range(1, 1 + {base}.ndim - {rows}.ndim)))"
             if axis == 0:
                 value, where = expanded, index_code
@@ -1264,7 +1272,7 @@ class CarriedBuffers:
                     f"{deeper}tuple(range(1, 1 + {base}.ndim - {rows}.ndim)),",
                     f"{inner})",
                 ]
-            rebuild = [f"{indent}{destination} = {array}.at[{where}].set(", *values, f"{indent})"]
+            rebuild = [f"{indent}{destination} = {array}.at[{where}].{method}(", *values, f"{indent})"]
         else:
             # The writes are proven in range (or the fix is marked unsafe): one block write at the
             # first index equals the T one-slot writes.
@@ -1281,7 +1289,8 @@ class CarriedBuffers:
         loop = "fori_loop" if kind == "fori" else "scan"
         return Fix(
             "safe",
-            f"return `{self.code_of(write.row)}` as a stacked `scan` output and write the rows into the initial "
+            f"return `{self.code_of(write.row)}` as a stacked `scan` output and "
+            f"{'add' if write.method == 'add' and not checked else 'write'} the rows into the initial "
             f"buffer after the loop (was: `{write.label}` carried through `{loop}`)",
             tuple(edits),
         )
@@ -1302,7 +1311,7 @@ class CarriedBuffers:
             error = f'IndexError("index is out of bounds for axis {axis} with size 0")'
         else:
             error = 'TypeError("dynamic_update_slice update shape must be smaller than operand shape")'
-        what = "`.at[i].set`" if write.form == "at" else "write"
+        what = f"`.at[i].{write.method}`" if write.form == "at" else "write"
         return [
             f"{indent}if {base}.shape[{axis}] == 0:  # the loop's {what} raised this while tracing",
             f"{indent}{step}raise {error}",

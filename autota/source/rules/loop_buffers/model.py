@@ -103,6 +103,8 @@ class Written(Value):
     """``at``, ``dus``, ``cond`` (both branches of a ``lax.cond``/``where``/``if`` write the
     slot), ``some-steps`` (one branch leaves the buffer as it was), ``tree_map``."""
     row: cst.BaseExpression | None = None
+    method: str = "set"
+    """``set``, or ``add`` (``base.at[index].add(row)``), which reads the slot's old value too."""
 
 
 @dataclass(eq=False)
@@ -338,23 +340,16 @@ class LoopModeler:
             return False
         if self.rule.matches(expr.func, {f"{vocabulary.JNP}.array", f"{vocabulary.JNP}.asarray"}):
             return len(expr.args) == 1 and expr.args[0].keyword is None and _exact_literal(expr.args[0].value)
-        func = self.rule.matches(expr.func, vocabulary.CONSTRUCTORS | {f"{vocabulary.JNP}.arange"})
-        if func is None:
+        made = self.rule.construction(expr)
+        if made is None:
             return False
-        name = vocabulary.terminal(func)
-        positional = [a.value for a in expr.args if a.keyword is None]
-        keywords = {a.keyword.value: a.value for a in expr.args if a.keyword is not None}
-        where = {"full": 2, "full_like": 2, "arange": None}.get(name, 1)
-        dtype = keywords.get("dtype", positional[where] if where is not None and len(positional) > where else None)
-        if dtype is not None:
-            if isinstance(dtype, cst.SimpleString):
-                return dtype.evaluated_value in vocabulary.EXACT_DTYPE_STRINGS
-            return self.rule.matches(dtype, vocabulary.EXACT_DTYPES) is not None
-        if name == "full" and len(positional) >= 2:
-            fill = positional[1]
+        if made.dtype is not None:
+            return self.rule.dtype_in(made.dtype, vocabulary.EXACT_DTYPES, vocabulary.EXACT_DTYPE_STRINGS)
+        if made.name == "full" and len(made.positional) >= 2:
+            fill = made.positional[1]
             return int_value(fill) is not None or isinstance(fill, cst.Name) and fill.value in ("True", "False")
-        if name == "arange":
-            return bool(positional) and not keywords and all(self._python_int(a) for a in positional)
+        if made.name == "arange":
+            return bool(made.positional) and not made.keywords and all(self._python_int(a) for a in made.positional)
         return False
 
     def filled_with_zero_or_one(self, init: cst.BaseExpression) -> bool:
@@ -381,6 +376,18 @@ class LoopModeler:
         if isinstance(fill, (cst.Integer, cst.Float)):
             return fill.evaluated_value in (0, 1)
         return fill is not None and is_bool_literal(fill)
+
+    def strong_inexact(self, expr: cst.BaseExpression | None) -> bool:
+        """Whether ``expr`` visibly makes a strongly typed floating or complex array: ``jnp.zeros``,
+        ``ones`` or ``empty`` with no dtype (the default float) or an inexact one, or ``full`` and
+        the ``_like`` constructors with an inexact ``dtype``. A ``full`` without one takes the
+        fill's type, weakly for a Python number."""
+        made = self.rule.construction(self._value_of(expr) if expr is not None else None)
+        if made is None or made.name == "arange":
+            return False
+        if made.dtype is None:
+            return made.name in ("zeros", "ones", "empty") and len(made.positional) == 1 and set(made.keywords) <= {"shape"}
+        return self.rule.dtype_in(made.dtype, vocabulary.INEXACT_DTYPES, vocabulary.INEXACT_DTYPE_STRINGS)
 
     def without_cotangent(self, init: cst.BaseExpression) -> bool:
         """Whether every value of the initial carry is visibly an integer or boolean array, or a
@@ -475,7 +482,9 @@ class LoopModeler:
                 ]
                 whole = next((n for n in reads if not reads_part(self.rule, n)), None)
                 maybe = next((n for p, n, _ in evaluation.reads if len(p) < len(path) and _overlap(p, path)), None)
-                old_slot = next((n for n, old in ours if old and reads_slot(self.rule, n, value.index_node)), None)
+                old_slot = value.call if value.method != "set" else next(
+                    (n for n, old in ours if old and reads_slot(self.rule, n, value.index_node)), None
+                )
                 model.writes.append(
                     BufferWrite(
                         path, value, self._label(value, path), index, offset, next(iter(reads), None), whole, maybe, old_slot
@@ -853,10 +862,11 @@ class _Evaluation:
             args = [self.expr(a.value, env, depth) for a in node.args]
             for value in args:
                 self.read(value, node)
-            if func.attr.value == "set" and index_node is not None and len(node.args) == 1 and not node.args[0].keyword:
+            method = func.attr.value
+            if method in vocabulary.SLOT_WRITES and index_node is not None and len(node.args) == 1 and not node.args[0].keyword:
                 index = self.expr(index_node, env, depth)
                 self.read(index, index_node)
-                return Written(base, index, index_node, node, "at", node.args[0].value)
+                return Written(base, index, index_node, node, "at", node.args[0].value, method)
             self.read(base, node)
             for element in func.value.slice:
                 self.read_slice(element.slice, env, depth)
@@ -920,7 +930,7 @@ class _Evaluation:
             if isinstance(function, Function):
                 result = self.call(function, trees, {}, depth + 1)
                 if isinstance(result, Written) and isinstance(result.base, Carry):
-                    return Written(result.base, result.index, result.index_node, node, "tree_map", result.row)
+                    return Written(result.base, result.index, result.index_node, node, "tree_map", result.row, result.method)
             for value in trees:
                 self.read(value, node)
             return Opaque(node)
@@ -1065,11 +1075,13 @@ def _merge(a: Value, b: Value, node: cst.CSTNode) -> Value:
             return Opaque(node)
         pick = lambda r, k: r.fields[k] if k in r.fields else _attribute(r.base, k[1:] if k.startswith(".") else k)
         return Record({k: _merge(pick(a, k), pick(b, k), node) for k in {**a.fields, **b.fields}}, a.base)
-    if isinstance(a, Written) and isinstance(b, Written) and _same(a.base, b.base) and _same(a.index, b.index):
-        return Written(a.base, a.index, a.index_node, a.call, "cond", None)
+    if isinstance(a, Written) and isinstance(b, Written) and _same(a.base, b.base) and _same(a.index, b.index) and (
+        a.method == b.method
+    ):
+        return Written(a.base, a.index, a.index_node, a.call, "cond", None, a.method)
     for written, other in ((a, b), (b, a)):
         if isinstance(written, Written) and _same(written.base, other):
-            return Written(written.base, written.index, written.index_node, written.call, "some-steps", None)
+            return Written(written.base, written.index, written.index_node, written.call, "some-steps", None, written.method)
     return Opaque(node)
 
 

@@ -6,7 +6,19 @@ import libcst as cst
 
 from autota.catalogue import Fix
 from autota.source import scopes
-from autota.source.rules.loop_buffers.syntax import CHOICE_PARAMS, FORI, JNP, WHERE, is_bool_literal, ordered_arguments, rebinds
+from autota.source.rules.loop_buffers.syntax import (
+    BODY_ARG,
+    CHOICE_PARAMS,
+    FORI,
+    INIT_ARG,
+    JNP,
+    LOOPS,
+    WHERE,
+    assigns,
+    is_bool_literal,
+    ordered_arguments,
+    rebinds,
+)
 
 
 class SelectUpdates:
@@ -87,7 +99,7 @@ class SelectUpdates:
                     "where converting it raises OverflowError, the fix reads the slot first, which raises "
                     "IndexError instead on a zero-length buffer"
                 )
-            elif not _promotes_to_buffer(write.row, buf):
+            elif not (_promotes_to_buffer(write.row, buf) or self._strong_inexact_carry(call, other, traced)):
                 problem = (
                     f"the row `{self.code_of(write.row)}` may have another dtype than the buffer, one it does not "
                     "promote to without loss: `.at[].set` takes the whole buffer through the promoted dtype and back (an int32 "
@@ -100,6 +112,41 @@ class SelectUpdates:
             else:
                 self.report("AT204", call, f"{message}; select the slot instead: `{new}`", fix)
             return
+
+    def _strong_inexact_carry(self, call: cst.Call, buf: cst.BaseExpression, traced) -> bool:
+        """Whether ``buf`` is the carry of the loop whose body (used by that loop only) makes
+        ``call``, as the step received it (bound in the body only by the carry's unpacking and by
+        the statement of ``call``), and
+        the loop's initial value of it is visibly a strongly typed floating or complex array. Such
+        a buffer, promoted with any row, goes through an inexact dtype at least as wide and back
+        unchanged, so converting the slot alone changes nothing."""
+        if traced is None or traced.kind != "loop-body" or not isinstance(buf, cst.Name):
+            return False
+        loop = traced.node
+        kind = LOOPS.get(self.matches(loop.func, LOOPS))
+        if kind not in INIT_ARG:
+            return False
+        args = self._arguments(loop, kind)
+        if args is None or INIT_ARG[kind] not in args or BODY_ARG[kind] not in args or "**" in args:
+            return False
+        function = self._function(args[BODY_ARG[kind]].value)
+        if not isinstance(function, cst.FunctionDef) or not self.semantics.contains(function, call):
+            return False
+        if not self._sole_use(function, args[BODY_ARG[kind]].value):
+            return False  # another loop may run the same body from another initial value
+        body = self._body(function, kind)
+        if body.problem or buf.value not in body.elements:
+            return False
+        statement = next((a for a in self.ancestors(call) if isinstance(a, cst.Assign)), None)
+        allowed = [n for n in (body.unpack, statement) if n is not None]
+        bindings = [*self.semantics.stores(function.body, buf.value), *assigns(self.semantics, function, buf.value)]
+        if any(not any(b is a or self.semantics.contains(a, b) for a in allowed) for b in bindings):
+            return False
+        path = (body.elements.index(buf.value),) if body.unpack is not None else ()
+        if body.unpack is None and buf.value != body.carry_param:
+            return False
+        modeler = self._modeler()
+        return modeler.strong_inexact(modeler.initial(args[INIT_ARG[kind]].value, path))
 
     def _scalar_predicate(self, pred: cst.BaseExpression) -> bool:
         """Comparisons of loop indices, counters, literals and shapes: a scalar by construction."""
