@@ -343,13 +343,14 @@ def carried_buffer(draw) -> Program:
     method = draw(st.sampled_from(["set", "set", "add"])) if write == "at" else "set"
     if method != "set":
         twists.append(f"at-{method}")
-    fill = draw(st.sampled_from(["zeros", "zeros", "full", "weak"]))
+    fill = draw(st.sampled_from(["zeros", "zeros", "full", "weak", "numpy"]))
     if fill != "zeros":
         twists.append(f"{fill}-buffer")
     initial = {
         "zeros": f"jnp.zeros(({size}, 2), jnp.{d})",
         "full": f"jnp.full(({size}, 2), 3, jnp.{d})",
         "weak": f"jnp.full(({size}, 2), 0.1)",
+        "numpy": "start",  # bound before the loop: the fix reads it again
     }[fill]
     row_code = AT2_ROWS[row]
     if write == "at":
@@ -357,6 +358,8 @@ def carried_buffer(draw) -> Program:
     else:
         store = f"buf = lax.dynamic_update_slice(buf, jnp.reshape(jnp.asarray({row_code}, buf.dtype), (1, 2)), (i, 0))"
     pre = [f"big = {big}", "T = xs.shape[0]", "T8 = np.int8(xs.shape[0])", "lst = [0] * xs.shape[0]", "lst_len = len(lst)"]
+    if fill == "numpy":
+        pre.append(f"start = np.full(({size}, 2), 0.5, np.{d if d != 'bfloat16' else 'float32'})")
     if style == "fori-pair":
         body = [f"def {body_name}(i, carry):", "    h, buf = carry", "    h = h * 0.5 + xs[i]", f"    {store}", "    return h, buf"]
         call = [f"h, buf = lax.fori_loop(0, {bound}, {body_name}, (jnp.zeros(2), {initial}))", "return h, buf"]

@@ -1166,7 +1166,12 @@ class CarriedBuffers:
             # `.at[i].add` keeps the slot's old value, the initial buffer's (each slot is written
             # once), and its gradient: no `stop_gradient` there.
             slot = ", ".join([":"] * write.axis + [self.code_of(write.index)])
-            old = f"{lax_name}.stop_gradient({base})" if write.method == "set" else base
+            # (`stop_gradient` and `jnp.asarray` also make a JAX array of a NumPy buffer, which a
+            # traced index cannot subscript)
+            if write.method == "set":
+                old = f"{lax_name}.stop_gradient({base})"
+            else:
+                old = base if key is not None or self._is_jax_array(inits[position]) else f"{jnp_name}.asarray({base})"
             if key is None and self._modeler().filled_with_zero_or_one(inits[position]):
                 code = f"{old}[{slot}].at[...].{write.method}({code})"
             else:
