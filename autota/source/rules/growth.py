@@ -398,13 +398,12 @@ class GrowthRule(SourceRule):
         (a parameter counts as fitting, as documented)."""
         if isinstance(row, (cst.Float, cst.Imaginary, cst.Integer, cst.Name)):
             return True  # literals and names: judged by `may_overflow_int32` above
-        if isinstance(row, (cst.UnaryOperation, cst.BinaryOperation, cst.IfExp)):
-            parts = {
-                cst.UnaryOperation: lambda: [row.expression],
-                cst.BinaryOperation: lambda: [row.left, row.right],
-                cst.IfExp: lambda: [row.body, row.orelse],
-            }[type(row)]()
-            return all(self._fits_int32_or_not_int(p) for p in parts)
+        if isinstance(row, cst.UnaryOperation):
+            return self._fits_int32_or_not_int(row.expression)
+        if isinstance(row, cst.BinaryOperation):
+            return self._fits_int32_or_not_int(row.left) and self._fits_int32_or_not_int(row.right)
+        if isinstance(row, cst.IfExp):
+            return self._fits_int32_or_not_int(row.body) and self._fits_int32_or_not_int(row.orelse)
         if isinstance(row, cst.Subscript):
             return isinstance(row.value, cst.Name) and self._only_jax_values(row.value)
         return isinstance(row, cst.Call) and self.new_jax_array(row.func)
@@ -585,13 +584,13 @@ class GrowthRule(SourceRule):
                 f"that the index `{self.code_of(index)}` fits an int32: JAX wraps or drops a static index beyond it, "
                 "where the fix's read of the slot raises OverflowError"
             )
-        if call.args and scopes.may_overflow_int32(call.args[0].value, self.semantics.bound_values):
+        row = call.args[0].value if call.args else None
+        if row is not None and scopes.may_overflow_int32(row, self.semantics.bound_values):
             assumptions.append(
-                f"that `{self.code_of(call.args[0].value)}` fits an int32: the fix promotes the value with "
+                f"that `{self.code_of(row)}` fits an int32: the fix promotes the value with "
                 "`jnp.asarray`, which raises OverflowError on a larger Python int that `.at[].set` converts to "
                 "the buffer's own dtype (`2**31` into a uint32 buffer)"
             )
-        row = call.args[0].value if call.args else None
         if row is not None and self._may_be_wide_integer(call.func.value.value.value) and not self._fits_int32_or_not_int(row):
             assumptions.append(
                 f"that `{self.code_of(row)}` is not a Python int beyond int32: the buffer may be a uint32, uint64 "

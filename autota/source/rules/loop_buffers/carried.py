@@ -1152,6 +1152,8 @@ class CarriedBuffers:
                 bare = new_init[1:-1] if remote.lpar and len(keep) > 1 else new_init
                 edits.append(self.replace(remote, bare))
                 new_init = self.code_of(args[INIT_ARG[kind]].value)
+        # the loop turned its initial buffer into a JAX array; a NumPy one must be converted too
+        array = base if key is not None or self._is_jax_array(inits[position]) else f"{jnp_name}.asarray({base})"
         if checked:
             # the row made as the write made it, into a copy of its slot of the initial buffer
             # (seen from the body, which the loop's function holds): converted, broadcast and
@@ -1171,7 +1173,7 @@ class CarriedBuffers:
             if write.method == "set":
                 old = f"{lax_name}.stop_gradient({base})"
             else:
-                old = base if key is not None or self._is_jax_array(inits[position]) else f"{jnp_name}.asarray({base})"
+                old = array
             if key is None and self._modeler().filled_with_zero_or_one(inits[position]):
                 code = f"{old}[{slot}].at[...].{write.method}({code})"
             else:
@@ -1187,8 +1189,6 @@ class CarriedBuffers:
             edits.append(source.insert_lines_before(line, [f"{source.indentation(line)}{row} = {code}"]))
         else:
             edits.append(self.replace(write.statement, f"{row} = {code}" + "".join(f"  {c}" for c in comments)))
-        # the loop turned its initial buffer into a JAX array; a NumPy one must be converted too
-        array = base if key is not None or self._is_jax_array(inits[position]) else f"{jnp_name}.asarray({base})"
         # 3. the call: a scan over the steps, without the buffer
         if kind == "fori":
             lower, upper = self.code_of(args["lower"].value), self.code_of(args["upper"].value)

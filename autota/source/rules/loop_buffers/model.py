@@ -362,17 +362,12 @@ class LoopModeler:
             if reaching is None or reaching[0]:
                 return False
             init = reaching[1]
-        if not isinstance(init, cst.Call) or any(a.star for a in init.args):
-            return False
-        func = self.rule.matches(init.func, vocabulary.CONSTRUCTORS)
-        name = vocabulary.terminal(func) if func is not None else None
-        if name in ("zeros", "ones", "zeros_like", "ones_like"):
+        made = self.rule.construction(init)
+        if made is not None and made.name in ("zeros", "ones", "zeros_like", "ones_like"):
             return True
-        if name not in ("full", "full_like"):
+        if made is None or made.name not in ("full", "full_like"):
             return False
-        positional = [a.value for a in init.args if a.keyword is None]
-        keywords = {a.keyword.value: a.value for a in init.args if a.keyword is not None}
-        fill = keywords.get("fill_value", positional[1] if len(positional) > 1 else None)
+        fill = made.keywords.get("fill_value", made.positional[1] if len(made.positional) > 1 else None)
         if isinstance(fill, (cst.Integer, cst.Float)):
             return fill.evaluated_value in (0, 1)
         return fill is not None and is_bool_literal(fill)
