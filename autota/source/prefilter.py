@@ -25,7 +25,9 @@ FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
 BUILTIN_NAMES = frozenset(dir(builtins))
 
 
-NAMESPACE_WRITERS = frozenset(vocabulary.terminal(name) for name in vocabulary.FRAME_READERS)
+NAMESPACE_WRITERS = frozenset(name.removeprefix("builtins.") for name in vocabulary.FRAME_READERS)
+"""Frame readers as the source spells them: ``locals``, ``sys._getframe``, ``inspect.stack``."""
+_FRAME_TERMINALS = frozenset(vocabulary.terminal(name) for name in vocabulary.FRAME_READERS)
 """``globals()``, ``vars()``, ``exec``...: a unit that calls one may rebind any module name."""
 
 
@@ -285,7 +287,7 @@ class _Walker:
 
     def visit_Call(self, node: ast.Call) -> None:
         self.facts.calls.append(self.site(node))
-        if terminal(node.func) in NAMESPACE_WRITERS:  # `globals()["AX"] = 0` rebinds a global too
+        if terminal(node.func) in _FRAME_TERMINALS and _reads_frames(self.facts, node.func):  # `globals()["AX"] = 0` rebinds a global too
             self.facts.rebinding_units.add(self.top)
         if at_update_receiver(node) is not None or self.facts.name(node.func) in DYNAMIC_UPDATE_NAMES:
             self.facts.updates.append(self.site(node))
@@ -396,6 +398,10 @@ def tracing_call_tops(facts: Facts, functions: list[Site]) -> set[int]:
             if any(kind.rpartition(".")[2] in called for kind in kinds)
         }
     found: set[int] = set()
+    for shell in facts.members:  # a class attribute holding the function (`conv_op = staticmethod(conv)`)
+        for statement in facts.units[shell].body:
+            if isinstance(statement, ast.Assign) and _held_function(statement.value) in names:
+                found.add(shell)
     for _ in range(3):
         callers: set[str] = set()
         for site, passed_names, initializer_names in facts.passed_names():
@@ -411,6 +417,13 @@ def tracing_call_tops(facts: Facts, functions: list[Site]) -> set[int]:
             break
         names |= callers
     return found
+
+
+def _held_function(value: ast.expr) -> str | None:
+    """The name of the function a class attribute holds: ``f`` of ``= f`` or ``= staticmethod(f)``."""
+    if isinstance(value, ast.Call) and terminal(value.func) in ("staticmethod", "classmethod") and len(value.args) == 1:
+        value = value.args[0]
+    return value.id if isinstance(value, ast.Name) else None
 
 
 def _classes_defining(facts: Facts, functions: list[Site], method: str) -> set[str]:
@@ -439,6 +452,15 @@ def held_objects(cls: ast.ClassDef) -> dict[str, list[str]]:
     return held
 
 
+def _reads_frames(facts: Facts, func: ast.expr) -> bool:
+    """Whether ``func`` may be a frame reader: ``sys._getframe`` (``import sys as s``: ``s._getframe``),
+    or a bare name imported as one (``from inspect import stack``); ``jnp.stack`` is not."""
+    if isinstance(func, ast.Name):
+        return True
+    head, _, rest = (dotted(func) or "").partition(".")
+    return any(f"{module}.{rest}" in NAMESPACE_WRITERS for module in facts.module_imports.get(head, {head}))
+
+
 def dotted(node: ast.AST) -> str | None:
     """``a.b.c`` for a chain of attributes on a name, else ``None``."""
     if isinstance(node, ast.Name):
@@ -464,6 +486,22 @@ def _defines(cls: ast.ClassDef, attribute: str) -> bool:
     return False
 
 
+def _nested_definitions(statement: ast.stmt):
+    """The names that ``def``/``class`` statements inside a compound statement (``if``, ``for``,
+    ``try``, ``with``) bind in the scope around it."""
+    work = [statement] if isinstance(statement, _COMPOUND) else []
+    while work:
+        for child in ast.iter_child_nodes(work.pop()):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                yield child.name
+            elif isinstance(child, _COMPOUND) or isinstance(child, (ast.ExceptHandler, ast.match_case)):
+                work.append(child)
+
+
+_COMPOUND = (ast.If, ast.For, ast.AsyncFor, ast.While, ast.Try, ast.With, ast.AsyncWith, ast.Match,
+             *((ast.TryStar,) if hasattr(ast, "TryStar") else ()))
+
+
 def slice_module(text: str, facts: Facts, keep: set[int]) -> tuple[str, list[int]]:
     """``text`` without the top-level definitions not in ``keep``, and where its lines came from.
 
@@ -483,6 +521,10 @@ def slice_module(text: str, facts: Facts, keep: set[int]) -> tuple[str, list[int
     methods = {m for unit_methods in facts.members.values() for m in unit_methods}
     tops = [k for k in range(len(facts.units)) if facts.top_is_definition[k] and k not in methods]
     kept_names = {facts.units[k].name for k in tops if k in keep}
+    kept_names |= {  # a `def` under an `if` or a `for` of module-level code, which is always kept
+        name for k, statement in enumerate(facts.units)
+        if not facts.top_is_definition[k] and k not in methods for name in _nested_definitions(statement)
+    }
     keep = keep | {k for k in tops if facts.units[k].name in kept_names}
     # a class giving its objects a `shape` (a field, a property): `x.shape[k]` proves no int then
     keep = keep | {k for k in tops if isinstance(facts.units[k], ast.ClassDef) and _defines(facts.units[k], "shape")}

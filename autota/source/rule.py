@@ -20,6 +20,7 @@ from autota.source.text import SourceText
 from autota.source.tracing import TracedFunctions
 from autota.source.vocabulary import (
     ARRAY_MODULES,
+    CALLER_FRAME_READERS,
     CONSTRUCTORS,
     FRAME_READERS,
     NOT_ARRAY_RESULTS,
@@ -32,6 +33,10 @@ from autota.source.vocabulary import (
     TRACED_ARGUMENTS,
     terminal,
 )
+
+FEW_TRIPS = 4
+"""A loop of at most this many steps of constants (``for layer in range(3)``) unrolled has a
+fixed, small program, and unrolling is often what the author meant."""
 
 
 @dataclass(frozen=True)
@@ -237,21 +242,48 @@ class SourceRule:
     def end_line(self, node: cst.CSTNode) -> int:
         return self.context.file_line(self.context.semantics.position(node).end.line)
 
+    def few_trips(self, loop: cst.For) -> bool:
+        """Whether ``loop`` runs over a ``range`` (or its ``reversed``) of constants (int literals,
+        or names bound once to one: ``N_PLAYERS = 3``) of at most :data:`FEW_TRIPS` steps."""
+        iterator = loop.iter
+        if isinstance(iterator, cst.Call) and self.matches(iterator.func, {"builtins.reversed"}) and len(iterator.args) == 1:
+            iterator = iterator.args[0].value
+        if not isinstance(iterator, cst.Call) or self.matches(iterator.func, {"builtins.range"}) is None:
+            return False
+        values = [self._constant_int(a.value) if a.keyword is None and not a.star else None for a in iterator.args]
+        if None in values or not 1 <= len(values) <= 3 or values[2:] == [0]:
+            return False
+        return len(range(*values)) <= FEW_TRIPS
+
+    def _constant_int(self, expr: cst.BaseExpression) -> int | None:
+        if isinstance(expr, cst.Name):
+            value = self.semantics.assigned_value(expr)
+            return scopes.int_value(value) if value is not None else None
+        return scopes.int_value(expr)
+
     def frame_reader(self, tree: cst.CSTNode) -> tuple[cst.Call, str] | None:
-        """The first call below ``tree`` that can read a function's locals by name (``locals()``,
-        ``sys._getframe()``), with the name it calls. Found from the name index: a walk of the
-        scope per candidate cost a long script its whole module each time."""
-        readers = []
-        for reader in {terminal(q) for q in FRAME_READERS}:
+        """The first call that can read the locals of a function in ``tree`` by name, with the
+        name it calls: one below ``tree`` (``locals()``, ``sys._getframe()``), or one anywhere in
+        the module that reaches its callers' frames (``sys._getframe(1)`` in a helper the loop
+        calls, ``breakpoint()``). Found from the name index: a walk of the scope per candidate
+        cost a long script its whole module each time."""
+        found = self._frame_calls(tree, FRAME_READERS)
+        if not found and tree is not self.context.module:
+            found = self._frame_calls(self.context.module, CALLER_FRAME_READERS)
+        return min(found, key=lambda r: r[0])[1:] if found else None
+
+    def _frame_calls(self, tree: cst.CSTNode, readers: frozenset[str]) -> list:
+        found = []
+        for reader in {terminal(q) for q in readers}:
             for node in self.semantics.names_in(tree, reader):
                 call = self.parent(node)
                 if isinstance(call, cst.Attribute) and call.attr is node:
                     call = self.parent(call)
-                name = self.matches(call.func, FRAME_READERS) if isinstance(call, cst.Call) else None
+                name = self.matches(call.func, readers) if isinstance(call, cst.Call) else None
                 if name:
                     location = self.location(call)
-                    readers.append(((location.line, location.column), call, terminal(name)))
-        return min(readers, key=lambda r: r[0])[1:] if readers else None
+                    found.append(((location.line, location.column), call, terminal(name)))
+        return found
 
     def replace(self, node: cst.CSTNode, content: str) -> Edit:
         loc = self.location(node)

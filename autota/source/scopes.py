@@ -158,6 +158,15 @@ def contains(tree: cst.CSTNode, node: cst.CSTNode) -> bool:
     return bool(find(tree, lambda n: n is node))
 
 
+def int_value(node) -> int | None:
+    """The value of an int literal (``3``, ``-3``), else ``None``."""
+    if isinstance(node, cst.Integer):
+        return int(node.evaluated_value)
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus) and isinstance(node.expression, cst.Integer):
+        return -int(node.expression.evaluated_value)
+    return None
+
+
 def enclosing_loops(rule, node: cst.CSTNode) -> list[cst.For | cst.While]:
     """The loops around ``node``, innermost first, up to the nearest function or class."""
     loops = []

@@ -15,6 +15,7 @@ from autota.source import vocabulary
 
 JIT = vocabulary.JIT
 PARTIAL = vocabulary.PARTIAL
+STATIC_METHODS = frozenset({"builtins.staticmethod", "builtins.classmethod"})
 LOOP_BODIES = vocabulary.TRACED_ARGUMENTS
 MAY_RUN_TRACED = frozenset({"initializer", "model", "elsewhere"})
 """Kinds whose trace is decided outside the file (see :class:`Traced`)."""
@@ -62,6 +63,8 @@ class TracedFunctions:
                             self._record(method, Traced("model", node))
                         elif isinstance(method, cst.FunctionDef):
                             self._record_init_closures(method, node)
+                        elif isinstance(method, cst.SimpleStatementLine):
+                            self._record_held_functions(method, node)
             elif isinstance(node, cst.FunctionDef):
                 for decorator in node.decorators:
                     if self._is_jit(decorator.decorator):
@@ -252,6 +255,17 @@ class TracedFunctions:
         for statement in init.body.body:
             if isinstance(statement, cst.FunctionDef) and statement.name.value not in used:
                 self._record(statement, Traced("model", cls))
+
+    def _record_held_functions(self, line: cst.SimpleStatementLine, cls: cst.ClassDef) -> None:
+        """A model's class attribute that holds a function (``conv_op = staticmethod(conv_nd)``,
+        ``act = jax.nn.relu``) is one of its methods: it runs as they do."""
+        for statement in line.body:
+            if not isinstance(statement, cst.Assign):
+                continue
+            value = statement.value
+            if isinstance(value, cst.Call) and self.rule.matches(value.func, STATIC_METHODS) and len(value.args) == 1:
+                value = value.args[0].value
+            self._record(self._function(value), Traced("model", cls))
 
     def _is_model(self, base: cst.BaseExpression, models: set[cst.ClassDef]) -> bool:
         """Whether ``base`` is a framework's module class, or a class of this file derived from one

@@ -197,10 +197,15 @@ READING_METHODS = frozenset(
 """Methods of arrays (and of str and dict) that read their object and write nothing."""
 
 # -- Python introspection ----------------------------------------------------------------------
-FRAME_READERS = frozenset(
-    {"builtins.locals", "builtins.vars", "builtins.globals", "builtins.eval", "builtins.exec", "sys._getframe",
-     "inspect.currentframe"}
+CALLER_FRAME_READERS = frozenset(
+    {"sys._getframe", "inspect.currentframe", "inspect.stack", "inspect.getouterframes", "inspect.trace",
+     "builtins.breakpoint", "pdb.set_trace", "traceback.walk_stack"}
 )
+"""Calls that reach the frames of the functions that called the one they run in (``f_back``,
+``inspect.stack()``, a debugger): a helper of the module that calls one can read its caller's locals."""
+FRAME_READERS = CALLER_FRAME_READERS | {
+    "builtins.locals", "builtins.vars", "builtins.globals", "builtins.eval", "builtins.exec"
+}
 """Calls that can read a function's locals by name, so that a deferred write, or a name a fix
 renames or adds, could be seen."""
 
@@ -271,10 +276,13 @@ MODEL_CLASSES = frozenset(
         "praxis.base_layer.BaseLayer",
         "jaxmarl.environments.multi_agent_env.MultiAgentEnv",
         "xminigrid.environment.Environment",
+        "sepes.TreeClass",
+        "serket.TreeClass",
+        "pytreeclass.TreeClass",
     }
 )
 """Base classes whose methods (but ``__init__``) run traced by the framework's design: models
-(Praxis layers are Flax modules),
+(Praxis layers are Flax modules; Serket's layers are ``sepes.TreeClass`` pytrees),
 inside their ``init``/``apply`` or a filtered ``jit``, which trainers usually jit; JAX
 environments (Jumanji, Gymnax, Brax, MuJoCo Playground, JaxMARL, XLand-MiniGrid), whose ``step``/``reset`` their
 callers jit or ``vmap``."""

@@ -16,12 +16,14 @@ from autota.source import prefilter, scopes
 from autota.source.prefilter import UPDATE_METHODS
 from autota.source.rule import SourceRule
 from autota.source.tracing import JIT, PARTIAL
+from autota.source.vocabulary import TREE_MAP
 
 LAX = "jax.lax"
 WRITES = frozenset(
     {f"{LAX}.dynamic_update_slice", f"{LAX}.dynamic_update_slice_in_dim", f"{LAX}.dynamic_update_index_in_dim"}
 )
 DONATE = ("donate_argnums", "donate_argnames")
+REPLACE = frozenset({"dataclasses.replace"})
 
 
 class DonationRule(SourceRule):
@@ -89,42 +91,21 @@ class DonationRule(SourceRule):
     def _updated_params(self, function: cst.FunctionDef) -> dict[int, str]:
         """Positions of parameters whose updated copy the function returns."""
         params = [p.name.value for p in function.params.params]
-        derived: dict[str, str] = {}  # name -> parameter it is an updated copy of
+        flow = _UpdatedCopies(self, params)
         for assign in self.semantics.own_nodes(function, lambda n: isinstance(n, cst.Assign)):
             name = scopes.assign_to(assign)
-            source = self._written(assign.value)
-            if name and source is not None:
-                origin = source if source in params else derived.get(source)
-                if origin is not None:
-                    derived[name] = origin
+            if name:
+                flow.bind(name, assign.value)
         updated: dict[int, str] = {}
         for ret in self.semantics.own_nodes(function, lambda n: isinstance(n, cst.Return)):
             values = [ret.value]
             if isinstance(ret.value, (cst.Tuple, cst.List)):
                 values = [e.value for e in ret.value.elements]
             for value in values:
-                origin = None
-                if isinstance(value, cst.Name):
-                    origin = derived.get(value.value)
-                else:
-                    source = self._written(value)
-                    if source is not None:
-                        origin = source if source in params else derived.get(source)
+                origin = flow.updated(value)
                 if origin is not None:
                     updated[params.index(origin)] = origin
         return updated
-
-    def _written(self, expr) -> str | None:
-        """The name whose updated copy ``expr`` is (``x.at[i].set(v)``, ``dynamic_update_slice(x, ...)``)."""
-        if not isinstance(expr, cst.Call):
-            return None
-        update = scopes.at_update(expr)
-        if update is not None and update[1] in UPDATE_METHODS:
-            return update[0]
-        func = expr.func
-        if self.matches(func, WRITES) and expr.args and isinstance(expr.args[0].value, cst.Name):
-            return expr.args[0].value.value
-        return None
 
     def _loop_calls(self, module, function, jit_node, updated, params):
         """Calls ``x = step(..., x, ...)`` inside a Python loop, with ``x`` at an updated position."""
@@ -181,3 +162,80 @@ class DonationRule(SourceRule):
             else:
                 new = f"{self.code_of(jit_node)}({keyword})"
         return Fix("unsafe", f"donate argument {position}", (self.replace(jit_node, new),))
+
+
+class _UpdatedCopies:
+    """Which parameter each name of a step's body holds a part of (``rows = state.rows``) or an
+    updated copy of: a write into the parameter or a part of it (``state.rows.at[i].set(v)``,
+    ``dynamic_update_slice(state.rows, ...)``), or the parameter rebuilt around such a write
+    (``state._replace(rows=...)``, ``state.replace(...)``, ``dataclasses.replace(state, ...)``,
+    ``{**state, "rows": ...}``, ``tree_map(lambda b, v: b.at[i].set(v), state, values)``).
+    Donating that parameter lets XLA write the updated leaf into the argument's memory.
+    Assignments are read in source order, whatever branch they are in: the finding's fix is
+    unsafe in any case, and a step that updates its argument on one path copies it there."""
+
+    def __init__(self, rule: SourceRule, params: list[str]) -> None:
+        self.rule = rule
+        self.parts: dict[str, str] = {p: p for p in params}
+        self.copies: dict[str, str] = {}
+
+    def bind(self, name: str, value: cst.BaseExpression) -> None:
+        origin, part = self.updated(value), self.part(value)
+        self.parts.pop(name, None)
+        self.copies.pop(name, None)
+        if origin is not None:
+            self.copies[name] = origin
+        elif part is not None:
+            self.parts[name] = part
+
+    def part(self, expr: cst.BaseExpression) -> str | None:
+        """The parameter that ``expr`` reads a part of, unchanged (``state``, ``state.rows``, ``state[0]``)."""
+        while isinstance(expr, (cst.Attribute, cst.Subscript)):
+            expr = expr.value
+        return self.parts.get(expr.value) if isinstance(expr, cst.Name) else None
+
+    def _base(self, expr: cst.BaseExpression) -> str | None:
+        """The parameter ``expr`` holds a part or an updated copy of."""
+        return self.part(expr) or self.updated(expr)
+
+    def updated(self, expr: cst.BaseExpression) -> str | None:
+        """The parameter ``expr`` is an updated copy of, if any."""
+        if isinstance(expr, cst.Name):
+            return self.copies.get(expr.value)
+        if isinstance(expr, cst.Dict):  # `{**state, "rows": state["rows"].at[i].set(v)}`
+            spread = [self.part(e.value) for e in expr.elements if isinstance(e, cst.StarredDictElement)]
+            written = {self.updated(e.value) for e in expr.elements if isinstance(e, cst.DictElement)}
+            return next((p for p in spread if p is not None and p in written), None)
+        if not isinstance(expr, cst.Call):
+            return None
+        found = scopes.at_call(expr)
+        if found is not None:
+            return self._base(found[0]) if found[1] in UPDATE_METHODS else None
+        if self.rule.matches(expr.func, WRITES) and expr.args:
+            return self._base(expr.args[0].value)
+        rebuilt = self._rebuilt(expr)
+        if rebuilt is not None:
+            origin = self._base(rebuilt)
+            fields = [a.value for a in expr.args if a.keyword is not None]
+            return origin if origin is not None and any(self.updated(f) == origin for f in fields) else None
+        if self.rule.matches(expr.func, TREE_MAP) and len(expr.args) >= 2 and _writes_first(expr.args[0].value):
+            return self._base(expr.args[1].value)
+        return None
+
+    def _rebuilt(self, call: cst.Call) -> cst.BaseExpression | None:
+        """What ``call`` copies with some fields replaced: ``x`` of ``x._replace(...)``,
+        ``x.replace(...)`` or ``dataclasses.replace(x, ...)``."""
+        if self.rule.matches(call.func, REPLACE):
+            return call.args[0].value if call.args and call.args[0].keyword is None else None
+        if isinstance(call.func, cst.Attribute) and call.func.attr.value in ("_replace", "replace"):
+            return call.func.value
+        return None
+
+
+def _writes_first(fn: cst.BaseExpression) -> bool:
+    """Whether ``fn`` is a lambda that returns a write into its first parameter (``lambda b, v: b.at[t].set(v)``)."""
+    if not isinstance(fn, cst.Lambda) or not fn.params.params:
+        return False
+    found = scopes.at_call(fn.body)
+    first = fn.params.params[0].name.value
+    return found is not None and found[1] in UPDATE_METHODS and isinstance(found[0], cst.Name) and found[0].value == first

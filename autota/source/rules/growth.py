@@ -37,6 +37,8 @@ GROWTH = {
     f"{JNP}.stack": ("seq", "axis"),
 }
 UPDATE_METHODS = prefilter.UPDATE_METHODS
+COMBINING = frozenset(UPDATE_METHODS) - {"set"}
+"""The ``x.at[...]`` methods that combine the old value with the new one."""
 DYNAMIC_UPDATES = frozenset(
     {
         "jax.lax.dynamic_update_slice",
@@ -559,6 +561,8 @@ class GrowthRule(SourceRule):
             return  # several writes a step (a pixel and its neighbours): one finding, at the first
         if self._same_slots_every_step(call, method, loops[0]) and not self._reads_loop_targets(call, method, loops):
             return  # state overwritten in place: each step copies it, but it does not grow with the loop
+        if method in COMBINING and self._picked_by_data(call, method, loops):
+            return  # added where the data says (a histogram): state of a fixed size, not rows
         self._updated.add((buf, id(loop)))
         message = (
             f"`{buf}` is updated with `{method}` in an eager Python loop: each step copies the "
@@ -623,6 +627,28 @@ class GrowthRule(SourceRule):
                 if any(scopes.binding_role(self.semantics.parents, n)[0] for n in self.semantics.names_in(loop, name.value)):
                     return False
         return True
+
+    def _picked_by_data(self, call: cst.Call, method: str, loops: list[cst.CSTNode]) -> bool:
+        """Whether the data picks the update's slot: its index reads an element or a call
+        (``counts.at[tiles[i]]``), or a target of a loop over something else than a ``range``
+        or ``enumerate``'s counter (``for tile in tiles``). Combined into the old value there,
+        the array is a histogram, whose size does not grow with the loop."""
+        parts = _index_parts(call, method)
+        if any(self.semantics.find(part, lambda n: isinstance(n, (cst.Subscript, cst.Call))) for part in parts):
+            return True
+        data = set()
+        for loop in loops:
+            if not isinstance(loop, cst.For):
+                continue
+            target, iterator = loop.target, loop.iter
+            if isinstance(iterator, cst.Call) and self.matches(iterator.func, {"builtins.range"}):
+                continue
+            if isinstance(iterator, cst.Call) and self.matches(iterator.func, {"builtins.enumerate"}) and (
+                isinstance(target, cst.Tuple) and len(target.elements) == 2
+            ):
+                target = target.elements[1].value  # the counter is not the data
+            data |= {n.value for n in self.semantics.find(target, lambda x: isinstance(x, cst.Name))}
+        return any(name.value in data for part in parts for name in self.semantics.variables(part))
 
     def _reads_loop_targets(self, call: cst.Call, method: str, loops: list[cst.CSTNode]) -> bool:
         """Whether the update's index reads a target of one of ``loops`` (``buf.at[i]`` in a loop

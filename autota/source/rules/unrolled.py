@@ -81,8 +81,7 @@ class UnrolledLoopRule(SourceRule):
             return  # nothing carried, or an array grown by concatenation: AT101 reports that loop
         if self._static_index(node, function):
             return  # the index sets a shape or picks a Python item: no `lax.scan` expresses the loop
-        trips = _literal_trips(iterator)
-        if trips is not None and trips <= FEW_TRIPS:
+        if self.few_trips(node):
             return  # a few copies of the body, whatever the input: the program does not grow
         under = _where_compiled(traced, self.start_line(traced.node))
         message = (
@@ -334,8 +333,6 @@ class UnrolledLoopRule(SourceRule):
         return Fix("unsafe", "rewrite the loop as a `lax.scan`", (self.replace(loop, text.lstrip(" \t")),))
 
 
-FEW_TRIPS = 4
-
 COMPILED = frozenset({"jit", "loop-body", "branch"})
 """Traces whose program XLA compiles: a jitted function's, and a ``lax`` loop body's or a
 ``cond`` branch's (compiled even when called eagerly), where an unrolled loop grows the program."""
@@ -352,19 +349,6 @@ def _where_compiled(traced, line: int) -> str:
         return f"runs in a compiled program (its function is called from a `lax` loop body or branch, line {line})"
     what = "a `lax` loop body" if traced.kind == "loop-body" else "a `cond`/`switch` branch"
     return f"runs in {what} (line {line}), which is compiled"
-"""A ``range`` of int literals with at most this many steps is left unrolled: its program has a
-fixed, small size (``for layer in range(3)``), and unrolling is often what the author meant."""
-
-
-def _literal_trips(iterator: cst.Call) -> int | None:
-    """The trip count of ``range(...)`` of int literals, else ``None``."""
-    values = [int_value(arg.value) if arg.keyword is None and not arg.star else None for arg in iterator.args]
-    if None in values:
-        return None
-    try:
-        return len(range(*values))
-    except (TypeError, ValueError):
-        return None
 
 
 def _called_from(facts: prefilter.Facts, functions: list, methods: bool) -> set[str]:

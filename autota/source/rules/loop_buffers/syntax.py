@@ -5,7 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from autota.source import scopes
-from autota.source.scopes import all_params  # noqa: F401  (the rules import it from here)
+from autota.source.scopes import all_params, int_value  # noqa: F401  (the rules import them from here)
 
 
 from autota.source.vocabulary import PART_READERS
@@ -120,14 +120,6 @@ def is_bool_literal(node) -> bool:
 def literal_bool(node) -> bool | None:
     if isinstance(node, cst.Name) and node.value in ("True", "False"):
         return node.value == "True"
-    return None
-
-
-def int_value(node) -> int | None:
-    if isinstance(node, cst.Integer):
-        return int(node.evaluated_value)
-    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus) and isinstance(node.expression, cst.Integer):
-        return -int(node.expression.evaluated_value)
     return None
 
 
