@@ -112,9 +112,13 @@ class DonationRule(SourceRule):
         name = self._names[id(jit_node)]
         found = []
         for call in self.semantics.find(module, lambda n: isinstance(n, cst.Call)):
-            if not (isinstance(call.func, cst.Name) and call.func.value == name):
-                continue
-            if self.semantics.binding(call.func) not in (jit_node, function):  # another `name` is called
+            if isinstance(call.func, cst.Name) and call.func.value == name:
+                if self.semantics.binding(call.func) not in (jit_node, function):  # another `name` is called
+                    continue
+                skipped = 0
+            elif self._own_method_call(call, function):
+                skipped = 1  # `self.step(buf, ...)`: `self` is the jitted function's argument 0
+            else:
                 continue
             if not scopes.enclosing_loops(self, call):
                 continue
@@ -122,13 +126,27 @@ class DonationRule(SourceRule):
             if not isinstance(assign, cst.Assign) or assign.value is not call:
                 continue
             bound = {n.value for t in assign.targets for n in self.semantics.find(t.target, lambda x: isinstance(x, cst.Name))}
-            for position, arg in enumerate(call.args):
+            for position, arg in enumerate(call.args, start=skipped):
                 if arg.keyword is not None or arg.star:
                     break
                 if position in updated and isinstance(arg.value, cst.Name) and arg.value.value in bound:
                     found.append((call, position))
                     break
         return found
+
+    def _own_method_call(self, call: cst.Call, function: cst.FunctionDef) -> bool:
+        """Whether ``call`` is ``self.name(...)`` in a method of the class whose method ``function``
+        (a jitted ``def name(self, ...)``) is, ``self`` being the caller's first parameter."""
+        func = call.func
+        if not (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.attr.value == function.name.value):
+            return False
+        cls = self.parent(self.parent(function))  # the def's block, then its class
+        if not isinstance(cls, cst.ClassDef) or not function.params.params:
+            return False
+        caller = next((a for a in self.ancestors(call) if isinstance(a, (cst.FunctionDef, cst.Lambda))), None)
+        if not isinstance(caller, cst.FunctionDef) or self.parent(self.parent(caller)) is not cls or not caller.params.params:
+            return False
+        return caller.params.params[0].name.value == func.value.value and not caller.decorators
 
     def _report(self, function, jit_node, call, param: str, position: int) -> None:
         message = (
