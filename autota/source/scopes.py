@@ -347,15 +347,16 @@ _INT_OPERATORS = {
 }
 
 
-def may_overflow_int32(expr, bound_values=None, depth: int = 0) -> bool:
+def may_overflow_int32(expr, value_sources=None, depth: int = 0) -> bool:
     """Whether ``expr`` is a Python int (literals, names bound to them, and arithmetic on them)
     that is not provably within int32: a write converting it raises ``OverflowError`` in JAX
     before it checks the index, so a fix that reads the slot first would raise ``IndexError``
-    instead (a zero-length axis). ``bound_values`` (``Semantics.bound_values``) follows a name to
-    every value bound to it; a name it cannot follow (a parameter) counts as fitting."""
+    instead (a zero-length axis). ``value_sources`` (``Semantics.value_sources``) follows a name
+    to what each of its bindings takes its value from; a name it cannot follow (a parameter)
+    counts as fitting."""
 
     def values_of(name: cst.Name, level: int = depth):
-        return bound_values(name) if bound_values is not None and level < 4 else None
+        return value_sources(name) if value_sources is not None and level < 4 else None
 
     def value(node, level: int = depth):
         if isinstance(node, cst.Integer):
@@ -404,7 +405,7 @@ def may_overflow_int32(expr, bound_values=None, depth: int = 0) -> bool:
             return True  # `range(2**31 - 8, n)`: the index runs on from a literal near the limit
         if any(isinstance(v, cst.AugAssign) for v in values) and all(integral(v.value if isinstance(v, cst.AugAssign) else v) for v in values):
             return True  # a Python int accumulated step by step: no bound is known
-        if any(may_overflow_int32(v, bound_values, depth + 1) for v in values if not isinstance(v, cst.AugAssign)):
+        if any(may_overflow_int32(v, value_sources, depth + 1) for v in values if not isinstance(v, cst.AugAssign)):
             return True
     return False
 
@@ -564,6 +565,7 @@ class Semantics:
         self._assignments: dict[str, list] | None = None
         self._defined_attributes: dict[str, bool] = {}
         self._bound_values: dict[tuple[int, str], list[cst.BaseExpression] | None] = {}
+        self._value_sources: dict[tuple[int, str], list[cst.BaseExpression] | None] = {}
 
     # -- where nodes are ---------------------------------------------------------------------
     def ancestors(self, node: cst.CSTNode):
@@ -989,6 +991,54 @@ class Semantics:
             else:
                 return None
         return values or None
+
+    def value_sources(self, name: cst.Name) -> list[cst.BaseExpression] | None:
+        """What each binding of ``name`` in the nearest scope binding it takes its value from, for
+        judging how large a Python int it may hold: the value of an assignment (also annotated,
+        chained, or ``:=``), the whole source of an unpacking (``a, b = 1, 2**40``: either may be
+        the large one), a ``for`` target's ``range`` arguments or its iterable, a ``with`` item's
+        context expression, a ``match`` capture's subject, an ``AugAssign`` itself. ``None`` where
+        a binding is a parameter, an ``except ... as``, a ``del``, ``global``, an import, or there
+        is none (a parameter's value is the caller's: documented as assumed)."""
+        if self._label(name):
+            return None
+        scope = self.binding_scope(name)
+        key = (id(scope), name.value)
+        if key not in self._value_sources:
+            self._value_sources[key] = self._sources_in(scope, name.value)
+        return self._value_sources[key]
+
+    def _sources_in(self, scope: cst.CSTNode, name: str) -> list[cst.BaseExpression] | None:
+        sources = []
+        for node in self.names_in(scope, name):
+            role, holder = binding_role(self.parents, node)
+            if role is None or self.enclosing_scope(node) is not scope and not isinstance(holder, cst.NameItem):
+                continue  # a read, or a nested scope's own binding
+            source = self._value_source(node, role, holder)
+            if source is None:
+                return None
+            sources.extend(source)
+        return sources or None
+
+    def _value_source(self, node: cst.Name, role: str, holder: cst.CSTNode) -> list | None:
+        if role in ("plain", "unpack") and isinstance(holder, cst.Assign):
+            return [holder.value]
+        if isinstance(holder, cst.AugAssign):
+            return [holder]
+        if isinstance(holder, (cst.AnnAssign, cst.NamedExpr)):
+            return [holder.value] if holder.value is not None else []
+        if isinstance(holder, (cst.For, cst.CompFor)):
+            if isinstance(holder.iter, cst.Call) and self.qualified_names(holder.iter.func) == {"builtins.range"}:
+                return [arg.value for arg in holder.iter.args]
+            return [holder.iter]
+        if isinstance(holder, cst.AsName):
+            holder = self.parents.get(holder)
+        if isinstance(holder, cst.WithItem):
+            return [holder.item]
+        if isinstance(holder, (cst.MatchAs, cst.MatchStar, cst.MatchMapping)):
+            match = next((a for a in self.ancestors(holder) if isinstance(a, cst.Match)), None)
+            return [match.subject] if match is not None else None
+        return None
 
     def binds_here(self, scope: cst.CSTNode, name: str) -> bool:
         """Whether ``scope`` binds ``name`` (so an outer value is not what it holds): by assignment

@@ -12,7 +12,8 @@ def simulate(x0, v0, k, kicks):
         x, v = state
         v = v + dt * (kicks[t] - k * x)
         x = x + dt * v
-        energies_row = energies[t].at[...].add(0.5 * jnp.sum(v**2) + 0.5 * k * jnp.sum(x**2))
+        energies_value = 0.5 * jnp.sum(v**2) + 0.5 * k * jnp.sum(x**2)
+        energies_row = energies[t].at[...].add(energies_value)
         return (x, v), energies_row
 
     energies = jnp.zeros(n_steps)

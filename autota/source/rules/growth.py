@@ -583,13 +583,13 @@ class GrowthRule(SourceRule):
                 "its own `.at[...]` would not take the fix's row read)"
             )
         index = call.func.value.slice[0].slice.value
-        if scopes.may_overflow_int32(index, self.semantics.bound_values):
+        if scopes.may_overflow_int32(index, self.semantics.value_sources):
             assumptions.append(
                 f"that the index `{self.code_of(index)}` fits an int32: JAX wraps or drops a static index beyond it, "
                 "where the fix's read of the slot raises OverflowError"
             )
         row = call.args[0].value if call.args else None
-        if row is not None and scopes.may_overflow_int32(row, self.semantics.bound_values):
+        if row is not None and scopes.may_overflow_int32(row, self.semantics.value_sources):
             assumptions.append(
                 f"that `{self.code_of(row)}` fits an int32: the fix promotes the value with "
                 "`jnp.asarray`, which raises OverflowError on a larger Python int that `.at[].set` converts to "

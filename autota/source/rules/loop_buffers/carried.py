@@ -36,6 +36,19 @@ CARRIED_COST = "under `jax.grad` the carried buffer costs ~T^1.85 time (10-12x s
 """What a buffer carried through a `scan` or `fori_loop` costs, as measured (see the AT201 doc)."""
 
 
+def _stores_into(node: cst.CSTNode) -> bool:
+    """Whether ``node`` is a statement that changes an object in place: a store into a subscript
+    or an attribute (``start[:] = 7.0``, ``obj.n += 1``) or a ``del`` of one."""
+    if isinstance(node, cst.Assign):
+        targets = [t.target for t in node.targets]
+    elif isinstance(node, (cst.AugAssign, cst.AnnAssign, cst.Del)):
+        targets = [node.target]
+    else:
+        return False
+    return any(isinstance(t, (cst.Subscript, cst.Attribute)) or isinstance(t, (cst.Tuple, cst.List)) and any(
+        isinstance(e.value, (cst.Subscript, cst.Attribute)) for e in t.elements) for t in targets)
+
+
 def updates_state(reads_rest: bool, reads_old_slot: bool, data_slot: bool) -> bool:
     """Whether a carried buffer written one slot a step is the loop's state rather than rows it
     collects, from three facts about the step: it reads the buffer elsewhere than the slot it
@@ -633,10 +646,12 @@ class CarriedBuffers:
                 return f"the step reads back the slot it has just written ({read}): use the written value instead"
             return f"the step reads the slot it overwrites ({read}), which still holds the initial buffer's value"
         if plan.key is None and not self._is_jax_array(inits[position]) and isinstance(function, (cst.FunctionDef, cst.Lambda)):
-            calls = self.semantics.find(function, lambda n: isinstance(n, cst.Call) and not self.writes_nothing(n))
-            if calls:
+            changes = self.semantics.find(function, lambda n: isinstance(n, cst.Call) and not self.writes_nothing(n) or _stores_into(n))
+            if changes:
+                first = changes[0]
+                what = f"{self.code_of(first.func)}(...)" if isinstance(first, cst.Call) else self.code_of(first).strip()
                 unsafe.append(
-                    f"that `{self.code_of(calls[0].func)}(...)` (line {self.start_line(calls[0])}) changes nothing in the "
+                    f"that `{what}` (line {self.start_line(first)}) changes nothing in the "
                     f"initial buffer `{self.code_of(inits[position])}`, which may be a NumPy array: the loop converted it "
                     "when it started, the fix reads it again after the loop"
                 )
@@ -1154,6 +1169,7 @@ class CarriedBuffers:
                 new_init = self.code_of(args[INIT_ARG[kind]].value)
         # the loop turned its initial buffer into a JAX array; a NumPy one must be converted too
         array = base if key is not None or self._is_jax_array(inits[position]) else f"{jnp_name}.asarray({base})"
+        value_first = []
         if checked:
             # the row made as the write made it, into a copy of its slot of the initial buffer
             # (seen from the body, which the loop's function holds): converted, broadcast and
@@ -1174,21 +1190,33 @@ class CarriedBuffers:
                 old = f"{lax_name}.stop_gradient({base})"
             else:
                 old = array
-            if key is None and self._modeler().filled_with_zero_or_one(inits[position]):
-                code = f"{old}[{slot}].at[...].{write.method}({code})"
+            # The written value is computed first, as the write computed it before converting it
+            # into the slot: an error of its own comes before a zero-length axis's IndexError.
+            if isinstance(write.row, (cst.Name, cst.Integer, cst.Float, cst.Imaginary)):
+                held = code
             else:
                 held = self.fresh_name(f"{write.buf}_value", call)
                 if isinstance(write.row, cst.GeneratorExp) and not write.row.lpar:
                     code = f"({code})"
+                value_first.append(f"{held} = {code}")
+            if key is None and self._modeler().filled_with_zero_or_one(inits[position]):
+                code = f"{old}[{slot}].at[...].{write.method}({held})"
+            else:
                 code = (
-                    f"{old}[{slot}].at[...].{write.method}({held} := {code})"
+                    f"{old}[{slot}].at[...].{write.method}({held})"
                     f".astype({jnp_name}.result_type({base}, {jnp_name}.asarray({held})))"
                 )
+        statements = [*value_first, f"{row} = {code}"]
         if write.in_return:  # the row is computed just before the `return` that wrote it
             line = self.start_line(body.ret)
-            edits.append(source.insert_lines_before(line, [f"{source.indentation(line)}{row} = {code}"]))
+            edits.append(source.insert_lines_before(line, [f"{source.indentation(line)}{s}" for s in statements]))
         else:
-            edits.append(self.replace(write.statement, f"{row} = {code}" + "".join(f"  {c}" for c in comments)))
+            line_of = self.parent(write.statement)
+            alone = isinstance(line_of, cst.SimpleStatementLine) and len(line_of.body) == 1 and isinstance(
+                self.parent(line_of), cst.IndentedBlock
+            )
+            joint = f"{source.newline}{source.indentation(self.start_line(write.statement))}" if alone else "; "
+            edits.append(self.replace(write.statement, joint.join(statements) + "".join(f"  {c}" for c in comments)))
         # 3. the call: a scan over the steps, without the buffer
         if kind == "fori":
             lower, upper = self.code_of(args["lower"].value), self.code_of(args["upper"].value)

@@ -93,7 +93,7 @@ class SelectUpdates:
                 )
             elif self.semantics.find(write.index, lambda n: isinstance(n, cst.Call)):
                 problem = "the index is computed by a call, which the fix evaluates twice"
-            elif scopes.may_overflow_int32(write.row, self.semantics.bound_values):
+            elif scopes.may_overflow_int32(write.row, self.semantics.value_sources):
                 problem = (
                     f"the written value `{self.code_of(write.row)}` is a Python int that may not fit an int32: "
                     "where converting it raises OverflowError, the fix reads the slot first, which raises "

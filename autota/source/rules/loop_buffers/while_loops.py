@@ -253,7 +253,7 @@ class WhileLoops:
         if changed:
             return changed
         parts = [bound, *self.semantics.find(bound, lambda n: isinstance(n, (cst.Name, cst.Integer, cst.BinaryOperation)))]
-        if any(scopes.may_overflow_int32(part, self.semantics.bound_values) for part in parts):
+        if any(scopes.may_overflow_int32(part, self.semantics.value_sources) for part in parts):
             return (
                 f"the bound `{self.code_of(bound)}` may not fit an int32: the condition compares it with the "
                 "int32 counter and raises OverflowError, where `fori_loop` takes it"
