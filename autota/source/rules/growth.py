@@ -393,19 +393,27 @@ class GrowthRule(SourceRule):
             return made.name in ("zeros", "ones", "empty")  # the default float
         return self.dtype_in(made.dtype, vocabulary.NARROW_DTYPES, vocabulary.NARROW_DTYPE_STRINGS)
 
-    def _fits_int32_or_not_int(self, row: cst.BaseExpression) -> bool:
+    def _fits_int32_or_not_int(self, row: cst.BaseExpression, depth: int = 0) -> bool:
         """Whether ``row`` is visibly no Python int beyond int32: a float or complex literal, a
         JAX array function's result or a subscript of a name bound only to those, or ints and
-        names under arithmetic and conditionals, which :func:`scopes.may_overflow_int32` judges
-        (a parameter counts as fitting, as documented)."""
-        if isinstance(row, (cst.Float, cst.Imaginary, cst.Integer, cst.Name)):
-            return True  # literals and names: judged by `may_overflow_int32` above
+        names under arithmetic and conditionals, which :func:`scopes.may_overflow_int32` judges;
+        a name, by what each of its bindings takes its value from (``base = e.args[0]`` may be
+        any int), a parameter counting as fitting, as documented."""
+        if isinstance(row, (cst.Float, cst.Imaginary, cst.Integer)):
+            return True  # literals: judged by `may_overflow_int32` above
+        if isinstance(row, cst.Name):
+            sources = self.semantics.value_sources(row) if depth < 4 else None
+            return sources is None or all(
+                self._fits_int32_or_not_int(v.value if isinstance(v, cst.AugAssign) else v, depth + 1) for v in sources
+            )
+        if isinstance(row, (cst.Tuple, cst.List)) and depth:  # an unpacking's source: any element may be it
+            return all(self._fits_int32_or_not_int(e.value, depth) for e in row.elements)
         if isinstance(row, cst.UnaryOperation):
-            return self._fits_int32_or_not_int(row.expression)
+            return self._fits_int32_or_not_int(row.expression, depth)
         if isinstance(row, cst.BinaryOperation):
-            return self._fits_int32_or_not_int(row.left) and self._fits_int32_or_not_int(row.right)
+            return self._fits_int32_or_not_int(row.left, depth) and self._fits_int32_or_not_int(row.right, depth)
         if isinstance(row, cst.IfExp):
-            return self._fits_int32_or_not_int(row.body) and self._fits_int32_or_not_int(row.orelse)
+            return self._fits_int32_or_not_int(row.body, depth) and self._fits_int32_or_not_int(row.orelse, depth)
         if isinstance(row, cst.Subscript):
             return isinstance(row.value, cst.Name) and self._only_jax_values(row.value)
         return isinstance(row, cst.Call) and self.new_jax_array(row.func)

@@ -1199,13 +1199,14 @@ class CarriedBuffers:
                 if isinstance(write.row, cst.GeneratorExp) and not write.row.lpar:
                     code = f"({code})"
                 value_first.append(f"{held} = {code}")
-            if key is None and self._modeler().filled_with_zero_or_one(inits[position]):
-                code = f"{old}[{slot}].at[...].{write.method}({held})"
-            else:
-                code = (
-                    f"{old}[{slot}].at[...].{write.method}({held})"
-                    f".astype({jnp_name}.result_type({base}, {jnp_name}.asarray({held})))"
-                )
+            code = f"{old}[{slot}].at[...].{write.method}({held})"
+            if not (key is None and self._modeler().filled_with_zero_or_one(inits[position])):
+                # converted only where the promoted dtype differs (a static test, at trace time):
+                # an `astype` to the row's own dtype would drop a weak type, and change the weak
+                # type of the gradient that flows back through it
+                promoted = f"{jnp_name}.result_type({base}, {jnp_name}.asarray({held}))"
+                value_first.append(f"{row} = {code}")
+                code = f"{row} if {row}.dtype == {promoted} else {row}.astype({promoted})"
         statements = [*value_first, f"{row} = {code}"]
         if write.in_return:  # the row is computed just before the `return` that wrote it
             line = self.start_line(body.ret)
