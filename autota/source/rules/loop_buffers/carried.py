@@ -1169,7 +1169,7 @@ class CarriedBuffers:
                 new_init = self.code_of(args[INIT_ARG[kind]].value)
         # the loop turned its initial buffer into a JAX array; a NumPy one must be converted too
         array = base if key is not None or self._is_jax_array(inits[position]) else f"{jnp_name}.asarray({base})"
-        value_first = []
+        row_statements = []
         if checked:
             # the row made as the write made it, into a copy of its slot of the initial buffer
             # (seen from the body, which the loop's function holds): converted, broadcast and
@@ -1198,16 +1198,16 @@ class CarriedBuffers:
                 held = self.fresh_name(f"{write.buf}_value", call)
                 if isinstance(write.row, cst.GeneratorExp) and not write.row.lpar:
                     code = f"({code})"
-                value_first.append(f"{held} = {code}")
+                row_statements.append(f"{held} = {code}")
             code = f"{old}[{slot}].at[...].{write.method}({held})"
             if not (key is None and self._modeler().filled_with_zero_or_one(inits[position])):
                 # converted only where the promoted dtype differs (a static test, at trace time):
                 # an `astype` to the row's own dtype would drop a weak type, and change the weak
                 # type of the gradient that flows back through it
                 promoted = f"{jnp_name}.result_type({base}, {jnp_name}.asarray({held}))"
-                value_first.append(f"{row} = {code}")
+                row_statements.append(f"{row} = {code}")
                 code = f"{row} if {row}.dtype == {promoted} else {row}.astype({promoted})"
-        statements = [*value_first, f"{row} = {code}"]
+        statements = [*row_statements, f"{row} = {code}"]
         if write.in_return:  # the row is computed just before the `return` that wrote it
             line = self.start_line(body.ret)
             edits.append(source.insert_lines_before(line, [f"{source.indentation(line)}{s}" for s in statements]))
