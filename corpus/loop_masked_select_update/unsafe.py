@@ -6,7 +6,9 @@ from jax import lax
 
 def keep_even(xs):
     def body(i, kept):
-        kept = kept.at[i].set(jnp.where(i % 2 == 0, kept[i].at[...].set(2.0 * xs[i]), kept[i]))
+        kept_pick = i % 2 == 0
+        kept_value = 2.0 * xs[i]
+        kept = kept.at[i].set(jnp.where(kept_pick, kept[i].at[...].set(kept_value), kept[i]))
         return kept
 
     return lax.fori_loop(0, xs.shape[0], body, jnp.zeros_like(xs))
