@@ -147,13 +147,15 @@ class Facts:
         return [s for s in self.calls if self.name(s.node.func) in names]
 
     def jitted(self) -> list[Site]:
-        """Functions decorated with a jit-like name, or passed to a jit-like call."""
-        passed = {
-            arg.id
-            for site in self.calls_named(JIT_NAMES)
-            for arg in site.node.args[:1]
-            if isinstance(arg, ast.Name)
-        }
+        """Functions decorated with a jit-like name, or passed to a jit-like call (also through a
+        ``partial``: ``jax.jit(partial(store, scale=2.0))``)."""
+        passed = set()
+        for site in self.calls_named(JIT_NAMES):
+            for arg in site.node.args[:1]:
+                if isinstance(arg, ast.Call) and terminal(arg.func) == "partial" and arg.args:
+                    arg = arg.args[0]
+                if isinstance(arg, ast.Name):
+                    passed.add(arg.id)
         return [
             s
             for s in self.functions

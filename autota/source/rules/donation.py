@@ -52,8 +52,8 @@ class DonationRule(SourceRule):
                 continue
             params = [p.name.value for p in function.params.params]
             calls = self._loop_calls(node, function, jit_node, updated, params)
-            for call, position in calls:
-                self._report(function, jit_node, call, params[position], position)
+            for call, position in calls:  # the jitted callable's arguments start after a partial's
+                self._report(function, jit_node, call, params[position], position - self._bound[id(jit_node)])
                 break
 
     # -- which functions are jitted, and how --------------------------------------------------
@@ -70,18 +70,27 @@ class DonationRule(SourceRule):
     def _jitted(self, module: cst.Module):
         """``(function, node)``: the decorator expression or the ``jax.jit(f)`` call."""
         found = []
+        self._bound: dict[int, int] = {}
+        """By jit node: how many parameters a ``partial`` fills by position before the jitted callable's."""
         for function in self.semantics.find(module, lambda n: isinstance(n, cst.FunctionDef)):
             for decorator in function.decorators:
                 if self._is_jit(decorator.decorator):
                     found.append((function, decorator.decorator, function.name.value))
+                    self._bound[id(decorator.decorator)] = 0
         for assign in self.semantics.find(module, lambda n: isinstance(n, cst.Assign)):
             call = assign.value
             name = scopes.assign_to(assign)
             if name and isinstance(call, cst.Call) and self.matches(call.func, JIT) and call.args:
-                target = call.args[0].value
+                target, bound = call.args[0].value, 0
+                if isinstance(target, cst.Call) and self.matches(target.func, PARTIAL) and target.args and not any(
+                    a.star for a in target.args
+                ):  # `jax.jit(partial(store, scale=2.0))`: its positional arguments fill the first parameters
+                    bound = sum(1 for a in target.args[1:] if a.keyword is None)
+                    target = target.args[0].value
                 function = self.semantics.binding(target) if isinstance(target, cst.Name) else None
                 if isinstance(function, cst.FunctionDef) and not function.decorators:
                     found.append((function, call, name))
+                    self._bound[id(call)] = bound
         self._names = {id(node): name for _, node, name in found}
         return [(f, node) for f, node, _ in found]
 
@@ -126,7 +135,7 @@ class DonationRule(SourceRule):
             if not isinstance(assign, cst.Assign) or assign.value is not call:
                 continue
             bound = {n.value for t in assign.targets for n in self.semantics.find(t.target, lambda x: isinstance(x, cst.Name))}
-            for position, arg in enumerate(call.args, start=skipped):
+            for position, arg in enumerate(call.args, start=skipped + self._bound[id(jit_node)]):
                 if arg.keyword is not None or arg.star:
                     break
                 if position in updated and isinstance(arg.value, cst.Name) and arg.value.value in bound:
