@@ -201,12 +201,23 @@ class UnrolledLoopRule(SourceRule):
         dict display, a keyword argument that JAX needs static (``axis=``, ``shape=``, see
         :data:`vocabulary.STATIC_KEYWORDS`), or an argument of a function of this module that uses it so."""
         derived = set(names)
+        computed: dict[str, list[cst.BaseExpression]] = {}  # a derived name -> the values assigned to it
         for assign in self.semantics.find(tree, lambda n: isinstance(n, cst.Assign)):
             if len(assign.targets) == 1 and isinstance(assign.targets[0].target, cst.Name) and any(
                 self.semantics.names_in(assign.value, v) for v in derived
             ):
                 derived.add(assign.targets[0].target.value)
+                computed.setdefault(assign.targets[0].target.value, []).append(assign.value)
         uses = lambda node: node is not None and any(self.semantics.names_in(node, v) for v in derived)  # noqa: E731
+
+        def window_base(expr: cst.BaseExpression, depth: int = 0) -> str:
+            """The part of a slice bound that moves with the index, without the offsets that do
+            not (``t + 2`` and ``end = start + size`` move as ``t`` and ``start``'s value do)."""
+            if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, (cst.Add, cst.Subtract)) and not uses(expr.right):
+                return window_base(expr.left, depth)
+            if isinstance(expr, cst.Name) and len(computed.get(expr.value, ())) == 1 and depth < 4:
+                return window_base(computed[expr.value][0], depth + 1)
+            return self.code_of(expr)
         item_assigned = {
             t.target.value.value
             for a in self.semantics.find(function.body, lambda n: isinstance(n, cst.Assign))
@@ -221,6 +232,8 @@ class UnrolledLoopRule(SourceRule):
             elif isinstance(node, cst.Slice):
                 if uses(node.step) or uses(node.lower) != uses(node.upper):
                     return True
+                if uses(node.lower) and window_base(node.lower) != window_base(node.upper):
+                    return True  # `x[start:end]`, `end = min(n, start + size)`: a length that may change
             elif isinstance(node, cst.Call):
                 if self.matches(node.func, {"builtins.range"}) and any(uses(a.value) for a in node.args):
                     return True
