@@ -295,6 +295,11 @@ class _Walker:
             self.facts.updates.append(self.site(node))
         self.generic_visit(node)
 
+    def visit_Attribute(self, node: ast.Attribute) -> None:
+        if node.attr == vocabulary.FRAME_LOCALS:  # a frame's locals, read by name: slicing keeps the unit
+            self.facts.rebinding_units.add(self.top)
+        self.visit(node.value)
+
     def visit_ClassDef(self, node: ast.ClassDef) -> None:
         self.facts.classes.append((self.top, node))
         self.facts.bound.add(node.name)

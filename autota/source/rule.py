@@ -22,6 +22,7 @@ from autota.source.vocabulary import (
     ARRAY_MODULES,
     CALLER_FRAME_READERS,
     CONSTRUCTORS,
+    FRAME_LOCALS,
     FRAME_READERS,
     NOT_ARRAY_RESULTS,
     NUMPY_READERS,
@@ -270,6 +271,12 @@ class SourceRule:
         found = self._frame_calls(tree, FRAME_READERS)
         if not found and tree is not self.context.module:
             found = self._frame_calls(self.context.module, CALLER_FRAME_READERS)
+        if not found:  # a frame reached any other way (an alias, a traceback's `tb_frame`, a tracer)
+            for node in self.semantics.names_in(self.context.module, FRAME_LOCALS):
+                attribute = self.parent(node)
+                if isinstance(attribute, cst.Attribute) and attribute.attr is node:
+                    location = self.location(attribute)
+                    found.append(((location.line, location.column), attribute, f".{FRAME_LOCALS}"))
         return min(found, key=lambda r: r[0])[1:] if found else None
 
     def _frame_calls(self, tree: cst.CSTNode, readers: frozenset[str]) -> list:
@@ -282,7 +289,7 @@ class SourceRule:
                 name = self.matches(call.func, readers) if isinstance(call, cst.Call) else None
                 if name:
                     location = self.location(call)
-                    found.append(((location.line, location.column), call, terminal(name)))
+                    found.append(((location.line, location.column), call, f"{terminal(name)}()"))
         return found
 
     def replace(self, node: cst.CSTNode, content: str) -> Edit:

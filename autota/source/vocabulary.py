@@ -199,10 +199,13 @@ READING_METHODS = frozenset(
 # -- Python introspection ----------------------------------------------------------------------
 CALLER_FRAME_READERS = frozenset(
     {"sys._getframe", "inspect.currentframe", "inspect.stack", "inspect.getouterframes", "inspect.trace",
-     "builtins.breakpoint", "pdb.set_trace", "traceback.walk_stack"}
+     "builtins.breakpoint", "pdb.set_trace", "traceback.walk_stack", "inspect.getargvalues"}
 )
 """Calls that reach the frames of the functions that called the one they run in (``f_back``,
 ``inspect.stack()``, a debugger): a helper of the module that calls one can read its caller's locals."""
+FRAME_LOCALS = "f_locals"
+"""The attribute through which any frame, however it was reached (``from sys import _getframe as
+gf``, ``exc.__traceback__.tb_frame``, a ``sys.setprofile`` tracer), gives its locals by name."""
 FRAME_READERS = CALLER_FRAME_READERS | {
     "builtins.locals", "builtins.vars", "builtins.globals", "builtins.eval", "builtins.exec"
 }

@@ -12,8 +12,9 @@ def integrate(x0, inputs, decay):
     def body(i, carry):
         x = carry
         x = decay * x + inputs[i]
+        trace_dtype = jnp.result_type(trace, jnp.asarray(x))
         trace_row = lax.stop_gradient(trace)[i + 1].at[...].set(x)
-        trace_row = trace_row if trace_row.dtype == jnp.result_type(trace, jnp.asarray(x)) else trace_row.astype(jnp.result_type(trace, jnp.asarray(x)))  # float32 value stored as bfloat16
+        trace_row = trace_row if trace_row.dtype == trace_dtype else trace_row.astype(trace_dtype)  # float32 value stored as bfloat16
         return x, trace_row
 
     x, trace_rows = lax.scan(lambda carry, i: body(i, carry), x0, jnp.arange(0, n))

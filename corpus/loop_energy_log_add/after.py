@@ -13,7 +13,9 @@ def simulate(x0, v0, k, kicks):
         v = v + dt * (kicks[t] - k * x)
         x = x + dt * v
         energies_value = 0.5 * jnp.sum(v**2) + 0.5 * k * jnp.sum(x**2)
+        energies_dtype = jnp.result_type(energies, jnp.asarray(energies_value))
         energies_row = energies[t].at[...].add(energies_value)
+        energies_row = energies_row if energies_row.dtype == energies_dtype else energies_row.astype(energies_dtype)
         return (x, v), energies_row
 
     energies = jnp.zeros(n_steps)

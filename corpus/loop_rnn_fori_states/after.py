@@ -11,7 +11,9 @@ def rnn_states(W, U, xs, h0):
         h = carry
         # one step of the recurrence
         h = jnp.tanh(W @ h + U @ xs[i])
-        states_row = lax.stop_gradient(states)[i].at[...].set(h)  # keep the state for the readout
+        states_dtype = jnp.result_type(states, jnp.asarray(h))
+        states_row = lax.stop_gradient(states)[i].at[...].set(h)
+        states_row = states_row if states_row.dtype == states_dtype else states_row.astype(states_dtype)  # keep the state for the readout
         return h, states_row
 
     states = jnp.zeros((T, h0.shape[0]), dtype=h0.dtype)

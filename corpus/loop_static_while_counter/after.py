@@ -22,8 +22,9 @@ def simulate(x0, v0, k, num_steps):
         a = -k * x - 0.1 * v
         v = v + dt * a
         x = x + dt * v
+        positions_dtype = jnp.result_type(positions, jnp.asarray(x))
         positions_row = lax.stop_gradient(positions)[step + 1].at[...].set(x)
-        positions_row = positions_row if positions_row.dtype == jnp.result_type(positions, jnp.asarray(x)) else positions_row.astype(jnp.result_type(positions, jnp.asarray(x)))
+        positions_row = positions_row if positions_row.dtype == positions_dtype else positions_row.astype(positions_dtype)
         return (step + 1, x, v), positions_row
 
     steps_2 = jnp.arange(0, int(num_steps))

@@ -17,7 +17,9 @@ def train(w0, X, y, lrs):
         w = state
         loss, grad = jax.value_and_grad(loss_fn)(w, X, y)
         w = w - lrs[step] * grad
+        history_dtype = jnp.result_type(history, jnp.asarray(loss))
         history_row = lax.stop_gradient(history)[step].at[...].set(loss)
+        history_row = history_row if history_row.dtype == history_dtype else history_row.astype(history_dtype)
         return w, history_row
 
     w, history_rows = lax.scan(

@@ -299,7 +299,7 @@ class GrowthRule(SourceRule):
         reader = self.frame_reader(scope)
         if reader is not None:
             call, introspection = reader
-            return f"`{introspection}()` (line {self.start_line(call)}) can read `{name}` while the loop runs"
+            return f"`{introspection}` (line {self.start_line(call)}) can read `{name}` while the loop runs"
         pause = next(iter(semantics.own_nodes(loop, lambda n: isinstance(n, (cst.Yield, cst.Await)))), None)
         if pause is not None:
             return (
@@ -457,7 +457,7 @@ class GrowthRule(SourceRule):
         reader = self.frame_reader(self.context.module) if isinstance(axis, cst.Name) else None
         if reader is not None:
             return (
-                f"the file calls `{reader[1]}()` (line {self.start_line(reader[0])}), through which a call in the loop "
+                f"the file uses `{reader[1]}` (line {self.start_line(reader[0])}), through which a call in the loop "
                 f"may rebind the axis `{axis.value}`"
             )
         return None

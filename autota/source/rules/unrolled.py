@@ -313,7 +313,7 @@ class UnrolledLoopRule(SourceRule):
         reader = self.frame_reader(function.body)
         if reader is not None:
             call, name = reader
-            return f"`{name}()` (line {self.start_line(call)}) reads the function's locals by name"
+            return f"`{name}` (line {self.start_line(call)}) reads the function's locals by name"
         return None
 
     def _fix(self, loop: cst.For, carried: list[str]) -> Fix | str:

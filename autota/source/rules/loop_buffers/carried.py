@@ -525,7 +525,7 @@ class CarriedBuffers:
             reader = self.frame_reader(scope)
             if reader is not None:
                 found, name = reader
-                return f"`{name}()` (line {self.start_line(found)}) reads locals by name, which the fix renames and adds"
+                return f"`{name}` (line {self.start_line(found)}) reads locals by name, which the fix renames and adds"
         return None
 
     def _write_checks(self, plan: CarriedPlan) -> None:
@@ -1179,8 +1179,6 @@ class CarriedBuffers:
             # a row of another dtype took every slot through it each step, which the one write
             # after the loop then repeats once (an int32 buffer written with float32 rows loses
             # what float32 cannot hold; a weak `jnp.full(n, -100)` written with uint8 rows wraps).
-            # A buffer made of zeros or ones holds only values that pass through it unchanged
-            # (those and rows already converted from it, this being the step's one write).
             # `.at[i].add` keeps the slot's old value, the initial buffer's (each slot is written
             # once), and its gradient: no `stop_gradient` there.
             slot = ", ".join([":"] * write.axis + [self.code_of(write.index)])
@@ -1199,14 +1197,15 @@ class CarriedBuffers:
                 if isinstance(write.row, cst.GeneratorExp) and not write.row.lpar:
                     code = f"({code})"
                 row_statements.append(f"{held} = {code}")
-            code = f"{old}[{slot}].at[...].{write.method}({held})"
-            if not (key is None and self._modeler().filled_with_zero_or_one(inits[position])):
-                # converted only where the promoted dtype differs (a static test, at trace time):
-                # an `astype` to the row's own dtype would drop a weak type, and change the weak
-                # type of the gradient that flows back through it
-                promoted = f"{jnp_name}.result_type({base}, {jnp_name}.asarray({held}))"
-                row_statements.append(f"{row} = {code}")
-                code = f"{row} if {row}.dtype == {promoted} else {row}.astype({promoted})"
+            # The write promotes the buffer with the value before it looks at the slot (under strict
+            # promotion its TypePromotionError comes before a zero-length axis's IndexError); the
+            # row leaves in that dtype only where it differs (a static test, at trace time): an
+            # `astype` to the row's own dtype would drop a weak type, and with it the weak type of
+            # the gradient flowing back.
+            promoted = self.fresh_name(f"{write.buf}_dtype", call)
+            row_statements.append(f"{promoted} = {jnp_name}.result_type({base}, {jnp_name}.asarray({held}))")
+            row_statements.append(f"{row} = {old}[{slot}].at[...].{write.method}({held})")
+            code = f"{row} if {row}.dtype == {promoted} else {row}.astype({promoted})"
         statements = [*row_statements, f"{row} = {code}"]
         if write.in_return:  # the row is computed just before the `return` that wrote it
             line = self.start_line(body.ret)

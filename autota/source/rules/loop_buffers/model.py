@@ -352,26 +352,6 @@ class LoopModeler:
             return bool(made.positional) and not made.keywords and all(self._python_int(a) for a in made.positional)
         return False
 
-    def filled_with_zero_or_one(self, init: cst.BaseExpression) -> bool:
-        """Whether ``init`` visibly makes an array whose every element is 0 or every element 1:
-        a ``jnp.zeros``/``ones`` constructor, or ``full`` of such a literal, reached by a plain
-        assignment. Both values pass exactly through every dtype, so a buffer that holds only them
-        and rows converted from one dtype ``D`` loses nothing when taken through ``D`` and back."""
-        if isinstance(init, cst.Name):
-            reaching = self.semantics.reaching_value(init)
-            if reaching is None or reaching[0]:
-                return False
-            init = reaching[1]
-        made = self.rule.construction(init)
-        if made is not None and made.name in ("zeros", "ones", "zeros_like", "ones_like"):
-            return True
-        if made is None or made.name not in ("full", "full_like"):
-            return False
-        fill = made.keywords.get("fill_value", made.positional[1] if len(made.positional) > 1 else None)
-        if isinstance(fill, (cst.Integer, cst.Float)):
-            return fill.evaluated_value in (0, 1)
-        return fill is not None and is_bool_literal(fill)
-
     def strong_inexact(self, expr: cst.BaseExpression | None) -> bool:
         """Whether ``expr`` visibly makes a strongly typed floating or complex array: ``jnp.zeros``,
         ``ones`` or ``empty`` with no dtype (the default float) or an inexact one, or ``full`` and
