@@ -1008,17 +1008,46 @@ class Semantics:
             self._value_sources[key] = self._sources_in(scope, name.value)
         return self._value_sources[key]
 
-    def _sources_in(self, scope: cst.CSTNode, name: str) -> list[cst.BaseExpression] | None:
+    def _sources_in(self, scope: cst.CSTNode, name: str, declared: bool = False) -> list[cst.BaseExpression] | None:
+        """The sources of ``scope``'s own bindings of ``name``, and of the bindings of the scopes
+        that declare it ``global``/``nonlocal`` (they bind this name); a scope that declares it so
+        itself takes them from the scope the name lives in. ``declared``: ``scope`` is one of
+        those, asked for its own bindings only. ``None`` where a binding cannot be followed."""
         sources = []
         for node in self.names_in(scope, name):
             role, holder = binding_role(self.parents, node)
-            if role is None or self.enclosing_scope(node) is not scope and not isinstance(holder, cst.NameItem):
-                continue  # a read, or a nested scope's own binding
+            if role is None:
+                continue  # a read
+            owner = self.enclosing_scope(node)
+            if isinstance(holder, cst.NameItem):  # `global name` / `nonlocal name`
+                if owner is scope and declared:
+                    continue
+                if owner is scope:
+                    home = self._declared_home(scope, name, isinstance(self.parents.get(holder), cst.Global))
+                    return self._sources_in(home, name) if home is not None else None
+                found = self._sources_in(owner, name, declared=True)  # it binds this scope's name
+                if found is None:
+                    return None
+                sources.extend(found)
+                continue
+            if owner is not scope:
+                continue  # a nested scope's own binding
             source = self._value_source(node, role, holder)
             if source is None:
                 return None
             sources.extend(source)
-        return sources or None
+        return sources or None if not declared else sources
+
+    def _declared_home(self, scope: cst.CSTNode, name: str, is_global: bool) -> cst.CSTNode | None:
+        """The scope whose ``name`` a ``global``/``nonlocal`` declaration in ``scope`` binds."""
+        if is_global:
+            return self.module
+        home = self.enclosing_scope(scope) if scope is not self.module else None
+        while home is not None and not isinstance(home, cst.Module):
+            if isinstance(home, (cst.FunctionDef, cst.Lambda)) and self.binds_here(home, name):
+                return home
+            home = self.enclosing_scope(home)
+        return None
 
     def _value_source(self, node: cst.Name, role: str, holder: cst.CSTNode) -> list | None:
         if role in ("plain", "unpack") and isinstance(holder, cst.Assign):
