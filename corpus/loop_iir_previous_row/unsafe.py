@@ -15,6 +15,7 @@ def smooth(xs, alpha):
 
     _, ys_rows = lax.scan(lambda carry, i: step(i, carry), ys[0], jnp.arange(1, T))
     if ys.shape[0] == 0:  # the loop's `.at[i].set` raised this while tracing
+        jnp.result_type(ys, ys_rows)  # as the write, promote first
         raise IndexError("index is out of bounds for axis 0 with size 0")
     ys = ys.at[jnp.arange(ys_rows.shape[0]) + 1].set(
         jnp.expand_dims(ys_rows, tuple(range(1, 1 + ys.ndim - ys_rows.ndim)))

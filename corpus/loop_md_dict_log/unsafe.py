@@ -39,6 +39,7 @@ def simulate(pos, vel, k_spring):
         jnp.arange(0, n_steps),
     )
     if log["temperature"].shape[0] == 0:  # the loop's `.at[i].set` raised this while tracing
+        jnp.result_type(log["temperature"], log_temperature_rows)  # as the write, promote first
         raise IndexError("index is out of bounds for axis 0 with size 0")
     log["temperature"] = log["temperature"].at[jnp.arange(log_temperature_rows.shape[0])].set(
         jnp.expand_dims(
@@ -47,6 +48,7 @@ def simulate(pos, vel, k_spring):
         )
     )
     if log["energy"].shape[0] == 0:  # the loop's `.at[i].set` raised this while tracing
+        jnp.result_type(log["energy"], log_energy_rows)  # as the write, promote first
         raise IndexError("index is out of bounds for axis 0 with size 0")
     log["energy"] = log["energy"].at[jnp.arange(log_energy_rows.shape[0])].set(
         jnp.expand_dims(

@@ -1316,6 +1316,7 @@ class CarriedBuffers:
         tail = [f"{indent}{binding.tail}"] if binding.tail else []
         guard = [] if checked else self._empty_guard(
             write, inits[position] if key is None else None, base, indent, module.default_indent,
+            f"{jnp_name}.result_type({array}, {rows})",
         )
         edits.append(source.insert_lines_before(self.end_line(statement) + 1, guard + rebuild + tail))
         edits.extend(source.insert_lines_before(line, lines) for line, lines in prelude.items())
@@ -1328,13 +1329,15 @@ class CarriedBuffers:
             tuple(edits),
         )
 
-    def _empty_guard(self, write: Write, init, base: str, indent: str, step: str) -> list[str]:
+    def _empty_guard(self, write: Write, init, base: str, indent: str, step: str, promotion: str) -> list[str]:
         """Lines that raise what each step's write raised when the written axis has length 0.
 
         JAX traces the body even for zero trips, and a write into a zero-length axis fails while
         tracing (`.at[i]` with IndexError, a one-row `dynamic_update_slice` with TypeError); the
         stacked rows would go into it silently. The shape is static, so a Python test keeps the
-        error; it is left out where the length is a positive literal.
+        error; it is left out where the length is a positive literal. `.at[i]` promotes the buffer
+        with the row before it looks at the index: ``promotion`` repeats that first (under strict
+        promotion its TypePromotionError comes before the IndexError).
         """
         length = self._buffer_length(init, write.axis) if init is not None else None
         if length is not None and (int_value(length) or 0) > 0:
@@ -1345,8 +1348,10 @@ class CarriedBuffers:
         else:
             error = 'TypeError("dynamic_update_slice update shape must be smaller than operand shape")'
         what = f"`.at[i].{write.method}`" if write.form == "at" else "write"
+        promote = [f"{indent}{step}{promotion}  # as the write, promote first"] if write.form == "at" else []
         return [
             f"{indent}if {base}.shape[{axis}] == 0:  # the loop's {what} raised this while tracing",
+            *promote,
             f"{indent}{step}raise {error}",
         ]
 
