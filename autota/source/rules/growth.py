@@ -214,7 +214,8 @@ class GrowthRule(SourceRule):
         self.report(
             "AT101",
             growth.call,
-            f"{message}; collect the pieces in a list and call `{short}` once after the loop",
+            f"{message}; collect the pieces in a list and call `{'concatenate' if short == 'append' else short}` once "
+            "after the loop",
             fix,
         )
 
