@@ -26,9 +26,9 @@ BUILTIN_NAMES = frozenset(dir(builtins))
 
 
 NAMESPACE_WRITERS = frozenset(name.removeprefix("builtins.") for name in vocabulary.FRAME_READERS)
-"""Frame readers as the source spells them: ``locals``, ``sys._getframe``, ``inspect.stack``."""
+"""``globals()``, ``vars()``, ``exec``, ``sys._getframe``...: a unit that calls one may rebind any
+module name. As the source spells them: ``locals``, ``sys._getframe``, ``inspect.stack``."""
 _FRAME_TERMINALS = frozenset(vocabulary.terminal(name) for name in vocabulary.FRAME_READERS)
-"""``globals()``, ``vars()``, ``exec``...: a unit that calls one may rebind any module name."""
 
 
 def terminal(func: ast.expr) -> str | None:

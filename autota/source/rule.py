@@ -35,10 +35,6 @@ from autota.source.vocabulary import (
     terminal,
 )
 
-FEW_TRIPS = 4
-"""A loop of at most this many steps of constants (``for layer in range(3)``) unrolled has a
-fixed, small program, and unrolling is often what the author meant."""
-
 
 @dataclass(frozen=True)
 class Construction:
@@ -242,25 +238,6 @@ class SourceRule:
 
     def end_line(self, node: cst.CSTNode) -> int:
         return self.context.file_line(self.context.semantics.position(node).end.line)
-
-    def few_trips(self, loop: cst.For) -> bool:
-        """Whether ``loop`` runs over a ``range`` (or its ``reversed``) of constants (int literals,
-        or names bound once to one: ``N_PLAYERS = 3``) of at most :data:`FEW_TRIPS` steps."""
-        iterator = loop.iter
-        if isinstance(iterator, cst.Call) and self.matches(iterator.func, {"builtins.reversed"}) and len(iterator.args) == 1:
-            iterator = iterator.args[0].value
-        if not isinstance(iterator, cst.Call) or self.matches(iterator.func, {"builtins.range"}) is None:
-            return False
-        values = [self._constant_int(a.value) if a.keyword is None and not a.star else None for a in iterator.args]
-        if None in values or not 1 <= len(values) <= 3 or values[2:] == [0]:
-            return False
-        return len(range(*values)) <= FEW_TRIPS
-
-    def _constant_int(self, expr: cst.BaseExpression) -> int | None:
-        if isinstance(expr, cst.Name):
-            value = self.semantics.assigned_value(expr)
-            return scopes.int_value(value) if value is not None else None
-        return scopes.int_value(expr)
 
     def frame_reader(self, tree: cst.CSTNode) -> tuple[cst.Call, str] | None:
         """The first call that can read the locals of a function in ``tree`` by name, with the

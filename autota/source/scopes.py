@@ -158,15 +158,6 @@ def contains(tree: cst.CSTNode, node: cst.CSTNode) -> bool:
     return bool(find(tree, lambda n: n is node))
 
 
-def int_value(node) -> int | None:
-    """The value of an int literal (``3``, ``-3``), else ``None``."""
-    if isinstance(node, cst.Integer):
-        return int(node.evaluated_value)
-    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus) and isinstance(node.expression, cst.Integer):
-        return -int(node.expression.evaluated_value)
-    return None
-
-
 def enclosing_loops(rule, node: cst.CSTNode) -> list[cst.For | cst.While]:
     """The loops around ``node``, innermost first, up to the nearest function or class."""
     loops = []
@@ -997,9 +988,10 @@ class Semantics:
         judging how large a Python int it may hold: the value of an assignment (also annotated,
         chained, or ``:=``), the whole source of an unpacking (``a, b = 1, 2**40``: either may be
         the large one), a ``for`` target's ``range`` arguments or its iterable, a ``with`` item's
-        context expression, a ``match`` capture's subject, an ``AugAssign`` itself. ``None`` where
-        a binding is a parameter, an ``except ... as``, a ``del``, ``global``, an import, or there
-        is none (a parameter's value is the caller's: documented as assumed)."""
+        context expression, a ``match`` capture's subject, an ``AugAssign`` itself, and those of
+        the functions that declare it ``global``/``nonlocal`` (see :meth:`_sources_in`). ``None``
+        where a binding is a parameter, an ``except ... as``, a ``del``, an import, or there is
+        none (a parameter's or an imported name's value is not in the file: documented as assumed)."""
         if self._label(name):
             return None
         scope = self.binding_scope(name)

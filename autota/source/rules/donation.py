@@ -68,15 +68,14 @@ class DonationRule(SourceRule):
         return False
 
     def _jitted(self, module: cst.Module):
-        """``(function, node)``: the decorator expression or the ``jax.jit(f)`` call."""
+        """``(function, node)``: the decorator expression or the ``jax.jit(f)`` call. Records, by
+        node, the name the jitted callable is called by and how many of the function's first
+        parameters a ``partial`` fills by position (the jitted callable's arguments come after)."""
         found = []
-        self._bound: dict[int, int] = {}
-        """By jit node: how many parameters a ``partial`` fills by position before the jitted callable's."""
         for function in self.semantics.find(module, lambda n: isinstance(n, cst.FunctionDef)):
             for decorator in function.decorators:
                 if self._is_jit(decorator.decorator):
-                    found.append((function, decorator.decorator, function.name.value))
-                    self._bound[id(decorator.decorator)] = 0
+                    found.append((function, decorator.decorator, function.name.value, 0))
         for assign in self.semantics.find(module, lambda n: isinstance(n, cst.Assign)):
             call = assign.value
             name = scopes.assign_to(assign)
@@ -89,10 +88,10 @@ class DonationRule(SourceRule):
                     target = target.args[0].value
                 function = self.semantics.binding(target) if isinstance(target, cst.Name) else None
                 if isinstance(function, cst.FunctionDef) and not function.decorators:
-                    found.append((function, call, name))
-                    self._bound[id(call)] = bound
-        self._names = {id(node): name for _, node, name in found}
-        return [(f, node) for f, node, _ in found]
+                    found.append((function, call, name, bound))
+        self._names = {id(node): name for _, node, name, _ in found}
+        self._bound = {id(node): bound for _, node, _, bound in found}
+        return [(f, node) for f, node, _, _ in found]
 
     def _donates(self, node) -> bool:
         return isinstance(node, cst.Call) and any(a.keyword is not None and a.keyword.value in DONATE for a in node.args)

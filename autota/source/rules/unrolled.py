@@ -64,6 +64,25 @@ class UnrolledLoopRule(SourceRule):
         }
         return prefilter.tops(looping) | prefilter.tracing_call_tops(facts, looping) | helpers
 
+    def few_trips(self, loop: cst.For) -> bool:
+        """Whether ``loop`` runs over a ``range`` (or its ``reversed``) of constants (int literals,
+        or names bound once to one: ``N_PLAYERS = 3``) of at most :data:`FEW_TRIPS` steps."""
+        iterator = loop.iter
+        if isinstance(iterator, cst.Call) and self.matches(iterator.func, {"builtins.reversed"}) and len(iterator.args) == 1:
+            iterator = iterator.args[0].value
+        if not isinstance(iterator, cst.Call) or self.matches(iterator.func, {"builtins.range"}) is None:
+            return False
+        values = [self._constant_int(a.value) if a.keyword is None and not a.star else None for a in iterator.args]
+        if None in values or not 1 <= len(values) <= 3 or values[2:] == [0]:
+            return False
+        return len(range(*values)) <= FEW_TRIPS
+
+    def _constant_int(self, expr: cst.BaseExpression) -> int | None:
+        if isinstance(expr, cst.Name):
+            value = self.semantics.assigned_value(expr)
+            return int_value(value) if value is not None else None
+        return int_value(expr)
+
     def visit_For(self, node: cst.For) -> None:
         iterator = self._range(node.iter)
         if iterator is None:
@@ -345,6 +364,10 @@ class UnrolledLoopRule(SourceRule):
         text = source.newline.join((indent + line if line else line) for line in lines)
         return Fix("unsafe", "rewrite the loop as a `lax.scan`", (self.replace(loop, text.lstrip(" \t")),))
 
+
+FEW_TRIPS = 4
+"""A loop of at most this many steps of constants (``for layer in range(3)``) unrolled has a
+fixed, small program, and unrolling is often what the author meant."""
 
 COMPILED = frozenset({"jit", "loop-body", "branch"})
 """Traces whose program XLA compiles: a jitted function's, and a ``lax`` loop body's or a

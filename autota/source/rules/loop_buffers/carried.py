@@ -13,6 +13,8 @@ from autota.source.rules.loop_buffers.syntax import (
     BODY_ARG,
     INIT_ARG,
     CONSTRUCTORS,
+    PLAIN_VALUES,
+    alone_on_its_line,
     is_none,
     literal_bool,
     int_value,
@@ -1190,7 +1192,7 @@ class CarriedBuffers:
                 old = array
             # The written value is computed first, as the write computed it before converting it
             # into the slot: an error of its own comes before a zero-length axis's IndexError.
-            if isinstance(write.row, (cst.Name, cst.Integer, cst.Float, cst.Imaginary)):
+            if isinstance(write.row, PLAIN_VALUES):
                 held = code
             else:
                 held = self.fresh_name(f"{write.buf}_value", call)
@@ -1211,11 +1213,9 @@ class CarriedBuffers:
             line = self.start_line(body.ret)
             edits.append(source.insert_lines_before(line, [f"{source.indentation(line)}{s}" for s in statements]))
         else:
-            line_of = self.parent(write.statement)
-            alone = isinstance(line_of, cst.SimpleStatementLine) and len(line_of.body) == 1 and isinstance(
-                self.parent(line_of), cst.IndentedBlock
-            )
-            joint = f"{source.newline}{source.indentation(self.start_line(write.statement))}" if alone else "; "
+            joint = "; "
+            if alone_on_its_line(self, write.statement):
+                joint = f"{source.newline}{source.indentation(self.start_line(write.statement))}"
             edits.append(self.replace(write.statement, joint.join(statements) + "".join(f"  {c}" for c in comments)))
         # 3. the call: a scan over the steps, without the buffer
         if kind == "fori":

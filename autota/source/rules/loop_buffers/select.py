@@ -13,7 +13,9 @@ from autota.source.rules.loop_buffers.syntax import (
     INIT_ARG,
     JNP,
     LOOPS,
+    PLAIN_VALUES,
     WHERE,
+    alone_on_its_line,
     assigns,
     is_bool_literal,
     ordered_arguments,
@@ -131,17 +133,13 @@ class SelectUpdates:
         where the select is the whole value of a statement alone on its line. Elsewhere the order
         is left as it was (a known gap of the doc)."""
         pred_code, row_code = self.code_of(pred), self.code_of(row)
-        simple = (cst.Name, cst.Integer, cst.Float, cst.Imaginary)
         statement = self.parent(call)
-        line_of = self.parent(statement) if isinstance(statement, cst.Assign) and statement.value is call else None
-        alone = isinstance(line_of, cst.SimpleStatementLine) and len(line_of.body) == 1 and isinstance(
-            self.parent(line_of), cst.IndentedBlock
-        )
-        if isinstance(row, simple) or not alone or "\n" in row_code or "\n" in pred_code:
+        alone = isinstance(statement, cst.Assign) and statement.value is call and alone_on_its_line(self, statement)
+        if isinstance(row, PLAIN_VALUES) or not alone or "\n" in row_code or "\n" in pred_code:
             return pred_code, row_code, []
         base = buf if buf.isidentifier() else "slot"
         first = []
-        if not isinstance(pred, simple):
+        if not isinstance(pred, PLAIN_VALUES):
             picked = self.fresh_name(f"{base}_pick", call)
             first.append(f"{picked} = {pred_code}")
             pred_code = picked

@@ -5,7 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from autota.source import scopes
-from autota.source.scopes import all_params, int_value  # noqa: F401  (the rules import them from here)
+from autota.source.scopes import all_params  # noqa: F401  (the rules import it from here)
 
 
 from autota.source.vocabulary import PART_READERS
@@ -121,6 +121,28 @@ def literal_bool(node) -> bool | None:
     if isinstance(node, cst.Name) and node.value in ("True", "False"):
         return node.value == "True"
     return None
+
+
+def int_value(node) -> int | None:
+    """The value of an int literal (``3``, ``-3``), else ``None``."""
+    if isinstance(node, cst.Integer):
+        return int(node.evaluated_value)
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus) and isinstance(node.expression, cst.Integer):
+        return -int(node.expression.evaluated_value)
+    return None
+
+
+PLAIN_VALUES = (cst.Name, cst.Integer, cst.Float, cst.Imaginary)
+"""Values whose evaluation cannot raise an error of its own, so a fix may read them in any order."""
+
+
+def alone_on_its_line(rule, statement: cst.BaseSmallStatement) -> bool:
+    """Whether ``statement`` is the one statement of its line, in an indented block: statements
+    a fix puts before it can go on lines of their own at its indentation."""
+    line = rule.parent(statement)
+    return isinstance(line, cst.SimpleStatementLine) and len(line.body) == 1 and isinstance(
+        rule.parent(line), cst.IndentedBlock
+    )
 
 
 def int_value_text(text: str | None) -> int | None:
