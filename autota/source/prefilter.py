@@ -537,6 +537,19 @@ def slice_module(text: str, facts: Facts, keep: set[int]) -> tuple[str, list[int
     keep = keep | {k for k in tops if isinstance(facts.units[k], ast.ClassDef) and _defines(facts.units[k], "shape")}
     # a kept class's bases of this file: whether its methods run traced depends on them
     classes = {facts.units[k].name: k for k in tops if isinstance(facts.units[k], ast.ClassDef)}
+    # and the classes of this file that take a kept class as a base: a model class makes a mixin's
+    # methods its own, and a subclass's overrides are what `self.method(...)` may run
+    held = {k for k in keep | {s for s, m in facts.members.items() if keep.intersection(m)} if k in facts.members}
+    while True:
+        names = {facts.units[k].name for k in held}
+        derived = {
+            k for k in classes.values()
+            if k not in held and any(isinstance(b, ast.Name) and b.id in names for b in facts.units[k].bases)
+        }
+        if not derived:
+            break
+        held |= derived
+        keep = keep | derived
     bases = [k for k in keep | {s for s, m in facts.members.items() if keep.intersection(m)} if k in facts.members]
     while bases:
         for base in facts.units[bases.pop()].bases:

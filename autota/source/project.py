@@ -7,7 +7,8 @@ physics engine's jitted step calls ``solve_m`` from ``smooth``. Given every file
 index follows each module's traced functions (as :mod:`autota.source.tracing` finds them, from
 Python's own AST) to the functions they call in other modules of the run, through ``import``
 and ``from ... import`` (``Hand.deal(...)`` of an imported class reaches its method), until
-nothing new is reached. The engine then treats those functions
+nothing new is reached; the methods of a class that a model class takes as a base (a mixin)
+run as the model's do. The engine then treats those functions
 as traced in their own file (kind ``"elsewhere"``), so AT102 keeps off them.
 
 The index is built from Python's AST only (about a tenth of libcst's cost), once per run, in
@@ -47,6 +48,9 @@ class _Module:
     """Functions of any kind (methods, nested) that run traced by this module's own evidence."""
     eager: list[str] = field(default_factory=list)
     """The callees of code that runs eagerly by its form: top-level statements, test functions."""
+    mixins: list[str] = field(default_factory=list)
+    """The other bases of the module's model classes (``class Model(hk.Module, SampleMixin)``):
+    their methods are the model's, and run as its methods do."""
 
 
 def module_name(path: Path) -> str:
@@ -102,6 +106,11 @@ def traced_elsewhere(paths: list[str], targets: list[str], asked: set[str] | Non
     reached: dict[str, set[str]] = {}
     work = [(m, m.roots) for m in modules.values()]
     seen: set[tuple[str, str]] = set()
+    for owner, name in _mixin_methods(modules):
+        seen.add((owner.name, name))
+        if (owner.name, name) not in eager:
+            reached.setdefault(owner.path, set()).add(name)
+        work.append((owner, [owner.functions[name]]))
     while work:
         module, functions = work.pop()
         for target, name in _outgoing(module, functions, []):
@@ -114,6 +123,23 @@ def traced_elsewhere(paths: list[str], targets: list[str], asked: set[str] | Non
                 reached.setdefault(callee.path, set()).add(name)
             work.append((callee, [callee.functions[name]]))
     return {path: frozenset(found) for path, found in reached.items() if path in targets}
+
+
+def _mixin_methods(modules: dict[str, _Module]) -> list[tuple[_Module, str]]:
+    """The methods (``Class.method``, but ``__init__``) of each class of the run that a model
+    class of another module, or of its own, takes as a base: a mixin whose ``self.sample(x)``
+    the model's traced ``apply`` runs."""
+    found = []
+    for module in modules.values():
+        for base in module.mixins:
+            target, name = _defining(modules, module.name, base)
+            owner = modules.get(target) if target is not None else None
+            if owner is not None:
+                found += [
+                    (owner, key) for key, f in owner.functions.items()
+                    if key.startswith(f"{name}.") and f.name != "__init__"
+                ]
+    return found
 
 
 def _imports(text: str, module: str) -> bool:
@@ -233,6 +259,9 @@ class _Reader:
                 module.roots += [
                     m for m in node.body
                     if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef)) and m.name != "__init__"
+                ]
+                module.mixins += [
+                    name for b in node.bases if terminal(_unsubscript(b)) not in MODEL_BASES and (name := dotted(b))
                 ]
         elif kind is ast.Import:
             for alias in node.names:

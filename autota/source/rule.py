@@ -225,6 +225,25 @@ class SourceRule:
         its memory (:data:`~autota.source.vocabulary.SHARED_MEMORY`)."""
         return self.one_array_function(func) and not self.qualified_names(func) & SHARED_MEMORY
 
+    def few_trips(self, loop: cst.For | cst.While) -> bool:
+        """Whether ``loop`` runs over a ``range`` (or its ``reversed``) of constants (int literals,
+        or names bound once to one: ``N_PLAYERS = 3``) of at most :data:`FEW_TRIPS` steps."""
+        iterator = loop.iter if isinstance(loop, cst.For) else None
+        if isinstance(iterator, cst.Call) and self.matches(iterator.func, {"builtins.reversed"}) and len(iterator.args) == 1:
+            iterator = iterator.args[0].value
+        if not isinstance(iterator, cst.Call) or self.matches(iterator.func, {"builtins.range"}) is None:
+            return False
+        values = [self._constant_int(a.value) if a.keyword is None and not a.star else None for a in iterator.args]
+        if None in values or not 1 <= len(values) <= 3 or values[2:] == [0]:
+            return False
+        return len(range(*values)) <= FEW_TRIPS
+
+    def _constant_int(self, expr: cst.BaseExpression) -> int | None:
+        if isinstance(expr, cst.Name):
+            value = self.semantics.assigned_value(expr)
+            return scopes.int_value(value) if value is not None else None
+        return scopes.int_value(expr)
+
     def location(self, node: cst.CSTNode) -> Location:
         """Where ``node`` is in the file (1-based, end exclusive): what findings and edits use."""
         pos = self.context.semantics.position(node)
@@ -297,3 +316,9 @@ class SourceRule:
             self.context.findings.append(
                 Finding(code, message, self.location(node), fix, details=details, reason=reason)
             )
+
+
+FEW_TRIPS = 4
+"""A loop of at most this many steps of constants (``for layer in range(3)``) costs a fixed,
+small amount whatever the input: unrolled under ``jit`` its program does not grow, and eagerly
+its few copies are not the O(T^2) of rows collected one a step."""

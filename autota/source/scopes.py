@@ -327,15 +327,30 @@ def own_nodes(tree: cst.CSTNode, predicate) -> list[cst.CSTNode]:
     return found
 
 
-_INT_OPERATORS = {
-    cst.Add: lambda a, b: a + b,
-    cst.Subtract: lambda a, b: a - b,
-    cst.Multiply: lambda a, b: a * b,
-    cst.FloorDivide: lambda a, b: a // b,
-    cst.Modulo: lambda a, b: a % b,
-    cst.Power: lambda a, b: a**b if 0 <= b <= 64 else None,
-    cst.LeftShift: lambda a, b: a << b if 0 <= b <= 64 else None,
-}
+def _span_of(operator: cst.BaseBinaryOp, left: tuple[int, int], right: tuple[int, int]) -> tuple[int, int] | None:
+    """The smallest and largest values ``a <op> b`` takes for ``a`` and ``b`` within the spans."""
+    (a, b), (c, d) = left, right
+    kind = type(operator)
+    if kind in (cst.Add, cst.Subtract, cst.Multiply):
+        apply = {cst.Add: lambda x, y: x + y, cst.Subtract: lambda x, y: x - y, cst.Multiply: lambda x, y: x * y}[kind]
+        ends = [apply(x, y) for x in (a, b) for y in (c, d)]
+        return min(ends), max(ends)
+    if kind is cst.FloorDivide and (c > 0 or d < 0):
+        ends = [x // y for x in (a, b) for y in (c, d)]
+        return min(ends), max(ends)
+    if kind is cst.Modulo and (c > 0 or d < 0):
+        largest = max(abs(c), abs(d)) - 1
+        return -largest, largest
+    if kind in (cst.Power, cst.LeftShift) and 0 <= c and d <= 64:
+        factor = 2 if kind is cst.LeftShift else None
+        highest = max(abs(a), abs(b))
+        top = highest * 2**d if factor else highest**d
+        return (-top if a < 0 else min(0, a), top)
+    return None
+
+
+class _Unbounded(Exception):
+    """A Python int that a binding grows from its own value (``big = big * big``, ``n += 1``)."""
 
 
 def may_overflow_int32(expr, value_sources=None, depth: int = 0) -> bool:
@@ -343,30 +358,11 @@ def may_overflow_int32(expr, value_sources=None, depth: int = 0) -> bool:
     that is not provably within int32: a write converting it raises ``OverflowError`` in JAX
     before it checks the index, so a fix that reads the slot first would raise ``IndexError``
     instead (a zero-length axis). ``value_sources`` (``Semantics.value_sources``) follows a name
-    to what each of its bindings takes its value from; a name it cannot follow (a parameter)
-    counts as fitting."""
-
-    def values_of(name: cst.Name, level: int = depth):
-        return value_sources(name) if value_sources is not None and level < 4 else None
-
-    def value(node, level: int = depth):
-        if isinstance(node, cst.Integer):
-            return int(node.evaluated_value)
-        if isinstance(node, cst.Name):
-            values = values_of(node, level)
-            return value(values[0], level + 1) if values is not None and len(values) == 1 else None
-        if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, (cst.Minus, cst.Plus)):
-            inner = value(node.expression, level)
-            return None if inner is None else -inner if isinstance(node.operator, cst.Minus) else inner
-        if isinstance(node, cst.BinaryOperation) and type(node.operator) in _INT_OPERATORS:
-            left, right = value(node.left, level), value(node.right, level)
-            if left is None or right is None:
-                return None
-            try:
-                return _INT_OPERATORS[type(node.operator)](left, right)
-            except ZeroDivisionError:
-                return None
-        return None
+    to what each of its bindings takes its value from: the name's values lie between 0 and
+    those of every source (an element of an unpacked tuple, a ``range`` argument of a loop
+    target), and a name rebound from its own value (``big = big * big``, ``n += 1``) has no
+    bound. A name it cannot follow (a parameter) counts as fitting, and so does arithmetic on
+    it, but beside a literal within 2**24 of the limit."""
 
     def integral(node) -> bool:  # literals and names (a loop's int index) under arithmetic
         if isinstance(node, (cst.Integer, cst.Name)):
@@ -377,26 +373,70 @@ def may_overflow_int32(expr, value_sources=None, depth: int = 0) -> bool:
             return integral(node.left) and integral(node.right)
         return False
 
+    def sources(name: cst.Name) -> list | None:
+        """The name's sources, each an int expression (a tuple's elements for an unpacking);
+        ``None`` where one is not, or the name cannot be followed."""
+        found = value_sources(name) if value_sources is not None else None
+        if found is None:
+            return None
+        flat = []
+        for value in found:
+            if isinstance(value, cst.AugAssign):
+                if not integral(value.value):
+                    return None
+                raise _Unbounded  # a Python int accumulated step by step
+            items = [e.value for e in value.elements] if isinstance(value, (cst.Tuple, cst.List)) else [value]
+            if any(isinstance(e, cst.StarredElement) or not integral(e) for e in items):
+                return None
+            flat += items
+        return flat
+
+    def span(node, visiting: frozenset[str], level: int) -> tuple[int, int] | None:
+        if isinstance(node, cst.Integer):
+            value = int(node.evaluated_value)
+            return value, value
+        if isinstance(node, cst.Name):
+            if node.value in visiting:
+                raise _Unbounded  # rebound from its own value
+            found = sources(node) if level < 6 else None
+            if found is None:
+                return None
+            low, high = 0, 0
+            for value in found:
+                part = span(value, visiting | {node.value}, level + 1)
+                if part is None:
+                    return None
+                low, high = min(low, part[0]), max(high, part[1])
+            return low, high
+        if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, (cst.Minus, cst.Plus)):
+            inner = span(node.expression, visiting, level)
+            return None if inner is None else (-inner[1], -inner[0]) if isinstance(node.operator, cst.Minus) else inner
+        if isinstance(node, cst.BinaryOperation):
+            left, right = span(node.left, visiting, level), span(node.right, visiting, level)
+            return None if left is None or right is None else _span_of(node.operator, left, right)
+        return None
+
     shifted = lambda n: isinstance(n, (cst.Power, cst.LeftShift))  # noqa: E731
     huge = lambda n: isinstance(n, cst.Integer) and int(n.evaluated_value) >= 2**31  # noqa: E731
     if not isinstance(expr, cst.Name) and not integral(expr) and (find(expr, huge) or find(expr, shifted)):
         return True  # `int(2**40)`, `len(range(2**40))`: a call hides the value, not its size
     if not integral(expr):
         return False
-    known = value(expr)
-    if known is not None:
-        return not -(2**31) <= known < 2**31
-    # a value not known (a loop index plus a literal): a literal within 2**24 of the limit may cross it
-    large = lambda n: isinstance(n, cst.Integer) and int(n.evaluated_value) >= 2**24  # noqa: E731
-    if not isinstance(expr, cst.Name) and (find(expr, large) or find(expr, shifted)):
+    try:
+        known = span(expr, frozenset(), 0)
+    except _Unbounded:
         return True
+    if known is not None:
+        return not (-(2**31) <= known[0] and known[1] < 2**31)
+    # a value not known (a parameter plus a literal): a literal within 2**24 of the limit may cross it
+    large = lambda n: isinstance(n, cst.Integer) and int(n.evaluated_value) >= 2**24  # noqa: E731
+    if find(expr, large) or find(expr, shifted):
+        return not isinstance(expr, cst.Name)
     for name in [expr] if isinstance(expr, cst.Name) else find(expr, lambda n: isinstance(n, cst.Name)):
-        values = values_of(name) or ()
-        if len(values) > 1 and any(large(v) for v in values):
+        values = value_sources(name) if value_sources is not None and depth < 4 else None
+        if values and len(values) > 1 and any(find(v, large) or find(v, shifted) for v in values):
             return True  # `range(2**31 - 8, n)`: the index runs on from a literal near the limit
-        if any(isinstance(v, cst.AugAssign) for v in values) and all(integral(v.value if isinstance(v, cst.AugAssign) else v) for v in values):
-            return True  # a Python int accumulated step by step: no bound is known
-        if any(may_overflow_int32(v, value_sources, depth + 1) for v in values if not isinstance(v, cst.AugAssign)):
+        if values and any(may_overflow_int32(v, value_sources, depth + 1) for v in values if not isinstance(v, cst.AugAssign)):
             return True
     return False
 
@@ -441,6 +481,15 @@ def static_arguments(decorator: cst.BaseExpression) -> set | None:
             else:
                 return None
     return found
+
+
+def int_value(node) -> int | None:
+    """The value of an int literal (``3``, ``-3``), else ``None``."""
+    if isinstance(node, cst.Integer):
+        return int(node.evaluated_value)
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus) and isinstance(node.expression, cst.Integer):
+        return -int(node.expression.evaluated_value)
+    return None
 
 
 def is_constant(node: cst.BaseExpression | None) -> bool:

@@ -58,6 +58,10 @@ class TracedFunctions:
             if isinstance(node, cst.ClassDef):
                 if any(self._is_model(base.value, models) for base in node.bases if base.keyword is None):
                     models.add(node)
+                    for mixin in self._mixins(node, models):  # `class Model(hk.Module, SampleMixin)`
+                        for method in mixin.body.body:
+                            if isinstance(method, cst.FunctionDef) and method.name.value != "__init__":
+                                self._record(method, Traced("model", node))
                     for method in node.body.body:
                         if isinstance(method, cst.FunctionDef) and method.name.value != "__init__":
                             self._record(method, Traced("model", node))
@@ -266,6 +270,16 @@ class TracedFunctions:
             if isinstance(value, cst.Call) and self.rule.matches(value.func, STATIC_METHODS) and len(value.args) == 1:
                 value = value.args[0].value
             self._record(self._function(value), Traced("model", cls))
+
+    def _mixins(self, model: cst.ClassDef, models: set[cst.ClassDef]) -> list[cst.ClassDef]:
+        """The classes of the file that ``model`` takes as bases beside its model base: their
+        methods are the model's, and run as its methods do."""
+        found = []
+        for base in model.bases:
+            bound = self.rule.semantics.binding(base.value) if base.keyword is None and isinstance(base.value, cst.Name) else None
+            if isinstance(bound, cst.ClassDef) and bound not in models:
+                found.append(bound)
+        return found
 
     def _is_model(self, base: cst.BaseExpression, models: set[cst.ClassDef]) -> bool:
         """Whether ``base`` is a framework's module class, or a class of this file derived from one

@@ -26,9 +26,16 @@ LOOPS = {
     "flax.linen.transforms.while_loop": "nn.while",
 }
 """Loop callables and the kind of loop each one is."""
-NNX_LOOPS = {"flax.nnx.fori_loop": "fori", "flax.nnx.while_loop": "while"}
-"""Flax NNX's lifted loops: ``lax``'s signatures, carries that may hold NNX modules (graph
-nodes), which ``lax.scan`` refuses, so they are reported with no fix."""
+LIFTED_LOOPS = {
+    "flax.nnx.fori_loop": "fori",
+    "flax.nnx.while_loop": "while",
+    "haiku.fori_loop": "fori",
+    "haiku.scan": "scan",
+    "haiku.while_loop": "while",
+}
+"""Flax NNX's and Haiku's lifted loops: ``lax``'s signatures, over bodies that may hold modules
+(an NNX graph node in the carry, a Haiku module called in the body, which needs Haiku's own
+loop for its state), so they are reported with no fix."""
 LOOP_PARAMS = {
     "fori": ("lower", "upper", "body_fun", "init_val"),
     "scan": ("f", "init", "xs", "length", "reverse", "unroll"),
@@ -52,6 +59,11 @@ TRACED_ARGUMENTS = {
     "flax.nnx.while_loop": ((0, "cond_fun"), (1, "body_fun")),
     "flax.nnx.cond": ((1, "true_fun"), (2, "false_fun")),
     "flax.nnx.switch": ((1, "branches"),),
+    "haiku.fori_loop": ((2, "body_fun"),),
+    "haiku.scan": ((0, "f"),),
+    "haiku.while_loop": ((0, "cond_fun"), (1, "body_fun")),
+    "haiku.cond": ((1, "true_fun"), (2, "false_fun")),
+    "haiku.switch": ((1, "branches"),),
 }
 """The arguments of each loop or control-flow call, by position and by keyword, that are
 functions (or, for ``switch``, a list of them) that it traces: ``lax.cond`` traces both
@@ -122,6 +134,9 @@ PART_READERS = frozenset(
 INDEX_REDUCTIONS = frozenset({f"{JNP}.{name}" for name in ("argmin", "argmax", "nanargmin", "nanargmax")})
 """Functions whose result is an integer position: `grad` goes through no array they read, so
 it saves none of it."""
+INTEGER_RESULTS = INDEX_REDUCTIONS | {"jax.random.categorical", "jax.random.randint"}
+"""Functions whose result is always an integer array, so it has no gradient: a row of one
+(a decoder's next token) gives `grad` nothing to go through."""
 INDEX_SAMPLERS = {"jax.random.categorical": (1, "logits"), "jax.random.choice": (4, "p")}
 """Random functions and the argument (position, keyword) that only weighs which position they
 pick: the result is an index, or an element of another argument, so `grad` goes through none of
@@ -307,7 +322,7 @@ def terminal(qualified: str) -> str:
     return qualified.rsplit(".", 1)[-1]
 
 
-LOOP_TERMINALS = frozenset(terminal(name) for name in (*LOOPS, MAP))
+LOOP_TERMINALS = frozenset(terminal(name) for name in (*LOOPS, *LIFTED_LOOPS, MAP))
 TRACED_ARGUMENT_TERMINALS = frozenset(terminal(name) for name in TRACED_ARGUMENTS)
 JIT_TERMINALS = frozenset(terminal(name) for name in JIT)
 DYNAMIC_WRITE_TERMINALS = frozenset(terminal(name) for name in DYNAMIC_WRITES)

@@ -16,7 +16,7 @@ def fit(w, xs, ys, epochs):
         w = w - 0.05 * grad
         history_rows.append((epoch, jnp.result_type(history, jnp.asarray(history_value := jnp.stack([loss, jnp.linalg.norm(grad)]))), history[epoch].at[...].set(history_value)))
     if history_rows:
-        if all(dtype == history.dtype for _, dtype, _ in history_rows):
+        if {dtype for _, dtype, _ in history_rows} == {history.dtype}:
             history = history.at[jnp.asarray([i for i, _, _ in history_rows])].set(jnp.stack([row for _, _, row in history_rows]))
         else:  # a row of another dtype takes every slot through it: write the rows as the loop did
             for history_slot, history_dtype, history_row in history_rows:

@@ -23,8 +23,8 @@ def update_edges(edges, position):
 
 
 def eager_only(x):
-    buf = jnp.zeros((3,))
-    for t in range(3):
+    buf = jnp.zeros((6,))
+    for t in range(6):
         buf = buf.at[t].set(x * t)
     return buf
 """
@@ -54,7 +54,7 @@ from pkg.routing.utils import eager_only
 
 
 def test_eager_only():
-    assert eager_only(1.0).shape == (3,)
+    assert eager_only(1.0).shape == (6,)
 """
 
 
@@ -209,3 +209,38 @@ def test_an_object_held_by_a_traced_class_runs_traced(capsys, tmp_path):
     (tmp_path / "pkg" / "generator.py").write_text(GENERATOR)
     (tmp_path / "pkg" / "env.py").write_text(HOLDING_ENV)
     assert _codes(capsys, "--select", "AT102", str(tmp_path)) == ["generator.py:25:21 AT102"]
+
+
+SAMPLE_MIXIN = """\
+import jax.numpy as jnp
+
+
+class SampleMixin:
+    def sample(self, x):
+        out = jnp.zeros_like(x)
+        for t in range(x.shape[0]):
+            out = out.at[t].set(self.layer(x[t]))
+        return out
+"""
+
+MIXED_MODEL = """\
+import haiku as hk
+
+from pkg.sample import SampleMixin
+
+
+class Model(hk.Module, SampleMixin):
+    def layer(self, v):
+        return hk.Linear(v.shape[-1])(v)
+"""
+
+
+def test_a_mixin_of_a_model_class_of_another_module_runs_as_its_methods(capsys, tmp_path):
+    """ColabDesign's ``class ProteinMPNN(hk.Module, mpnn_sample)``: the mixin's methods are the
+    model's, run inside its transformed ``apply``; alone, the mixin's file cannot know."""
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "sample.py").write_text(SAMPLE_MIXIN)
+    (tmp_path / "pkg" / "model.py").write_text(MIXED_MODEL)
+    assert _codes(capsys, "--select", "AT102", str(tmp_path)) == []
+    assert _codes(capsys, "--select", "AT102", str(tmp_path / "pkg" / "sample.py")) == ["sample.py:8:19 AT102"]

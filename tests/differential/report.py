@@ -44,7 +44,7 @@ def census(changed: list[Verdict], fixed: list[Verdict] | None = None) -> list[s
     return lines
 
 
-ORDINARY = re.compile(r"^(conditional|offset|reverse|[01]-trip|prepend|two-pieces|\w+-buffer|\w+-carry|fori-\w+|scan|none|trips:.*|mixed-dtypes)$")
+ORDINARY = re.compile(r"^(conditional|offset|reverse|prepend|two-pieces|\w+-buffer|\w+-carry|fori-\w+|scan|none|trips:.*|mixed-dtypes)$")
 
 
 def _exotic(verdict: Verdict) -> frozenset[str]:

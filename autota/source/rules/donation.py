@@ -128,8 +128,8 @@ class DonationRule(SourceRule):
                 skipped = 1  # `self.step(buf, ...)`: `self` is the jitted function's argument 0
             else:
                 continue
-            if not scopes.enclosing_loops(self, call):
-                continue
+            if not scopes.enclosing_loops(self, call) or self.traced.context(call) is not None:
+                continue  # not in a loop, or traced: a jitted call inside a trace is inlined, and donation is moot
             assign = self.parent(call)
             if not isinstance(assign, cst.Assign) or assign.value is not call:
                 continue

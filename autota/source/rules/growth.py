@@ -150,8 +150,8 @@ class GrowthRule(SourceRule):
 
     def _check_growth(self, growth: Growth) -> None:
         loops = scopes.enclosing_loops(self, growth.statement)
-        if not loops:
-            return
+        if not loops or all(self.few_trips(loop) for loop in loops):
+            return  # no loop, or a few constant steps: a fixed cost, whatever the input
         inner = loops[0]
         verdict = self._classify(growth, inner)
         if verdict == "rebound":
@@ -560,6 +560,8 @@ class GrowthRule(SourceRule):
         loops = scopes.enclosing_loops(self, statement)
         if not loops or self.traced.context(statement) is not None:
             return  # traced: XLA updates in place (an unrolled loop is AT401's business)
+        if all(self.few_trips(loop) for loop in loops):
+            return  # a few constant steps: a few copies, whatever the input
         loop = loops[0]
         for assign in self.semantics.find(loop, lambda n: isinstance(n, cst.Assign)):
             if assign is not statement and scopes.assign_to(assign, buf):
@@ -570,7 +572,7 @@ class GrowthRule(SourceRule):
             return  # several writes a step (a pixel and its neighbours): one finding, at the first
         if self._same_slots_every_step(call, method, loops[0]) and not self._reads_loop_targets(call, method, loops):
             return  # state overwritten in place: each step copies it, but it does not grow with the loop
-        if method in COMBINING and self._picked_by_data(call, method, loops):
+        if (method in COMBINING or self._combines_with_old_slot(call, buf, method)) and self._picked_by_data(call, method, loops):
             return  # added where the data says (a histogram): state of a fixed size, not rows
         self._updated.add((buf, id(loop)))
         message = (
@@ -658,6 +660,18 @@ class GrowthRule(SourceRule):
                 target = target.elements[1].value  # the counter is not the data
             data |= {n.value for n in self.semantics.find(target, lambda x: isinstance(x, cst.Name))}
         return any(name.value in data for part in parts for name in self.semantics.variables(part))
+
+    def _combines_with_old_slot(self, call: cst.Call, buf: str, method: str) -> bool:
+        """Whether a ``set`` writes a value computed from the slot's old value, read at the same
+        index (``heat.at[k].set(jnp.maximum(row, heat[k]))``): a combining update spelled out."""
+        if method != "set" or not call.args:
+            return False
+        index = self.code_of(call.func.value.slice[0].slice) if len(call.func.value.slice) == 1 else None
+        return index is not None and any(
+            isinstance(read.value, cst.Name) and read.value.value == buf and len(read.slice) == 1
+            and self.code_of(read.slice[0].slice) == index
+            for read in self.semantics.find(call.args[0].value, lambda n: isinstance(n, cst.Subscript))
+        )
 
     def _reads_loop_targets(self, call: cst.Call, method: str, loops: list[cst.CSTNode]) -> bool:
         """Whether the update's index reads a target of one of ``loops`` (``buf.at[i]`` in a loop
@@ -768,7 +782,7 @@ class GrowthRule(SourceRule):
         unit = self.context.module.default_indent
         rebuild = [
             f"{indent}if {rows}:",
-            f"{indent}{unit}if all(dtype == {buf}.dtype for _, dtype, _ in {rows}):",
+            f"{indent}{unit}if {{dtype for _, dtype, _ in {rows}}} == {{{buf}.dtype}}:",
             f"{indent}{unit}{unit}{buf} = {buf}.at[{namespace}.asarray([i for i, _, _ in {rows}])].set("
             f"{namespace}.stack([row for _, _, row in {rows}]))",
             f"{indent}{unit}else:  # a row of another dtype takes every slot through it: write the rows as the loop did",

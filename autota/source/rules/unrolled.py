@@ -18,7 +18,6 @@ from autota.catalogue import Fix
 from autota.source import prefilter, scopes, vocabulary
 from autota.source.rule import SourceRule
 from autota.source.rules.growth import GROWTH
-from autota.source.rules.loop_buffers.syntax import int_value
 
 
 UNSAFE_DIFFERENCES = (
@@ -64,24 +63,6 @@ class UnrolledLoopRule(SourceRule):
         }
         return prefilter.tops(looping) | prefilter.tracing_call_tops(facts, looping) | helpers
 
-    def few_trips(self, loop: cst.For) -> bool:
-        """Whether ``loop`` runs over a ``range`` (or its ``reversed``) of constants (int literals,
-        or names bound once to one: ``N_PLAYERS = 3``) of at most :data:`FEW_TRIPS` steps."""
-        iterator = loop.iter
-        if isinstance(iterator, cst.Call) and self.matches(iterator.func, {"builtins.reversed"}) and len(iterator.args) == 1:
-            iterator = iterator.args[0].value
-        if not isinstance(iterator, cst.Call) or self.matches(iterator.func, {"builtins.range"}) is None:
-            return False
-        values = [self._constant_int(a.value) if a.keyword is None and not a.star else None for a in iterator.args]
-        if None in values or not 1 <= len(values) <= 3 or values[2:] == [0]:
-            return False
-        return len(range(*values)) <= FEW_TRIPS
-
-    def _constant_int(self, expr: cst.BaseExpression) -> int | None:
-        if isinstance(expr, cst.Name):
-            value = self.semantics.assigned_value(expr)
-            return int_value(value) if value is not None else None
-        return int_value(expr)
 
     def visit_For(self, node: cst.For) -> None:
         iterator = self._range(node.iter)
@@ -189,7 +170,26 @@ class UnrolledLoopRule(SourceRule):
     def _static_index(self, loop: cst.For, function: cst.FunctionDef) -> bool:
         """Whether the body uses the index where Python needs an int (see :meth:`_static_use`)."""
         var = _loop_var(loop)
-        return var is not None and (self._static_use(loop.body, {var}, function, 0) or self._walks_sequence(loop, var))
+        return var is not None and (
+            self._static_use(loop.body, {var}, function, 0, self._edges(loop)) or self._walks_sequence(loop, var)
+        )
+
+    def _edges(self, loop: cst.For) -> frozenset[str]:
+        """The loop's first and last index as spelled (``0`` and ``T - 1`` for ``range(T)``, either
+        way round for its ``reversed``): a test of the index against one peels an edge step
+        (``last if t == T - 1 else values[t + 1]``), which a scan writes with ``jnp.where``."""
+        iterator = loop.iter
+        if isinstance(iterator, cst.Call) and self.matches(iterator.func, {"builtins.reversed"}) and len(iterator.args) == 1:
+            iterator = iterator.args[0].value
+        if not (isinstance(iterator, cst.Call) and self.matches(iterator.func, {"builtins.range"})):
+            return frozenset()
+        args = [a.value for a in iterator.args]
+        if not 1 <= len(args) <= 2 or any(a.keyword or a.star for a in iterator.args):
+            return frozenset()  # a step makes the last index a computation
+        start, stop = ("0", self.code_of(args[0])) if len(args) == 1 else (self.code_of(args[0]), self.code_of(args[1]))
+        literal = scopes.int_value(args[-1])
+        last = str(literal - 1) if literal is not None else f"{stop} - 1"
+        return frozenset({start, last})
 
     def _walks_sequence(self, loop: cst.For, var: str) -> bool:
         """Whether the loop walks ``range(len(obj.items))`` and reads ``obj.items[var]``: an
@@ -212,13 +212,16 @@ class UnrolledLoopRule(SourceRule):
             for node in self.semantics.find(loop.body, lambda n: isinstance(n, cst.Subscript))
         )
 
-    def _static_use(self, tree: cst.CSTNode, names: set[str], function: cst.FunctionDef, depth: int) -> bool:
+    def _static_use(
+        self, tree: cst.CSTNode, names: set[str], function: cst.FunctionDef, depth: int, edges: frozenset[str] = frozenset()
+    ) -> bool:
         """Whether ``tree`` uses one of ``names`` (or a name computed from one) where Python needs
         an int: a bound of a slice whose length changes with it (``x[k + 1:n]``, not
         ``x[i:i + 2]``), a ``range`` argument, the test of an ``if`` or a conditional expression, an index into a container that ``function``
         assigns items of (``parts[j] = ...``, which JAX arrays refuse) or that is a list, tuple or
         dict display, a keyword argument that JAX needs static (``axis=``, ``shape=``, see
-        :data:`vocabulary.STATIC_KEYWORDS`), or an argument of a function of this module that uses it so."""
+        :data:`vocabulary.STATIC_KEYWORDS`), or an argument of a function of this module that uses it so.
+        A test of the index itself against one of ``edges`` (``t == T - 1``) is not: see :meth:`_edges`."""
         derived = set(names)
         computed: dict[str, list[cst.BaseExpression]] = {}  # a derived name -> the values assigned to it
         for assign in self.semantics.find(tree, lambda n: isinstance(n, cst.Assign)):
@@ -238,16 +241,16 @@ class UnrolledLoopRule(SourceRule):
                 return window_base(computed[expr.value][0], depth + 1)
             return self.code_of(expr)
         item_assigned = {
-            t.target.value.value
-            for a in self.semantics.find(function.body, lambda n: isinstance(n, cst.Assign))
-            for t in a.targets
-            if isinstance(t.target, cst.Subscript) and isinstance(t.target.value, cst.Name)
+            target.value.value
+            for a in self.semantics.find(function.body, lambda n: isinstance(n, (cst.Assign, cst.AugAssign)))
+            for target in ([t.target for t in a.targets] if isinstance(a, cst.Assign) else [a.target])
+            if isinstance(target, cst.Subscript) and isinstance(target.value, cst.Name)
         }
         kinds = (cst.Slice, cst.Call, cst.Subscript, cst.If, cst.IfExp, cst.While)
         for node in self.semantics.find(tree, lambda n: isinstance(n, kinds)):
             if isinstance(node, (cst.If, cst.IfExp, cst.While)):
-                if uses(node.test):  # Python control flow on the index
-                    return True
+                if uses(node.test) and not (isinstance(node, (cst.If, cst.IfExp)) and _tests_edge(self, node.test, names, edges)):
+                    return True  # Python control flow on the index
             elif isinstance(node, cst.Slice):
                 if uses(node.step) or uses(node.lower) != uses(node.upper):
                     return True
@@ -271,12 +274,13 @@ class UnrolledLoopRule(SourceRule):
                 bound = self.semantics.assigned_value(node.value)
                 if node.value.value in item_assigned or isinstance(
                     bound, (cst.List, cst.Tuple, cst.Dict, cst.ListComp, cst.DictComp)
-                ):
+                ) or isinstance(bound, cst.Call) and self.matches(bound.func, PYTHON_CONTAINERS):
                     return True
         return False
 
     def _carried(self, loop: cst.For, function: cst.FunctionDef) -> list[str]:
-        """Names assigned in the body, read in it and bound before the loop."""
+        """Names bound before the loop and assigned in its body: what a ``lax.scan`` of the body
+        carries from step to step and out of the loop (read in the body or only after it)."""
         before = {p.name.value for p in function.params.params}
         for assign in self.semantics.own_nodes(function, lambda n: isinstance(n, (cst.Assign, cst.AnnAssign, cst.AugAssign))):
             if self.start_line(assign) < self.start_line(loop):
@@ -316,6 +320,8 @@ class UnrolledLoopRule(SourceRule):
             if name not in carried:
                 return f"the body assigns `{name}`, which is not bound before the loop"
         var = loop.target.value
+        if any(self.semantics.names_in(e.test, var) for e in self.semantics.find(loop.body, lambda n: isinstance(n, cst.IfExp))):
+            return f"the body tests `{var}` in a conditional expression (a peeled first or last step), which a scan writes with `jnp.where`"
         outside = [
             n for n in self.semantics.names_in(function.body, var)
             if not self.semantics.contains(loop, n) and not self._rebound_by_another_loop(n, var)
@@ -365,9 +371,8 @@ class UnrolledLoopRule(SourceRule):
         return Fix("unsafe", "rewrite the loop as a `lax.scan`", (self.replace(loop, text.lstrip(" \t")),))
 
 
-FEW_TRIPS = 4
-"""A loop of at most this many steps of constants (``for layer in range(3)``) unrolled has a
-fixed, small program, and unrolling is often what the author meant."""
+PYTHON_CONTAINERS = frozenset({"builtins.list", "builtins.tuple", "builtins.dict"})
+"""Calls that make a Python container, which a traced index cannot subscript."""
 
 COMPILED = frozenset({"jit", "loop-body", "branch"})
 """Traces whose program XLA compiles: a jitted function's, and a ``lax`` loop body's or a
@@ -414,7 +419,7 @@ def _literal(expr: cst.BaseExpression):
     """The value of ``True``, ``False``, ``None`` or an int literal, else ``_NO_VALUE``."""
     if isinstance(expr, cst.Name) and expr.value in ("True", "False", "None"):
         return {"True": True, "False": False, "None": None}[expr.value]
-    value = int_value(expr)
+    value = scopes.int_value(expr)
     return _NO_VALUE if value is None else value
 
 
@@ -438,6 +443,20 @@ def _truth(test: cst.BaseExpression, values: dict[str, object]) -> bool | None:
         same = values[test.left.value] is None
         return same if isinstance(test.comparisons[0].operator, cst.Is) else not same
     return None
+
+
+def _tests_edge(rule: SourceRule, test: cst.BaseExpression, names: set[str], edges: frozenset[str]) -> bool:
+    """Whether ``test`` is ``i == edge`` or ``i != edge`` (either way round), ``i`` one of ``names``
+    and ``edge`` one of ``edges`` as spelled."""
+    if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1):
+        return False
+    target = test.comparisons[0]
+    if not isinstance(target.operator, (cst.Equal, cst.NotEqual)):
+        return False
+    sides = [test.left, target.comparator]
+    return any(
+        isinstance(a, cst.Name) and a.value in names and rule.code_of(b) in edges for a, b in (sides, sides[::-1])
+    )
 
 
 def _loop_var(loop: cst.For) -> str | None:

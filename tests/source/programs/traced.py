@@ -30,8 +30,8 @@ def run2(xs):
 
 
 def per_row(x):
-    out = jnp.zeros(3)
-    for i in range(3):
+    out = jnp.zeros(6)
+    for i in range(6):
         out = out.at[i].set(x[i] * 2)
     return out
 
@@ -40,7 +40,7 @@ batched = jax.vmap(per_row)
 
 
 def eager(xs):
-    out = jnp.zeros(3)
-    for i in range(3):
+    out = jnp.zeros(6)
+    for i in range(6):
         out = out.at[i].set(xs[i])
     return out

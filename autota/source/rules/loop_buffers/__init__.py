@@ -24,7 +24,7 @@ from autota.source.rules.loop_buffers.carried import CarriedBuffers, updates_sta
 from autota.source.rules.loop_buffers.model import BufferWrite, LoopModel, LoopModeler
 from autota.source.rules.loop_buffers.select import SelectUpdates
 from autota.source.rules.loop_buffers.statics import StaticFacts
-from autota.source.rules.loop_buffers.syntax import BODY_ARG, INIT_ARG, LOOPS, NNX_LOOPS, WHERE, invariant, is_bool_literal, is_none
+from autota.source.rules.loop_buffers.syntax import BODY_ARG, INIT_ARG, LIFTED_LOOPS, LOOPS, WHERE, invariant, is_bool_literal, is_none
 from autota.source.rules.loop_buffers.while_loops import WhileLoops
 
 
@@ -145,11 +145,12 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
     """While a loop autota does not rewrite is judged, why not."""
 
     def visit_Call(self, node: cst.Call) -> None:
-        lifted = self.matches(node.func, NNX_LOOPS)
-        if lifted is not None:  # `nnx.fori_loop`: `lax`'s loop over a carry that may hold modules
-            self._not_rewritten = f"autota does not rewrite Flax NNX's `nnx.{lifted.rsplit('.', 1)[1]}`"
+        lifted = self.matches(node.func, LIFTED_LOOPS)
+        if lifted is not None:  # `nnx.fori_loop`, `hk.scan`: `lax`'s loop over a body that may hold modules
+            library, short = ("Flax NNX", "nnx") if lifted.startswith("flax.") else ("Haiku", "hk")
+            self._not_rewritten = f"autota does not rewrite {library}'s `{short}.{lifted.rsplit('.', 1)[1]}`"
             try:
-                self._check_loop(node, NNX_LOOPS[lifted])
+                self._check_loop(node, LIFTED_LOOPS[lifted])
             finally:
                 self._not_rewritten = None
             return
@@ -201,7 +202,7 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
             if updates_state(bool(reads) and previous is None, self._reads_old_slot(group, kept), data_slot):
                 continue  # the loop's state updated in place (Gauss-Seidel, a histogram): no rows
             if kind == "while":  # `grad` cannot go through it, so nothing is saved: AT202, whatever it reads
-                if not is_bool_literal(write.row):  # a mask cleared slot by slot (`mask.at[i].set(False)`): no rows
+                if not self._gradient_free(write.row):
                     self._report_while(call, args, body, write, group)
                 continue
             if reads and previous is None:
@@ -230,12 +231,24 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
                 if updates_state(found.read is not None, found.old_slot_read is not None, found.index == "data"):
                     continue  # the loop's state updated in place: no rows
                 if model.kind == "while":
-                    if not is_bool_literal(found.write.row):  # a mask cleared slot by slot: no rows
+                    if not self._gradient_free(found.write.row):
                         self._report_modelled(model, found)
                     continue
                 at201 = found.read is None or found.index == "fixed"
                 if not at201 or not (exact or scopes.is_constant(found.write.row)):
                     self._report_modelled(model, found)
+
+    def _gradient_free(self, row: cst.BaseExpression | None) -> bool:
+        """Whether a row written in a ``while_loop`` visibly has no gradient: a bool literal (a mask
+        cleared slot by slot, ``mask.at[i].set(False)``) or an integer result (``jnp.argmax``, a
+        ``jax.random.categorical`` draw: a decoder's next token), directly or through a name
+        bound once to one. The buffer then collects nothing that ``grad`` could go through, and
+        forward it is updated in place: AT202's differentiable rewrite has nothing to offer."""
+        if isinstance(row, cst.Name) and not is_bool_literal(row):
+            row = self.semantics.assigned_value(row) or row
+        if is_bool_literal(row):
+            return True
+        return isinstance(row, cst.Call) and self.matches(row.func, vocabulary.INTEGER_RESULTS) is not None
 
     def _exact_buffer(self, init: cst.BaseExpression, body, buf: str) -> bool:
         """Whether the carried ``buf`` starts as a visibly integer or boolean array. Written and
@@ -308,6 +321,8 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
             return "the body is a `lambda`; write it as a `def` to get a fix"
         if not any(_within(self.location(w.write.call), self.location(body)) for w in model.writes):
             return "the write is made in a helper function the body calls; inline it to get a fix"
+        if isinstance(body, cst.FunctionDef) and isinstance(body.body, cst.SimpleStatementSuite):
+            return "the body is defined on one line; write it on indented lines to get a fix"
         return (
             "the carry is indexed (`state[k]`) or the write is bound to another name than the buffer's; unpack the "
             "carry into names and write `buf = buf.at[i].set(row)` to get a fix"

@@ -304,9 +304,12 @@ class CarriedBuffers:
 
     def _index_motion(self, body: Body, write: Write, index_kind: str | None) -> str:
         """How the written slot moves from step to step, under a branch or not: the loop model's
-        reading (``reverse``, ``loop-index``, ``element``, ``counter``), ``fixed`` or ``data``."""
+        reading where it models the write (``reverse``, ``loop-index``, ``element``, ``counter``,
+        ``fixed``, ``data``: a carried slot the step sets to `way[j - 1]` is data), else the index
+        as written: ``fixed`` (a literal), ``loop-index`` (the index, or a carried value, plus a
+        constant) or ``data``."""
         index = write.index
-        if index_kind in ("reverse", "loop-index", "element", "counter"):
+        if index_kind is not None:
             return index_kind
         if int_value(index) is not None:
             return "fixed"
@@ -337,7 +340,7 @@ class CarriedBuffers:
             )
         if kind == "data":
             return (
-                f"{head} at `{self.code_of(index)}`, an index that does not step with the loop: {CARRIED_COST}; if the "
+                f"{head} at `{self.code_of(index)}`, an index not shown to move one slot a step: {CARRIED_COST}; if the "
                 f"indices are distinct, return `(index, value)` as {output} and write them all with one "
                 "`.at[indices].set(values)` after the loop"
             )

@@ -571,10 +571,13 @@ class _Evaluation:
 
     # -- statements ------------------------------------------------------------------------
     def block(self, statements, env: dict, depth: int) -> Value | None:
-        """Run ``statements``; the returned value, or ``None`` if they fall through."""
+        """Run ``statements`` (a block's lines, or the small statements of a one-line suite:
+        ``def put(b, v, i): return b.at[i].set(v)``); the returned value, or ``None`` if they
+        fall through."""
         for place, statement in enumerate(statements):
-            if isinstance(statement, cst.SimpleStatementLine):
-                for small in statement.body:
+            smalls = [statement] if isinstance(statement, cst.BaseSmallStatement) else getattr(statement, "body", None)
+            if isinstance(statement, (cst.SimpleStatementLine, cst.BaseSmallStatement)):
+                for small in smalls:
                     if isinstance(small, cst.Return):
                         return self.expr(small.value, env, depth) if small.value is not None else Opaque(small)
                     self.small(small, env, depth)

@@ -54,6 +54,15 @@ class SelectUpdates:
             if write.problem or write.row is None or write.axis != 0:
                 self.report("AT204", call, message, reason=write.problem or "the write is not on axis 0")
                 return
+            if write.method != "set":
+                self.report("AT204", call, message, reason=f"only a selected `.at[].set` is rewritten, not `.{write.method}`")
+                return
+            if self.matches(call.func, {f"{JNP}.where"}) and any(a.keyword is not None for a in call.args):
+                self.report("AT204", call, message, reason=(
+                    "`jnp.where` is called with keywords, which JAX refuses (its arguments are positional-only), "
+                    "where the fix's positional call would run"
+                ))
+                return
             if self.semantics.find(call, lambda n: isinstance(n, cst.NamedExpr)):
                 self.report("AT204", call, message, reason=(
                     "the call binds a name with `:=`, and the fix evaluates its parts in another order "

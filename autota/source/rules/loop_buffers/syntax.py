@@ -5,7 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from autota.source import scopes
-from autota.source.scopes import all_params  # noqa: F401  (the rules import it from here)
+from autota.source.scopes import all_params, int_value  # noqa: F401  (the rules import them from here)
 
 
 from autota.source.vocabulary import PART_READERS
@@ -16,7 +16,7 @@ from autota.source.vocabulary import (  # noqa: F401  (the rules import them fro
     SCAN,
     WHILE,
     LOOPS,
-    NNX_LOOPS,
+    LIFTED_LOOPS,
     BODY_ARG,
     INIT_ARG,
     DUS,
@@ -120,15 +120,6 @@ def is_bool_literal(node) -> bool:
 def literal_bool(node) -> bool | None:
     if isinstance(node, cst.Name) and node.value in ("True", "False"):
         return node.value == "True"
-    return None
-
-
-def int_value(node) -> int | None:
-    """The value of an int literal (``3``, ``-3``), else ``None``."""
-    if isinstance(node, cst.Integer):
-        return int(node.evaluated_value)
-    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus) and isinstance(node.expression, cst.Integer):
-        return -int(node.expression.evaluated_value)
     return None
 
 
