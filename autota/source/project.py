@@ -7,8 +7,8 @@ physics engine's jitted step calls ``solve_m`` from ``smooth``. Given every file
 index follows each module's traced functions (as :mod:`autota.source.tracing` finds them, from
 Python's own AST) to the functions they call in other modules of the run, through ``import``
 and ``from ... import`` (``Hand.deal(...)`` of an imported class reaches its method), until
-nothing new is reached; the methods of a class that a model class takes as a base (a mixin)
-run as the model's do. The engine then treats those functions
+nothing new is reached; the methods of a class that a model class takes as a base (a mixin),
+and of a class derived from another module's model class, run as the model's do. The engine then treats those functions
 as traced in their own file (kind ``"elsewhere"``), so AT102 keeps off them.
 
 The index is built from Python's AST only (about a tenth of libcst's cost), once per run, in
@@ -51,6 +51,9 @@ class _Module:
     mixins: list[str] = field(default_factory=list)
     """The other bases of the module's model classes (``class Model(hk.Module, SampleMixin)``):
     their methods are the model's, and run as its methods do."""
+    bases: dict[str, list[str]] = field(default_factory=dict)
+    """Module-level class -> its bases, dotted: a class derived from another module's model
+    class (``class Rotate(base.HandEnv)``) is a model class too."""
 
 
 def module_name(path: Path) -> str:
@@ -97,11 +100,18 @@ def traced_elsewhere(paths: list[str], targets: list[str], asked: set[str] | Non
         chosen |= frontier
     modules: dict[str, _Module] = {}
     for path in sorted(chosen):
-        try:
-            tree = ast.parse(texts[path])
-        except (SyntaxError, ValueError, RecursionError, MemoryError):
-            continue
-        modules.setdefault(names[path], _read(tree, names[path], path))
+        _add_module(modules, texts[path], names[path], path)
+    # and the modules a target imports: a class there may be the model base of a target's class
+    paths_by_name = {name: path for path, name in names.items() if name}
+    imported = {
+        f"{source}.{attribute}" if attribute is not None else source
+        for module in list(modules.values()) if module.path in targets for source, attribute in module.imports.values()
+    }
+    imported |= {name.rpartition(".")[0] for name in imported}  # `from pkg.mod import Class`
+    for name in sorted(imported):
+        path = paths_by_name.get(name)
+        if path is not None and path not in chosen:
+            _add_module(modules, texts[path], name, path)
     eager = {_defining(modules, target, name) for m in modules.values() for target, name in _outgoing(m, [], m.eager)}
     reached: dict[str, set[str]] = {}
     work = [(m, m.roots) for m in modules.values()]
@@ -125,21 +135,60 @@ def traced_elsewhere(paths: list[str], targets: list[str], asked: set[str] | Non
     return {path: frozenset(found) for path, found in reached.items() if path in targets}
 
 
+def _add_module(modules: dict[str, _Module], text: str, name: str, path: str) -> None:
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return
+    modules.setdefault(name, _read(tree, name, path))
+
+
 def _mixin_methods(modules: dict[str, _Module]) -> list[tuple[_Module, str]]:
-    """The methods (``Class.method``, but ``__init__``) of each class of the run that a model
-    class of another module, or of its own, takes as a base: a mixin whose ``self.sample(x)``
-    the model's traced ``apply`` runs."""
-    found = []
+    """The methods (``Class.method``, but ``__init__``) that run as a model's do: those of each
+    class of the run that a model class takes as a base beside its model base (a mixin whose
+    ``self.sample(x)`` the model's traced ``apply`` runs), and those of a class derived from a
+    model class of another module (``class Rotate(base.HandEnv)``, ``HandEnv`` an environment),
+    whose own module cannot tell."""
+    classes = []
     for module in modules.values():
         for base in module.mixins:
             target, name = _defining(modules, module.name, base)
-            owner = modules.get(target) if target is not None else None
-            if owner is not None:
-                found += [
-                    (owner, key) for key, f in owner.functions.items()
-                    if key.startswith(f"{name}.") and f.name != "__init__"
-                ]
-    return found
+            if target in modules:
+                classes.append((modules[target], name))
+    models = {
+        (module.name, cls) for module in modules.values() for cls, bases in module.bases.items()
+        if any(terminal_name(b) in MODEL_BASES for b in bases)
+    }
+    grown = True
+    while grown:
+        grown = False
+        for module in modules.values():
+            for cls, bases in module.bases.items():
+                if (module.name, cls) not in models and any(_class_of(modules, module, b) in models for b in bases):
+                    models.add((module.name, cls))
+                    classes.append((module, cls))
+                    grown = True
+    return [
+        (owner, key) for owner, name in classes for key, f in owner.functions.items()
+        if key.startswith(f"{name}.") and f.name != "__init__"
+    ]
+
+
+def _class_of(modules: dict[str, _Module], module: _Module, base: str) -> tuple[str | None, str]:
+    """``(module, class)`` of the run that the base ``base`` of a class of ``module`` names:
+    through ``from pkg import sub`` (``sub.Class``) as well as what :func:`_defining` follows."""
+    head, _, rest = base.partition(".")
+    source, attribute = module.imports.get(head, (None, None))
+    if rest and source is not None:
+        submodule = f"{source}.{attribute}" if attribute is not None else source
+        if _known(modules, submodule) is not None:
+            return _known(modules, submodule), rest
+    return _defining(modules, module.name, base)
+
+
+def terminal_name(dotted_name: str) -> str:
+    """The last part of a dotted name (``nn.Module`` -> ``Module``)."""
+    return dotted_name.rpartition(".")[2]
 
 
 def _imports(text: str, module: str) -> bool:
@@ -255,6 +304,7 @@ class _Reader:
                 for method in node.body:
                     if isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)):
                         module.functions[f"{node.name}.{method.name}"] = method
+                module.bases[node.name] = [name for b in node.bases if (name := dotted(_unsubscript(b)))]
             if any(terminal(_unsubscript(b)) in MODEL_BASES for b in node.bases):
                 module.roots += [
                     m for m in node.body

@@ -163,11 +163,14 @@ class SourceRule:
         return self.context.semantics.qualified_names(node)
 
     def matches(self, node: cst.CSTNode, names) -> str | None:
-        """The qualified name of ``node`` that is in ``names``, resolved through imports."""
-        for name in self.qualified_names(node):
-            if name in names:
-                return name
-        return None
+        """The qualified name of ``node`` that is in ``names``, resolved through imports; ``None``
+        where the name may also be something else (``import numpy as jnp`` after ``import
+        jax.numpy as jnp``): what the call runs is then not known."""
+        qualified = self.qualified_names(node)
+        found = next((name for name in qualified if name in names), None)
+        if found is not None and len(qualified) > 1 and not qualified <= set(names):
+            return None
+        return found
 
     def construction(self, value: cst.BaseExpression | None) -> Construction | None:
         """``value`` as a call of a ``jnp`` array constructor (``zeros``, ``full``, ``arange``...)
@@ -224,6 +227,13 @@ class SourceRule:
         ``.at``): :meth:`one_array_function`, but those that may return a NumPy array or share
         its memory (:data:`~autota.source.vocabulary.SHARED_MEMORY`)."""
         return self.one_array_function(func) and not self.qualified_names(func) & SHARED_MEMORY
+
+    def unspelled(self, qualified: str) -> str:
+        """Why a fix cannot spell the module ``qualified`` (``jax.numpy``): a star import that may
+        bind any name, or no module-level import under a name the file binds nothing else to."""
+        if self.semantics.foreign_star_import():
+            return f"a star import of a module outside JAX and NumPy may bind the name the fix would spell `{qualified}` by"
+        return f"`{qualified}` is not imported under a module name that the file binds nothing else to"
 
     def few_trips(self, loop: cst.For | cst.While) -> bool:
         """Whether ``loop`` runs over a ``range`` (or its ``reversed``) of constants (int literals,

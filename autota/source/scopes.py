@@ -328,25 +328,36 @@ def own_nodes(tree: cst.CSTNode, predicate) -> list[cst.CSTNode]:
 
 
 def _span_of(operator: cst.BaseBinaryOp, left: tuple[int, int], right: tuple[int, int]) -> tuple[int, int] | None:
-    """The smallest and largest values ``a <op> b`` takes for ``a`` and ``b`` within the spans."""
+    """The smallest and largest values ``a <op> b`` takes for ``a`` and ``b`` within the spans;
+    ``None`` for ``/``, whose result is a float. An operator it cannot bound raises
+    :class:`_Unbounded`."""
     (a, b), (c, d) = left, right
     kind = type(operator)
+    widest = max(abs(a), abs(b), abs(c), abs(d))
+    if kind is cst.Divide:
+        return None
     if kind in (cst.Add, cst.Subtract, cst.Multiply):
         apply = {cst.Add: lambda x, y: x + y, cst.Subtract: lambda x, y: x - y, cst.Multiply: lambda x, y: x * y}[kind]
         ends = [apply(x, y) for x in (a, b) for y in (c, d)]
         return min(ends), max(ends)
-    if kind is cst.FloorDivide and (c > 0 or d < 0):
-        ends = [x // y for x in (a, b) for y in (c, d)]
-        return min(ends), max(ends)
-    if kind is cst.Modulo and (c > 0 or d < 0):
-        largest = max(abs(c), abs(d)) - 1
+    if kind is cst.FloorDivide:
+        if c > 0 or d < 0:
+            ends = [x // y for x in (a, b) for y in (c, d)]
+            return min(ends), max(ends)
+        return -max(abs(a), abs(b)), max(abs(a), abs(b))
+    if kind is cst.Modulo:
+        largest = max(abs(c), abs(d))
         return -largest, largest
+    if kind in (cst.BitOr, cst.BitXor, cst.BitAnd):  # no wider than the widest operand's bits
+        top = 2 ** widest.bit_length()
+        return -top, top
+    if kind is cst.RightShift and c >= 0:
+        return min(a, 0), max(b, 0)
     if kind in (cst.Power, cst.LeftShift) and 0 <= c and d <= 64:
-        factor = 2 if kind is cst.LeftShift else None
         highest = max(abs(a), abs(b))
-        top = highest * 2**d if factor else highest**d
+        top = highest * 2**d if kind is cst.LeftShift else highest**d
         return (-top if a < 0 else min(0, a), top)
-    return None
+    raise _Unbounded
 
 
 class _Unbounded(Exception):
@@ -371,6 +382,8 @@ def may_overflow_int32(expr, value_sources=None, depth: int = 0) -> bool:
             return integral(node.expression)
         if isinstance(node, cst.BinaryOperation):
             return integral(node.left) and integral(node.right)
+        if isinstance(node, cst.IfExp):
+            return integral(node.body) and integral(node.orelse)
         return False
 
     def sources(name: cst.Name) -> list | None:
@@ -396,9 +409,11 @@ def may_overflow_int32(expr, value_sources=None, depth: int = 0) -> bool:
             value = int(node.evaluated_value)
             return value, value
         if isinstance(node, cst.Name):
-            if node.value in visiting:
-                raise _Unbounded  # rebound from its own value
-            found = sources(node) if level < 6 else None
+            if node.value in ("True", "False"):
+                return 0, 1
+            if node.value in visiting or level > 12:
+                raise _Unbounded  # rebound from its own value, or followed too far to judge
+            found = sources(node)
             if found is None:
                 return None
             low, high = 0, 0
@@ -408,12 +423,21 @@ def may_overflow_int32(expr, value_sources=None, depth: int = 0) -> bool:
                     return None
                 low, high = min(low, part[0]), max(high, part[1])
             return low, high
-        if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, (cst.Minus, cst.Plus)):
+        if isinstance(node, cst.UnaryOperation):
             inner = span(node.expression, visiting, level)
-            return None if inner is None else (-inner[1], -inner[0]) if isinstance(node.operator, cst.Minus) else inner
+            if inner is None or isinstance(node.operator, cst.Plus):
+                return inner
+            if isinstance(node.operator, cst.Minus):
+                return -inner[1], -inner[0]
+            if isinstance(node.operator, cst.BitInvert):  # `~x` is `-x - 1`
+                return -inner[1] - 1, -inner[0] - 1
+            return 0, 1  # `not x`
         if isinstance(node, cst.BinaryOperation):
             left, right = span(node.left, visiting, level), span(node.right, visiting, level)
             return None if left is None or right is None else _span_of(node.operator, left, right)
+        if isinstance(node, cst.IfExp):  # either branch, whatever the test
+            body, orelse = span(node.body, visiting, level), span(node.orelse, visiting, level)
+            return None if body is None or orelse is None else (min(body[0], orelse[0]), max(body[1], orelse[1]))
         return None
 
     shifted = lambda n: isinstance(n, (cst.Power, cst.LeftShift))  # noqa: E731
@@ -490,6 +514,17 @@ def int_value(node) -> int | None:
     if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus) and isinstance(node.expression, cst.Integer):
         return -int(node.expression.evaluated_value)
     return None
+
+
+def _import_key(statement: cst.Import | cst.ImportFrom, name: str) -> str:
+    """What the import ``statement`` binds ``name`` to (``jax.numpy``, ``jax.lax``), as written."""
+    module = get_full_name_for_node(statement.module) if isinstance(statement, cst.ImportFrom) and statement.module else ""
+    prefix = "." * len(statement.relative) + module if isinstance(statement, cst.ImportFrom) else ""
+    for alias in statement.names if not isinstance(statement.names, cst.ImportStar) else ():
+        bound = get_full_name_for_node(alias.asname.name) if alias.asname is not None else get_full_name_for_node(alias.name)
+        if bound == name or (bound or "").split(".")[0] == name:
+            return f"{prefix}:{get_full_name_for_node(alias.name)}"
+    return f"{prefix}:*"
 
 
 def is_constant(node: cst.BaseExpression | None) -> bool:
@@ -602,10 +637,12 @@ class Semantics:
                 self.definitions.setdefault(node.name.value, []).append(node)
         self._scope_node: dict[int, cst.CSTNode] = {}
         self._shadowed: dict[tuple[str, ...], str | None] = {}
+        self._foreign_star: bool | None = None
         self._assignments: dict[str, list] | None = None
         self._defined_attributes: dict[str, bool] = {}
         self._bound_values: dict[tuple[int, str], list[cst.BaseExpression] | None] = {}
         self._value_sources: dict[tuple[int, str], list[cst.BaseExpression] | None] = {}
+        self._bindings: dict[tuple[int, str], list[tuple[str, cst.CSTNode, int]]] = {}
 
     # -- where nodes are ---------------------------------------------------------------------
     def ancestors(self, node: cst.CSTNode):
@@ -737,18 +774,7 @@ class Semantics:
         reader = scope
         read_at = self._start(name)
         while True:
-            candidates = []
-            for node in self.names_in(scope, name.value):
-                parent = self.parents.get(node)
-                own = parent if isinstance(parent, (cst.FunctionDef, cst.ClassDef)) and parent.name is node else node
-                if self.enclosing_scope(own) is not scope:
-                    continue
-                role, holder = binding_role(self.parents, node)
-                if role is not None:
-                    # an assignment or a def binds once its statement has run; a loop target,
-                    # `as` or `:=` where the name stands
-                    bound_at = self._end(holder if role in ("plain", "unpack", "def") else node)
-                    candidates.append((role, holder, bound_at))
+            candidates = self._bindings_in(scope, name.value)
             if candidates:
                 if reader is scope:
                     candidates = [c for c in candidates if c[2] < read_at] or candidates
@@ -761,6 +787,26 @@ class Semantics:
             if isinstance(scope, cst.Module):
                 return None
             scope = self.enclosing_scope(scope)
+
+    def _bindings_in(self, scope: cst.CSTNode, name: str) -> list[tuple[str, cst.CSTNode, int]]:
+        """``(role, holder, where it binds)`` for each of ``scope``'s own bindings of ``name``,
+        once per scope and name (a name read a thousand times in a class is asked of as often)."""
+        key = (id(scope), name)
+        if key not in self._bindings:
+            candidates = []
+            for node in self.names_in(scope, name):
+                role, holder = binding_role(self.parents, node)
+                if role is None:
+                    continue
+                parent = self.parents.get(node)
+                own = parent if isinstance(parent, (cst.FunctionDef, cst.ClassDef)) and parent.name is node else node
+                if self.enclosing_scope(own) is not scope:
+                    continue
+                # an assignment or a def binds once its statement has run; a loop target, `as`
+                # or `:=` where the name stands
+                candidates.append((role, holder, self._end(holder if role in ("plain", "unpack", "def") else node)))
+            self._bindings[key] = candidates
+        return self._bindings[key]
 
     def position(self, node: cst.CSTNode) -> CodeRange:
         """What libcst's ``PositionProvider`` gives ``node``, computed for the smallest definition
@@ -882,13 +928,7 @@ class Semantics:
         ``roots`` (``jnp``, ``lax``) bound other than by a module-level import; ``"*"`` where a
         star import of a module outside JAX and NumPy may bind any of them."""
         if roots not in self._shadowed:
-            found = None
-            for line in self.module.body:  # a star import stands at module level only
-                for small in line.body if isinstance(line, cst.SimpleStatementLine) else ():
-                    if isinstance(small, cst.ImportFrom) and isinstance(small.names, cst.ImportStar):
-                        module = get_full_name_for_node(small.module) if small.module is not None else ""
-                        if small.relative or module.split(".")[0] not in ("jax", "numpy"):
-                            found = "*"
+            found = "*" if self.foreign_star_import() else None
             for builtin in ("tuple", "range") if found is None else ():
                 if self.assignments(builtin) or self.binds(builtin):
                     found = builtin
@@ -900,6 +940,24 @@ class Semantics:
             self._shadowed[roots] = found
         return self._shadowed[roots]
 
+    def foreign_star_import(self) -> bool:
+        """Whether the module star-imports a module outside JAX and NumPy, which may bind any
+        name a fix spells (``jnp``, ``lax``, ``int``, ``len``)."""
+        if self._foreign_star is None:
+            self._foreign_star = False
+            for line in self.module.body:  # a star import stands at module level only
+                for small in line.body if isinstance(line, cst.SimpleStatementLine) else ():
+                    if isinstance(small, cst.ImportFrom) and isinstance(small.names, cst.ImportStar):
+                        module = get_full_name_for_node(small.module) if small.module is not None else ""
+                        if small.relative or module.split(".")[0] not in ("jax", "numpy"):
+                            self._foreign_star = True
+        return self._foreign_star
+
+    def builtin_shadowed(self, name: str) -> bool:
+        """Whether a fix's call of the builtin ``name`` (``int``, ``len``) may reach something else:
+        the file binds the name, or star-imports a module outside JAX and NumPy."""
+        return self.binds(name) or bool(self.assignments(name)) or self.foreign_star_import()
+
     def binds(self, name: str) -> bool:
         """Whether anything in the file binds ``name``: an assignment, a ``def``/``class``, a match
         capture, a type parameter (what a fix's call of a builtin of that name would reach)."""
@@ -909,10 +967,14 @@ class Semantics:
         """Whether the file binds ``root`` (``jnp``) other than by a module-level import, or declares
         it ``global``/``nonlocal``, deletes it (``del jnp`` after import-time use) or captures it
         in a ``match``: a fix that spells it may then reach something else, or nothing."""
+        imports = set()
         for assignment in self.assignments(root):
             imported = isinstance(assignment.node, (cst.Import, cst.ImportFrom))
             if not (imported and isinstance(self.scope_of.get(assignment.node), GlobalScope)):
                 return True
+            imports.add(_import_key(assignment.node, root))
+        if len(imports) > 1 or self.foreign_star_import():
+            return True  # `import numpy as jnp` after `import jax.numpy as jnp`, or `from helpers import *`
         if any(isinstance(binding_role(self.parents, n)[1], UNSCOPED_BINDINGS) for n in self.by_value.get(root, ())):
             return True
         return self.declared_global(root)
@@ -1038,9 +1100,10 @@ class Semantics:
         chained, or ``:=``), the whole source of an unpacking (``a, b = 1, 2**40``: either may be
         the large one), a ``for`` target's ``range`` arguments or its iterable, a ``with`` item's
         context expression, a ``match`` capture's subject, an ``AugAssign`` itself, and those of
-        the functions that declare it ``global``/``nonlocal`` (see :meth:`_sources_in`). ``None``
-        where a binding is a parameter, an ``except ... as``, a ``del``, an import, or there is
-        none (a parameter's or an imported name's value is not in the file: documented as assumed)."""
+        the functions that declare it ``global``/``nonlocal`` (see :meth:`_sources_in`); nothing
+        for a ``del``, an ``except ... as`` or an ``import m as name``, which bind no int. ``None``
+        where a binding is a parameter or a ``from m import name``, or there is none (a
+        parameter's or an imported name's value is not in the file: documented as assumed)."""
         if self._label(name):
             return None
         scope = self.binding_scope(name)
@@ -1091,6 +1154,14 @@ class Semantics:
         return None
 
     def _value_source(self, node: cst.Name, role: str, holder: cst.CSTNode) -> list | None:
+        if isinstance(holder, cst.Del):
+            return []  # unbinds: no value of its own
+        if isinstance(holder, cst.AsName):
+            bound_by = self.parents.get(holder)
+            if isinstance(bound_by, (cst.ExceptHandler, cst.ExceptStarHandler)):
+                return []  # an exception object, no int
+            if isinstance(bound_by, cst.ImportAlias) and isinstance(self.parents.get(bound_by), cst.Import):
+                return []  # `import os as v`: a module, no int
         if role in ("plain", "unpack") and isinstance(holder, cst.Assign):
             return [holder.value]
         if isinstance(holder, cst.AugAssign):

@@ -148,7 +148,7 @@ GROWTH_FUNCTIONS = ("concatenate", "append", "vstack", "row_stack", "hstack", "d
 PYTHON_RESULTS = frozenset(
     f"{JNP}.{name}"
     for name in ("shape", "ndim", "size", "result_type", "dtype", "iscomplexobj", "isrealobj", "isscalar",
-                 "issubdtype", "promote_types", "can_cast", "finfo", "iinfo", "isdtype", "get_printoptions")
+                 "issubdtype", "promote_types", "can_cast", "finfo", "iinfo", "isdtype", "get_printoptions", "iterable")
 )
 """Functions of ``jax.numpy`` whose result is a Python value (an int, a tuple, a dtype), not an array."""
 SHARED_MEMORY = frozenset({f"{JNP}.from_dlpack", "jax.dlpack.from_dlpack", f"{JNP}.reshape"})

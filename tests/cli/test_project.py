@@ -244,3 +244,37 @@ def test_a_mixin_of_a_model_class_of_another_module_runs_as_its_methods(capsys, 
     (tmp_path / "pkg" / "model.py").write_text(MIXED_MODEL)
     assert _codes(capsys, "--select", "AT102", str(tmp_path)) == []
     assert _codes(capsys, "--select", "AT102", str(tmp_path / "pkg" / "sample.py")) == ["sample.py:8:19 AT102"]
+
+
+ENV_BASE = """\
+from mujoco_playground._src import mjx_env
+
+
+class HandEnv(mjx_env.MjxEnv):
+    pass
+"""
+
+DERIVED_ENV = """\
+import jax.numpy as jnp
+
+from envs import base
+
+
+class Rotate(base.HandEnv):
+    def _get_obs(self, data, names):
+        v = jnp.zeros((len(names),))
+        for idx, name in enumerate(names):
+            v = v.at[idx].set(data[name])
+        return v
+"""
+
+
+def test_a_class_derived_from_a_model_class_of_another_module_runs_as_a_model(capsys, tmp_path):
+    """MuJoCo Playground's ``class Rotate(base.HandEnv)``, ``HandEnv`` an ``MjxEnv`` of another
+    module: its methods run in the environment's jitted ``step``; alone, its file cannot know."""
+    (tmp_path / "envs").mkdir()
+    (tmp_path / "envs" / "__init__.py").write_text("")
+    (tmp_path / "envs" / "base.py").write_text(ENV_BASE)
+    (tmp_path / "envs" / "rotate.py").write_text(DERIVED_ENV)
+    assert _codes(capsys, "--select", "AT102", str(tmp_path)) == []
+    assert _codes(capsys, "--select", "AT102", str(tmp_path / "envs" / "rotate.py")) == ["rotate.py:10:17 AT102"]

@@ -194,7 +194,7 @@ class GrowthRule(SourceRule):
                 "AT101",
                 growth.call,
                 message,
-                reason="`jax.numpy` is not imported under a module name that the file binds nothing else to",
+                reason=self.unspelled("jax.numpy"),
             )
             return
         assumptions = (
@@ -645,8 +645,10 @@ class GrowthRule(SourceRule):
         or ``enumerate``'s counter (``for tile in tiles``). Combined into the old value there,
         the array is a histogram, whose size does not grow with the loop."""
         parts = _index_parts(call, method)
+        names = [part.value if isinstance(part, cst.Index) else part for part in parts]
+        parts += [value for name in names if isinstance(name, cst.Name) and (value := self.semantics.assigned_value(name))]
         if any(self.semantics.find(part, lambda n: isinstance(n, (cst.Subscript, cst.Call))) for part in parts):
-            return True
+            return True  # `counts.at[tiles[i]]`, or `idx = active_of(j)` ... `full.at[idx]`
         data = set()
         for loop in loops:
             if not isinstance(loop, cst.For):
@@ -667,10 +669,13 @@ class GrowthRule(SourceRule):
         if method != "set" or not call.args:
             return False
         index = self.code_of(call.func.value.slice[0].slice) if len(call.func.value.slice) == 1 else None
+        value = call.args[0].value
+        if isinstance(value, cst.Name):  # `sol = solve(full[idx])` ... `full.at[idx].set(sol)`
+            value = self.semantics.assigned_value(value) or value
         return index is not None and any(
             isinstance(read.value, cst.Name) and read.value.value == buf and len(read.slice) == 1
             and self.code_of(read.slice[0].slice) == index
-            for read in self.semantics.find(call.args[0].value, lambda n: isinstance(n, cst.Subscript))
+            for read in self.semantics.find(value, lambda n: isinstance(n, cst.Subscript))
         )
 
     def _reads_loop_targets(self, call: cst.Call, method: str, loops: list[cst.CSTNode]) -> bool:
@@ -742,7 +747,7 @@ class GrowthRule(SourceRule):
 
     def _no_update_fix_reason(self, call: cst.Call) -> str:
         if self.semantics.module_spelling(JNP) is None:
-            return "`jax.numpy` is not imported under a module name that the file binds nothing else to"
+            return self.unspelled("jax.numpy")
         return "the write passes more than the value (`mode=`, `indices_are_sorted=`, ...)"
 
     def _update_fix(self, statement, buf, call, loop) -> Fix | None:

@@ -76,7 +76,7 @@ class UnrolledLoopRule(SourceRule):
             return
         if traced is self.traced.by_function[function] and traced.kind == "called" and self._flag_left_off(node, function):
             return  # a branch that only a flag the jitted code never sets takes (`if debug:`)
-        carried = self._carried(node, function)
+        carried = [name for name in self._carried(node, function) if not self._builds_function(node, name)]
         if not carried or self._grows(node):
             return  # nothing carried, or an array grown by concatenation: AT101 reports that loop
         if self._static_index(node, function):
@@ -160,6 +160,15 @@ class UnrolledLoopRule(SourceRule):
             if isinstance(ancestor, cst.For) and isinstance(ancestor.target, cst.Name) and ancestor.target.value == var:
                 return True
         return False
+
+    def _builds_function(self, loop: cst.For, name: str) -> bool:
+        """Whether the loop rebinds ``name`` to a transformed function (``split = jax.vmap(split,
+        ...)`` once per axis): composing functions emits no operation, so no program grows."""
+        makers = vocabulary.TRACING_TRANSFORMS | vocabulary.JIT | vocabulary.PARTIAL
+        return any(
+            scopes.assign_to(assign, name) and isinstance(assign.value, cst.Call) and self.matches(assign.value.func, makers)
+            for assign in self.semantics.find(loop.body, lambda n: isinstance(n, cst.Assign))
+        )
 
     def _grows(self, loop: cst.For) -> bool:
         for assign in self.semantics.find(loop.body, lambda n: isinstance(n, cst.Assign)):
@@ -345,7 +354,12 @@ class UnrolledLoopRule(SourceRule):
         module = self.context.module
         lax = self.semantics.module_spelling("jax.lax")
         if lax is None:
-            return "`jax.lax` is not imported under a module name here"
+            return self.unspelled("jax.lax")
+        if self.semantics.builtin_shadowed("len") or self.semantics.builtin_shadowed("range"):
+            return "`len` or `range` may not be the builtin here (a binding of the name or a star import), and the rewrite counts the steps with them"
+        calls = [c for a in loop.iter.args for c in self.semantics.find(a.value, lambda n: isinstance(n, cst.Call))]
+        if any(not self.writes_nothing(c) for c in calls):
+            return "a `range` argument calls something that may have effects, which the rewrite evaluates again"
         source, unit = self.context.source, module.default_indent
         indent = source.indentation(self.start_line(loop))
         body_name = self.fresh_name("scan_body", loop)

@@ -202,7 +202,7 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
             if updates_state(bool(reads) and previous is None, self._reads_old_slot(group, kept), data_slot):
                 continue  # the loop's state updated in place (Gauss-Seidel, a histogram): no rows
             if kind == "while":  # `grad` cannot go through it, so nothing is saved: AT202, whatever it reads
-                if not self._gradient_free(write.row):
+                if not (exact or self._gradient_free(write.row) or self._invariant(body, write.index)):
                     self._report_while(call, args, body, write, group)
                 continue
             if reads and previous is None:
@@ -231,7 +231,9 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
                 if updates_state(found.read is not None, found.old_slot_read is not None, found.index == "data"):
                     continue  # the loop's state updated in place: no rows
                 if model.kind == "while":
-                    if not self._gradient_free(found.write.row):
+                    if not (exact or self._gradient_free(found.write.row) or found.index == "fixed" or (
+                        found.write.index_node is not None and invariant(self, found.write.index_node, model.body.node)
+                    )):
                         self._report_modelled(model, found)
                     continue
                 at201 = found.read is None or found.index == "fixed"

@@ -437,9 +437,9 @@ class CarriedBuffers:
         plan.lax_name = self._lax_spelling(call)
         plan.jnp_name = self.semantics.module_spelling(JNP)
         if plan.lax_name is None:
-            return "`jax.lax` is not imported under a module name here"
+            return self.unspelled("jax.lax")
         if plan.jnp_name is None:
-            return "`jax.numpy` is not imported under a module name here"
+            return self.unspelled("jax.numpy")
         binding = self._loop_result(call, plan.kind, plan.args, plan.body, plan.write)
         if isinstance(binding, str):
             return binding

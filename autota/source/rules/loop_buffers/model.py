@@ -700,7 +700,17 @@ class _Evaluation:
     # -- expressions -----------------------------------------------------------------------
     def function(self, node: cst.BaseExpression, env: dict, depth: int) -> Value:
         """``node`` where a function is expected: a local value, else resolved in the module
-        (asked only here, so that names which are not called cost no lookup)."""
+        (asked only here, so that names which are not called cost no lookup). A ``partial`` made
+        in the body binds the values its arguments have there (``partial(put, i=i)``)."""
+        if isinstance(node, cst.Call) and self.rule.matches(node.func, vocabulary.PARTIAL) and node.args and not any(
+            a.star for a in node.args
+        ):
+            inner = self.function(node.args[0].value, env, depth)
+            if isinstance(inner, Function):
+                rest = node.args[1:]
+                bound = [self.expr(a.value, env, depth) for a in rest if a.keyword is None]
+                keywords = {a.keyword.value: self.expr(a.value, env, depth) for a in rest if a.keyword is not None}
+                return Function(inner.node, inner.bound + bound, {**inner.keywords, **keywords}, inner.closure)
         if isinstance(node, cst.Name) and node.value not in env or isinstance(node, cst.Attribute) and (
             isinstance(node.value, cst.Name) and node.value.value == "self" and "self" not in env
             or isinstance(self.expr(node.value, env, depth), Opaque)
@@ -826,6 +836,10 @@ class _Evaluation:
     def call_expr(self, node: cst.Call, env: dict, depth: int) -> Value:
         rule = self.rule
         func = node.func
+        if rule.matches(func, vocabulary.PARTIAL):  # `upd = partial(dus, i=i)`: a function value
+            made = self.function(node, env, depth)
+            if isinstance(made, Function):
+                return made
         # `x.at[i].set(v)`
         if (
             isinstance(func, cst.Attribute)

@@ -75,7 +75,7 @@ class SelectUpdates:
                 f"{jnp_name}.where" if jnp_name else None
             )
             if where is None:
-                self.report("AT204", call, message, reason="`jax.numpy` is not imported under a module name here")
+                self.report("AT204", call, message, reason=self.unspelled("jax.numpy"))
                 return
             index = self.code_of(write.index)
             slot = f"{buf}[{index}]"

@@ -396,7 +396,7 @@ class WhileLoops:
             return f"the counter starts at {start}, outside int32, where the `while_loop` raised converting it"
         lax_name = self._lax_spelling(call)
         if lax_name is None:
-            return "`jax.lax` is not imported under a module name here"
+            return self.unspelled("jax.lax")
         function = args["body_fun"].value
         if isinstance(function, cst.Lambda):  # `lambda s: advance(s)` takes the index beside `s`
             carry = function.params.params[0].name.value
@@ -416,8 +416,8 @@ class WhileLoops:
             # a counter from below zero (an unsigned NumPy bound compares it as unsigned)
             if start < 0:
                 return "the counter starts below zero and the bound reads a static argument, which may be an unsigned NumPy int"
-            if self.semantics.binds("int"):
-                return "the bound reads a static argument, and the file binds `int` to something else"
+            if self.semantics.builtin_shadowed("int"):
+                return "the bound reads a static argument, and `int` may not be the builtin here (a binding of the name or a star import)"
             upper = f"int({upper})"
         lower = str(start)
         trips = upper if start == 0 else f"{upper} - {start}" if start > 0 else f"{upper} + {-start}"
