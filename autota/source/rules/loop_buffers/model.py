@@ -702,15 +702,9 @@ class _Evaluation:
         """``node`` where a function is expected: a local value, else resolved in the module
         (asked only here, so that names which are not called cost no lookup). A ``partial`` made
         in the body binds the values its arguments have there (``partial(put, i=i)``)."""
-        if isinstance(node, cst.Call) and self.rule.matches(node.func, vocabulary.PARTIAL) and node.args and not any(
-            a.star for a in node.args
-        ):
-            inner = self.function(node.args[0].value, env, depth)
-            if isinstance(inner, Function):
-                rest = node.args[1:]
-                bound = [self.expr(a.value, env, depth) for a in rest if a.keyword is None]
-                keywords = {a.keyword.value: self.expr(a.value, env, depth) for a in rest if a.keyword is not None}
-                return Function(inner.node, inner.bound + bound, {**inner.keywords, **keywords}, inner.closure)
+        made = self.partial(node, env, depth)
+        if made is not None:
+            return made
         if isinstance(node, cst.Name) and node.value not in env or isinstance(node, cst.Attribute) and (
             isinstance(node.value, cst.Name) and node.value.value == "self" and "self" not in env
             or isinstance(self.expr(node.value, env, depth), Opaque)
@@ -719,6 +713,21 @@ class _Evaluation:
             if function is not None:
                 return function
         return self.expr(node, env, depth)
+
+    def partial(self, node: cst.BaseExpression, env: dict, depth: int) -> Function | None:
+        """``partial(f, *args, **kwargs)`` of a function ``f`` the model resolves, with the values
+        its arguments have here; ``None`` for anything else."""
+        if not (isinstance(node, cst.Call) and self.rule.matches(node.func, vocabulary.PARTIAL) and node.args) or any(
+            a.star for a in node.args
+        ) or node.args[0].keyword is not None:
+            return None
+        inner = self.function(node.args[0].value, env, depth)
+        if not isinstance(inner, Function):
+            return None
+        rest = node.args[1:]
+        bound = [self.expr(a.value, env, depth) for a in rest if a.keyword is None]
+        keywords = {a.keyword.value: self.expr(a.value, env, depth) for a in rest if a.keyword is not None}
+        return Function(inner.node, inner.bound + bound, {**inner.keywords, **keywords}, inner.closure)
 
     def expr(self, node: cst.BaseExpression, env: dict, depth: int) -> Value:
         if isinstance(node, cst.Name):
@@ -836,10 +845,9 @@ class _Evaluation:
     def call_expr(self, node: cst.Call, env: dict, depth: int) -> Value:
         rule = self.rule
         func = node.func
-        if rule.matches(func, vocabulary.PARTIAL):  # `upd = partial(dus, i=i)`: a function value
-            made = self.function(node, env, depth)
-            if isinstance(made, Function):
-                return made
+        made = self.partial(node, env, depth)  # `upd = partial(dus, i=i)`: a function value
+        if made is not None:
+            return made
         # `x.at[i].set(v)`
         if (
             isinstance(func, cst.Attribute)
