@@ -550,7 +550,7 @@ def slice_module(text: str, facts: Facts, keep: set[int]) -> tuple[str, list[int
             break
         held |= derived
         keep = keep | derived
-    bases = [k for k in keep | {s for s, m in facts.members.items() if keep.intersection(m)} if k in facts.members]
+    bases = [k for k in held if k in facts.members]
     while bases:
         for base in facts.units[bases.pop()].bases:
             k = classes.get(base.id) if isinstance(base, ast.Name) else None

@@ -157,7 +157,7 @@ def _mixin_methods(modules: dict[str, _Module]) -> list[tuple[_Module, str]]:
                 classes.append((modules[target], name))
     models = {
         (module.name, cls) for module in modules.values() for cls, bases in module.bases.items()
-        if any(terminal_name(b) in MODEL_BASES for b in bases)
+        if any(vocabulary.terminal(b) in MODEL_BASES for b in bases)
     }
     grown = True
     while grown:
@@ -185,10 +185,6 @@ def _class_of(modules: dict[str, _Module], module: _Module, base: str) -> tuple[
             return _known(modules, submodule), rest
     return _defining(modules, module.name, base)
 
-
-def terminal_name(dotted_name: str) -> str:
-    """The last part of a dotted name (``nn.Module`` -> ``Module``)."""
-    return dotted_name.rpartition(".")[2]
 
 
 def _imports(text: str, module: str) -> bool:

@@ -235,13 +235,26 @@ class SourceRule:
             return f"a star import of a module outside JAX and NumPy may bind the name the fix would spell `{qualified}` by"
         return f"`{qualified}` is not imported under a module name that the file binds nothing else to"
 
+    def range_call(self, iterator: cst.BaseExpression) -> cst.Call | None:
+        """The ``range(...)`` call a loop runs over: ``range(...)``, or ``reversed(range(...))`` (a
+        discounted return, a backward pass), which steps through the same indices."""
+        if (
+            isinstance(iterator, cst.Call)
+            and self.matches(iterator.func, {"builtins.reversed"})
+            and len(iterator.args) == 1
+            and not iterator.args[0].keyword
+            and not iterator.args[0].star
+        ):
+            iterator = iterator.args[0].value
+        if isinstance(iterator, cst.Call) and self.matches(iterator.func, {"builtins.range"}):
+            return iterator
+        return None
+
     def few_trips(self, loop: cst.For | cst.While) -> bool:
         """Whether ``loop`` runs over a ``range`` (or its ``reversed``) of constants (int literals,
         or names bound once to one: ``N_PLAYERS = 3``) of at most :data:`FEW_TRIPS` steps."""
-        iterator = loop.iter if isinstance(loop, cst.For) else None
-        if isinstance(iterator, cst.Call) and self.matches(iterator.func, {"builtins.reversed"}) and len(iterator.args) == 1:
-            iterator = iterator.args[0].value
-        if not isinstance(iterator, cst.Call) or self.matches(iterator.func, {"builtins.range"}) is None:
+        iterator = self.range_call(loop.iter) if isinstance(loop, cst.For) else None
+        if iterator is None:
             return False
         values = [self._constant_int(a.value) if a.keyword is None and not a.star else None for a in iterator.args]
         if None in values or not 1 <= len(values) <= 3 or values[2:] == [0]:

@@ -333,7 +333,6 @@ def _span_of(operator: cst.BaseBinaryOp, left: tuple[int, int], right: tuple[int
     :class:`_Unbounded`."""
     (a, b), (c, d) = left, right
     kind = type(operator)
-    widest = max(abs(a), abs(b), abs(c), abs(d))
     if kind is cst.Divide:
         return None
     if kind in (cst.Add, cst.Subtract, cst.Multiply):
@@ -349,7 +348,7 @@ def _span_of(operator: cst.BaseBinaryOp, left: tuple[int, int], right: tuple[int
         largest = max(abs(c), abs(d))
         return -largest, largest
     if kind in (cst.BitOr, cst.BitXor, cst.BitAnd):  # no wider than the widest operand's bits
-        top = 2 ** widest.bit_length()
+        top = 2 ** max(abs(a), abs(b), abs(c), abs(d)).bit_length()
         return -top, top
     if kind is cst.RightShift and c >= 0:
         return min(a, 0), max(b, 0)
@@ -930,7 +929,7 @@ class Semantics:
         if roots not in self._shadowed:
             found = "*" if self.foreign_star_import() else None
             for builtin in ("tuple", "range") if found is None else ():
-                if self.assignments(builtin) or self.binds(builtin):
+                if self.builtin_shadowed(builtin):
                     found = builtin
                     break
             for root in roots if found is None else ():

@@ -65,7 +65,7 @@ class UnrolledLoopRule(SourceRule):
 
 
     def visit_For(self, node: cst.For) -> None:
-        iterator = self._range(node.iter)
+        iterator = self.range_call(node.iter)
         if iterator is None:
             return
         traced = self.traced.context(node)
@@ -105,21 +105,6 @@ class UnrolledLoopRule(SourceRule):
             f"{message}; the fix is unsafe: {UNSAFE_DIFFERENCES}",
             fix,
         )
-
-    def _range(self, iterator: cst.BaseExpression) -> cst.Call | None:
-        """The ``range(...)`` call a loop runs over: ``range(...)``, or ``reversed(range(...))`` (a
-        discounted return, a backward pass), which unrolls the same."""
-        if (
-            isinstance(iterator, cst.Call)
-            and self.matches(iterator.func, {"builtins.reversed"})
-            and len(iterator.args) == 1
-            and not iterator.args[0].keyword
-            and not iterator.args[0].star
-        ):
-            iterator = iterator.args[0].value
-        if isinstance(iterator, cst.Call) and self.matches(iterator.func, {"builtins.range"}):
-            return iterator
-        return None
 
     def _flag_left_off(self, loop: cst.For, function: cst.FunctionDef) -> bool:
         """Whether an ``if`` around ``loop`` tests a parameter of ``function`` (``if debug:``, ``if
@@ -187,10 +172,8 @@ class UnrolledLoopRule(SourceRule):
         """The loop's first and last index as spelled (``0`` and ``T - 1`` for ``range(T)``, either
         way round for its ``reversed``): a test of the index against one peels an edge step
         (``last if t == T - 1 else values[t + 1]``), which a scan writes with ``jnp.where``."""
-        iterator = loop.iter
-        if isinstance(iterator, cst.Call) and self.matches(iterator.func, {"builtins.reversed"}) and len(iterator.args) == 1:
-            iterator = iterator.args[0].value
-        if not (isinstance(iterator, cst.Call) and self.matches(iterator.func, {"builtins.range"})):
+        iterator = self.range_call(loop.iter)
+        if iterator is None:
             return frozenset()
         args = [a.value for a in iterator.args]
         if not 1 <= len(args) <= 2 or any(a.keyword or a.star for a in iterator.args):
