@@ -80,7 +80,8 @@ class Facts:
     updates: list[Site] = field(default_factory=list)
     """``.at[]`` updates and ``dynamic_update_*`` calls."""
     self_assigns: list[Site] = field(default_factory=list)
-    """``x = f(..., x, ...)`` assignments whose call reads ``x``: growth and update candidates."""
+    """``x = f(..., x, ...)`` assignments whose call reads ``x``: growth and update candidates
+    (also ``obj.x = obj.x.at[i].set(v)``)."""
     range_loops: list[Site] = field(default_factory=list)
     functions: list[Site] = field(default_factory=list)
     call_assigns: list[tuple[str, Site]] = field(default_factory=list)
@@ -311,6 +312,10 @@ class _Walker:
             self.facts.call_assigns.append((name, self.site(node.value)))
             if _reads(node.value, name):
                 self.facts.self_assigns.append(self.site(node))
+        elif len(node.targets) == 1 and isinstance(node.targets[0], ast.Attribute) and at_update_receiver(node.value) == "" and (
+            ast.unparse(node.value.func.value.value.value) == ast.unparse(node.targets[0])
+        ):  # `obj.data = obj.data.at[i].set(v)`
+            self.facts.self_assigns.append(self.site(node))
         elif name is not None and isinstance(node.value, ast.Lambda):
             self.facts.named_lambdas.setdefault(name, []).append(node.value)
         self.generic_visit(node)

@@ -371,8 +371,9 @@ def may_overflow_int32(expr, value_sources=None, depth: int = 0) -> bool:
     to what each of its bindings takes its value from: the name's values lie between 0 and
     those of every source (an element of an unpacked tuple, a ``range`` argument of a loop
     target), and a name rebound from its own value (``big = big * big``, ``n += 1``) has no
-    bound. A name it cannot follow (a parameter) counts as fitting, and so does arithmetic on
-    it, but beside a literal within 2**24 of the limit."""
+    bound. A name it cannot follow (a parameter) or a call counts as fitting, and so does
+    arithmetic on it, but beside a literal within 2**24 of the limit, or where the literals
+    alone pass it for any nonzero int (``flag() * 60000 * 50000``: a call may return an int)."""
 
     def integral(node) -> bool:  # literals and names (a loop's int index) under arithmetic
         if isinstance(node, (cst.Integer, cst.Name)):
@@ -403,7 +404,12 @@ def may_overflow_int32(expr, value_sources=None, depth: int = 0) -> bool:
             flat += items
         return flat
 
-    def span(node, visiting: frozenset[str], level: int) -> tuple[int, int] | None:
+    def span(node, visiting: frozenset[str], level: int, unit: bool = False) -> tuple[int, int] | None:
+        """The values ``node`` may take; ``None`` where not known. ``unit``: a value not known
+        (a call's, a parameter's) counts as one between -1 and 1, so that the span says what the
+        literals alone make of it (``flag() * 60000 * 50000`` is past int32 for any nonzero int)."""
+        if unit and not isinstance(node, (cst.Integer, cst.Name, cst.UnaryOperation, cst.BinaryOperation, cst.IfExp)):
+            return None if isinstance(node, (cst.Float, cst.Imaginary, cst.BaseString)) else (-1, 1)
         if isinstance(node, cst.Integer):
             value = int(node.evaluated_value)
             return value, value
@@ -414,16 +420,16 @@ def may_overflow_int32(expr, value_sources=None, depth: int = 0) -> bool:
                 raise _Unbounded  # rebound from its own value, or followed too far to judge
             found = sources(node)
             if found is None:
-                return None
+                return (-1, 1) if unit else None
             low, high = 0, 0
             for value in found:
-                part = span(value, visiting | {node.value}, level + 1)
+                part = span(value, visiting | {node.value}, level + 1, unit)
                 if part is None:
                     return None
                 low, high = min(low, part[0]), max(high, part[1])
             return low, high
         if isinstance(node, cst.UnaryOperation):
-            inner = span(node.expression, visiting, level)
+            inner = span(node.expression, visiting, level, unit)
             if inner is None or isinstance(node.operator, cst.Plus):
                 return inner
             if isinstance(node.operator, cst.Minus):
@@ -432,10 +438,10 @@ def may_overflow_int32(expr, value_sources=None, depth: int = 0) -> bool:
                 return -inner[1] - 1, -inner[0] - 1
             return 0, 1  # `not x`
         if isinstance(node, cst.BinaryOperation):
-            left, right = span(node.left, visiting, level), span(node.right, visiting, level)
+            left, right = span(node.left, visiting, level, unit), span(node.right, visiting, level, unit)
             return None if left is None or right is None else _span_of(node.operator, left, right)
         if isinstance(node, cst.IfExp):  # either branch, whatever the test
-            body, orelse = span(node.body, visiting, level), span(node.orelse, visiting, level)
+            body, orelse = span(node.body, visiting, level, unit), span(node.orelse, visiting, level, unit)
             return None if body is None or orelse is None else (min(body[0], orelse[0]), max(body[1], orelse[1]))
         return None
 
@@ -443,6 +449,13 @@ def may_overflow_int32(expr, value_sources=None, depth: int = 0) -> bool:
     huge = lambda n: isinstance(n, cst.Integer) and int(n.evaluated_value) >= 2**31  # noqa: E731
     if not isinstance(expr, cst.Name) and not integral(expr) and (find(expr, huge) or find(expr, shifted)):
         return True  # `int(2**40)`, `len(range(2**40))`: a call hides the value, not its size
+    fits = lambda known: -(2**31) <= known[0] and known[1] < 2**31  # noqa: E731
+    try:
+        least = span(expr, frozenset(), 0, unit=True)
+    except _Unbounded:
+        least = None
+    if least is not None and not fits(least) and find(expr, lambda n: isinstance(n, cst.Integer)):
+        return True  # the literals alone cross the limit, whatever int the rest is
     if not integral(expr):
         return False
     try:
@@ -450,7 +463,7 @@ def may_overflow_int32(expr, value_sources=None, depth: int = 0) -> bool:
     except _Unbounded:
         return True
     if known is not None:
-        return not (-(2**31) <= known[0] and known[1] < 2**31)
+        return not fits(known)
     # a value not known (a parameter plus a literal): a literal within 2**24 of the limit may cross it
     large = lambda n: isinstance(n, cst.Integer) and int(n.evaluated_value) >= 2**24  # noqa: E731
     if find(expr, large) or find(expr, shifted):

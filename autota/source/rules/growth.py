@@ -70,6 +70,8 @@ class Growth:
 
 def _may_grow(facts: prefilter.Facts, assign: ast.Assign) -> bool:
     """Whether ``x = f(...x...)`` may be a growth (AT101) or an update (AT102) of ``x``."""
+    if not isinstance(assign.targets[0], ast.Name):
+        return True  # `obj.data = obj.data.at[i].set(v)`, as the prefilter found it
     call, name = assign.value, assign.targets[0].id
     function = facts.name(call.func)
     if function in prefilter.GROWTH_NAMES and not facts.outside_jax(call.func):
@@ -542,9 +544,18 @@ class GrowthRule(SourceRule):
 
     # -- AT102 ------------------------------------------------------------------------------
     def _update(self, node: cst.Assign):
-        """``buf = buf.at[idx].method(value)`` or ``buf = lax.dynamic_update_*(buf, ...)``."""
+        """``buf = buf.at[idx].method(value)`` or ``buf = lax.dynamic_update_*(buf, ...)``; also
+        ``obj.data = obj.data.at[idx].method(value)``, ``buf`` then the attribute's code."""
         buf = scopes.assign_to(node)
         call = node.value
+        if buf is None and type(node) is cst.Assign and len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Attribute):
+            found = scopes.at_call(call)
+            attribute = self.code_of(node.targets[0].target)
+            if found is not None and found[1] in UPDATE_METHODS and isinstance(found[0], cst.Attribute) and (
+                self.code_of(found[0]) == attribute
+            ):
+                return attribute, call, found[1]
+            return None
         if buf is None or not isinstance(call, cst.Call):
             return None
         func = call.func
@@ -563,8 +574,9 @@ class GrowthRule(SourceRule):
         if all(self.few_trips(loop) for loop in loops):
             return  # a few constant steps: a few copies, whatever the input
         loop = loops[0]
+        attribute = not isinstance(statement.targets[0].target, cst.Name)
         for assign in self.semantics.find(loop, lambda n: isinstance(n, cst.Assign)):
-            if assign is not statement and scopes.assign_to(assign, buf):
+            if assign is not statement and any(self.code_of(t.target) == buf for t in assign.targets):
                 update = self._update(assign)
                 if update is None or update[0] != buf:
                     return  # rebuilt in the loop: not one array updated step by step
@@ -579,7 +591,10 @@ class GrowthRule(SourceRule):
             f"`{buf}` is updated with `{method}` in an eager Python loop: each step copies the "
             "whole array, O(T^2) in all"
         )
-        problem = self._update_fix_problem(statement, buf, call, method, loop)
+        problem = (
+            "the array is an attribute; the fix rewrites a name (bind it to a local before the loop and back after it)"
+            if attribute else self._update_fix_problem(statement, buf, call, method, loop)
+        )
         if problem:
             self.report("AT102", call, message, reason=problem)
             return
@@ -665,18 +680,26 @@ class GrowthRule(SourceRule):
 
     def _combines_with_old_slot(self, call: cst.Call, buf: str, method: str) -> bool:
         """Whether a ``set`` writes a value computed from the slot's old value, read at the same
-        index (``heat.at[k].set(jnp.maximum(row, heat[k]))``): a combining update spelled out."""
+        index (``heat.at[k].set(jnp.maximum(row, heat[k]))``): a combining update spelled out,
+        also through names bound once (``old = heat[k]`` ... ``.set(jnp.maximum(row, old))``)."""
         if method != "set" or not call.args:
             return False
-        index = self.code_of(call.func.value.slice[0].slice) if len(call.func.value.slice) == 1 else None
-        value = call.args[0].value
-        if isinstance(value, cst.Name):  # `sol = solve(full[idx])` ... `full.at[idx].set(sol)`
-            value = self.semantics.assigned_value(value) or value
-        return index is not None and any(
-            isinstance(read.value, cst.Name) and read.value.value == buf and len(read.slice) == 1
-            and self.code_of(read.slice[0].slice) == index
-            for read in self.semantics.find(value, lambda n: isinstance(n, cst.Subscript))
-        )
+        index = self._slice_code(call.func.value.slice)
+        pending, followed = [call.args[0].value], set()
+        while pending:
+            for node in self.semantics.find(pending.pop(), lambda n: isinstance(n, (cst.Subscript, cst.Name))):
+                if isinstance(node, cst.Subscript):
+                    if self.code_of(node.value) == buf and self._slice_code(node.slice) == index:
+                        return True
+                elif node.value not in followed and len(followed) < 16:
+                    followed.add(node.value)
+                    bound = self.semantics.assigned_value(node)
+                    if bound is not None:
+                        pending.append(bound)
+        return False
+
+    def _slice_code(self, elements) -> str:
+        return ", ".join(self.code_of(element.slice) for element in elements)
 
     def _reads_loop_targets(self, call: cst.Call, method: str, loops: list[cst.CSTNode]) -> bool:
         """Whether the update's index reads a target of one of ``loops`` (``buf.at[i]`` in a loop

@@ -14,7 +14,7 @@ import ast
 
 import libcst as cst
 
-from autota.catalogue import Fix
+from autota.catalogue import Edit, Fix
 from autota.source import prefilter, scopes, vocabulary
 from autota.source.rule import SourceRule
 from autota.source.rules.growth import GROWTH
@@ -211,7 +211,7 @@ class UnrolledLoopRule(SourceRule):
         an int: a bound of a slice whose length changes with it (``x[k + 1:n]``, not
         ``x[i:i + 2]``), a ``range`` argument, the test of an ``if`` or a conditional expression, an index into a container that ``function``
         assigns items of (``parts[j] = ...``, which JAX arrays refuse) or that is a list, tuple or
-        dict display, a keyword argument that JAX needs static (``axis=``, ``shape=``, see
+        dict display, or whose item is called (``layers[k](x)``: no array is callable), a keyword argument that JAX needs static (``axis=``, ``shape=``, see
         :data:`vocabulary.STATIC_KEYWORDS`), or an argument of a function of this module that uses it so.
         A test of the index itself against one of ``edges`` (``t == T - 1``) is not: see :meth:`_edges`."""
         derived = set(names)
@@ -224,14 +224,40 @@ class UnrolledLoopRule(SourceRule):
                 computed.setdefault(assign.targets[0].target.value, []).append(assign.value)
         uses = lambda node: node is not None and any(self.semantics.names_in(node, v) for v in derived)  # noqa: E731
 
-        def window_base(expr: cst.BaseExpression, depth: int = 0) -> str:
-            """The part of a slice bound that moves with the index, without the offsets that do
-            not (``t + 2`` and ``end = start + size`` move as ``t`` and ``start``'s value do)."""
-            if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, (cst.Add, cst.Subtract)) and not uses(expr.right):
-                return window_base(expr.left, depth)
+        moving: dict[str, bool] = {}
+
+        def polynomial(expr: cst.BaseExpression, depth: int = 0) -> dict[tuple[str, ...], int]:
+            """A slice bound as a sum of products of atoms (names and whatever else is not
+            ``+``, ``-``, ``*`` of int literals), each product with its count, names computed
+            once followed a few levels: two bounds that differ by products of fixed atoms alone
+            make a window of fixed length (``x[t:t + 2]``, ``x[bs * i:bs * (i + 1)]``,
+            ``end = start + size``)."""
+            if isinstance(expr, cst.Integer):
+                return {(): int(expr.evaluated_value)}
             if isinstance(expr, cst.Name) and len(computed.get(expr.value, ())) == 1 and depth < 4:
-                return window_base(computed[expr.value][0], depth + 1)
-            return self.code_of(expr)
+                return polynomial(computed[expr.value][0], depth + 1)
+            if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus):
+                return {k: -v for k, v in polynomial(expr.expression, depth).items()}
+            if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, (cst.Add, cst.Subtract, cst.Multiply)):
+                left, right = polynomial(expr.left, depth), polynomial(expr.right, depth)
+                if isinstance(expr.operator, cst.Multiply):
+                    terms = [(tuple(sorted(m + n)), c * d) for m, c in left.items() for n, d in right.items()]
+                else:
+                    sign = -1 if isinstance(expr.operator, cst.Subtract) else 1
+                    terms = [*left.items(), *((m, sign * c) for m, c in right.items())]
+                summed: dict[tuple[str, ...], int] = {}
+                for monomial, count in terms:
+                    summed[monomial] = summed.get(monomial, 0) + count
+                return summed
+            code = self.code_of(expr.with_changes(lpar=[], rpar=[]) if getattr(expr, "lpar", None) else expr)
+            moving[code] = moving.get(code, False) or uses(expr)
+            return {(code,): 1}
+
+        def fixed_length(lower: cst.BaseExpression, upper: cst.BaseExpression) -> bool:
+            difference = polynomial(upper)
+            for monomial, count in polynomial(lower).items():
+                difference[monomial] = difference.get(monomial, 0) - count
+            return not any(count and any(moving[atom] for atom in monomial) for monomial, count in difference.items())
         item_assigned = {
             target.value.value
             for a in self.semantics.find(function.body, lambda n: isinstance(n, (cst.Assign, cst.AugAssign)))
@@ -246,7 +272,7 @@ class UnrolledLoopRule(SourceRule):
             elif isinstance(node, cst.Slice):
                 if uses(node.step) or uses(node.lower) != uses(node.upper):
                     return True
-                if uses(node.lower) and window_base(node.lower) != window_base(node.upper):
+                if uses(node.lower) and not fixed_length(node.lower, node.upper):
                     return True  # `x[start:end]`, `end = min(n, start + size)`: a length that may change
             elif isinstance(node, cst.Call):
                 if self.matches(node.func, {"builtins.range"}) and any(uses(a.value) for a in node.args):
@@ -260,11 +286,12 @@ class UnrolledLoopRule(SourceRule):
                     passed = {p for p, a in zip(params, node.args) if uses(a.value)}
                     if passed and self._static_use(callee.body, passed, callee, depth + 1):
                         return True
-            elif isinstance(node.value, cst.Name) and any(
-                isinstance(e.slice, cst.Index) and uses(e.slice.value) for e in node.slice
-            ):
-                bound = self.semantics.assigned_value(node.value)
-                if node.value.value in item_assigned or isinstance(
+            elif any(isinstance(e.slice, cst.Index) and uses(e.slice.value) for e in node.slice):
+                called = self.parent(node)
+                if isinstance(called, cst.Call) and called.func is node:
+                    return True  # `blocks[b][k](x)`: no array is callable, so this is a Python sequence of functions
+                bound = self.semantics.assigned_value(node.value) if isinstance(node.value, cst.Name) else None
+                if isinstance(node.value, cst.Name) and node.value.value in item_assigned or isinstance(
                     bound, (cst.List, cst.Tuple, cst.Dict, cst.ListComp, cst.DictComp)
                 ) or isinstance(bound, cst.Call) and self.matches(bound.func, PYTHON_CONTAINERS):
                     return True
@@ -297,6 +324,8 @@ class UnrolledLoopRule(SourceRule):
             return "the loop exits early (`break`/`continue`)"
         if any(a.keyword or a.star for a in loop.iter.args) or not 1 <= len(loop.iter.args) <= 3:
             return "`range` is called with keywords or unpacking"
+        if not isinstance(loop.body, cst.IndentedBlock):
+            return "the body shares the `for` line"
         assigned = []
         for line in loop.body.body:
             if not isinstance(line, cst.SimpleStatementLine):
@@ -334,7 +363,6 @@ class UnrolledLoopRule(SourceRule):
         return None
 
     def _fix(self, loop: cst.For, carried: list[str]) -> Fix | str:
-        module = self.context.module
         lax = self.semantics.module_spelling("jax.lax")
         if lax is None:
             return self.unspelled("jax.lax")
@@ -343,7 +371,8 @@ class UnrolledLoopRule(SourceRule):
         calls = [c for a in loop.iter.args for c in self.semantics.find(a.value, lambda n: isinstance(n, cst.Call))]
         if any(not self.writes_nothing(c) for c in calls):
             return "a `range` argument calls something that may have effects, which the rewrite evaluates again"
-        source, unit = self.context.source, module.default_indent
+        inner, text, comment = self._verbatim_body(loop)
+        source = self.context.source
         indent = source.indentation(self.start_line(loop))
         body_name = self.fresh_name("scan_body", loop)
         var = loop.target.value
@@ -355,17 +384,32 @@ class UnrolledLoopRule(SourceRule):
         start = args[0] if len(args) > 1 else "0"
         step = args[2] if len(args) > 2 else "1"
         trips = f"len(range({', '.join(args)}))"
-        # The index is carried from a Python int, so it stays weakly typed and combines with other
-        # values as the Python int did (an int8 carry plus the index stays int8).
-        lines = [f"def {body_name}({carry_name}, {unused}):", f"{unit}{packed}, {var} = {carry_name}"]
-        for line in loop.body.body:
-            for text in self.code_of(line).rstrip("\r\n").splitlines():
-                lines.append(f"{unit}{text.strip()}" if text.strip() else "")
-        lines.append(f"{unit}return ({packed}, {var} + {step}), None")
-        lines.append(f"if {trips}:  # as the loop, run nothing for no steps (a scan traces its body even then)")
-        lines.append(f"{unit}{packed} = {lax}.scan({body_name}, ({packed}, {start}), None, length={trips})[0][0]")
-        text = source.newline.join((indent + line if line else line) for line in lines)
-        return Fix("unsafe", "rewrite the loop as a `lax.scan`", (self.replace(loop, text.lstrip(" \t")),))
+        # The body's own lines stay as they are, at the depth they had in the loop (continuation
+        # lines and multi-line strings unchanged); the index is carried from a Python int, so it
+        # stays weakly typed and combines with other values as the Python int did (an int8 carry
+        # plus the index stays int8).
+        lines = [
+            f"def {body_name}({carry_name}, {unused}):{comment}",
+            f"{inner}{packed}, {var} = {carry_name}",
+            text,
+            f"{inner}return ({packed}, {var} + {step}), None",
+            f"{indent}if {trips}:  # as the loop, run nothing for no steps (a scan traces its body even then)",
+            f"{inner}{packed} = {lax}.scan({body_name}, ({packed}, {start}), None, length={trips})[0][0]",
+        ]
+        loc = self.location(loop)
+        end = source.line(loc.end_line)
+        edit = Edit(loc.line, loc.column, loc.end_line, len(end) + 1, source.newline.join(lines))
+        return Fix("unsafe", "rewrite the loop as a `lax.scan`", (edit,))
+
+    def _verbatim_body(self, loop: cst.For) -> tuple[str, str, str]:
+        """The loop body's indentation, its lines as the file has them (from its first statement's
+        leading comments to the end of its last line), and the `for` line's comment."""
+        source, body = self.context.source, loop.body
+        first, last = body.body[0], self.location(body.body[-1])
+        begin = self.start_line(first) - len(first.leading_lines)
+        text = source.text[source.offset(begin, 1) : source.offset(last.end_line, len(source.line(last.end_line)) + 1)]
+        comment = body.header.comment
+        return source.indentation(self.start_line(first)), text, f"  {comment.value}" if comment else ""
 
 
 PYTHON_CONTAINERS = frozenset({"builtins.list", "builtins.tuple", "builtins.dict"})

@@ -21,7 +21,7 @@ from autota.source import prefilter, scopes, vocabulary
 from autota.source.rule import SourceRule
 from autota.source.rules.loop_buffers.body import LoopBodies, Write
 from autota.source.rules.loop_buffers.carried import CarriedBuffers, updates_state
-from autota.source.rules.loop_buffers.model import BufferWrite, LoopModel, LoopModeler
+from autota.source.rules.loop_buffers.model import BufferWrite, LoopModel, LoopModeler, string_key
 from autota.source.rules.loop_buffers.select import SelectUpdates
 from autota.source.rules.loop_buffers.statics import StaticFacts
 from autota.source.rules.loop_buffers.syntax import BODY_ARG, INIT_ARG, LIFTED_LOOPS, LOOPS, WHERE, invariant, is_bool_literal, is_none
@@ -191,7 +191,7 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
                 if self._reads_metadata(name) or len(group) == 1 and self._reads_written_slot(name, write)
             ]
             reads = [name for name in uses if name not in kept]
-            exact = not write.dict_entry and self._exact_buffer(args[INIT_ARG[kind]].value, body, write.buf)
+            exact = self._exact_buffer(args[INIT_ARG[kind]].value, body, write)
             parts = all(self._reads_part(name) for name in reads)
             if exact and parts:
                 reads = []  # an int/bool buffer read at a slot or band: `grad` saves the part, not the buffer
@@ -252,15 +252,20 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
             return True
         return isinstance(row, cst.Call) and self.matches(row.func, vocabulary.INTEGER_RESULTS) is not None
 
-    def _exact_buffer(self, init: cst.BaseExpression, body, buf: str) -> bool:
+    def _exact_buffer(self, init: cst.BaseExpression, body, write: Write) -> bool:
         """Whether the carried ``buf`` starts as a visibly integer or boolean array. Written and
         not read back, such a buffer costs nothing: it has no cotangent for `grad` to carry, and
         forward it is updated in place (an assignment's state). Read back whole it is still AT203:
         the backward pass may need each step's mask or indices; read at a slot or a band, only
         that part is saved. AT202 is about the `while_loop`."""
-        if buf not in body.elements:
+        if write.buf not in body.elements:
             return False
-        path = (body.elements.index(buf),) if body.unpack is not None else ()
+        path = (body.elements.index(write.buf),) if body.unpack is not None else ()
+        if write.dict_entry:  # `s["valid"] = ...`: the entry of the carried dict
+            entry = string_key(write.statement.targets[0].target)
+            if entry is None:
+                return False
+            path += (entry,)
         modeler = self._modeler()
         return modeler.exact_dtype(modeler.initial(init, path))
 

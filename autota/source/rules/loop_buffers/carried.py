@@ -181,7 +181,7 @@ class CarriedBuffers:
         for group in by_buffer.values():
             write = group[0]
             seen.append(self.location(write.call))
-            if not write.dict_entry and self._exact_buffer(positional[3], body, write.buf):
+            if self._exact_buffer(positional[3], body, write):
                 continue
             self.report("AT202", write.call, f"`{write.label}` {message}", reason=reason)
         # other spellings (an attribute carry, `val.ids = val.ids.at[...]`): the loop model's

@@ -230,7 +230,7 @@ class LoopModeler:
     # -- the initial carry ---------------------------------------------------------------
     def initial(self, init: cst.BaseExpression, path: tuple, depth: int = 0) -> cst.BaseExpression | None:
         """What the initial carry ``init`` holds at ``path``, where the source shows it: tuple and
-        list positions, fields given by keyword to a constructor, names followed to the value that
+        list positions, fields given by keyword to a constructor, entries of a dict display, names followed to the value that
         reaches them (``None`` elsewhere)."""
         value = self._value_of(init, depth)
         for step in path:
@@ -240,6 +240,15 @@ class LoopModeler:
                 if given is None:
                     return None
                 value = self._value_of(given, depth)
+                continue
+            if isinstance(step, str) and step.startswith("[") and isinstance(value, cst.Dict):
+                # an entry of a dict carry built by a display: `{"idx": 0, "valid": valid}`
+                if any(not isinstance(e, cst.DictElement) or not isinstance(e.key, cst.SimpleString) for e in value.elements):
+                    return None
+                given = [e.value for e in value.elements if _entry(e.key.evaluated_value) == step]
+                if len(given) != 1:
+                    return None
+                value = self._value_of(given[0], depth)
                 continue
             if not isinstance(step, int) or not isinstance(value, (cst.Tuple, cst.List)):
                 return None
@@ -687,10 +696,10 @@ class _Evaluation:
         elif (
             isinstance(target, cst.Subscript)
             and isinstance(target.value, cst.Name)
-            and _string_key(target) is not None
+            and string_key(target) is not None
             and isinstance(env.get(target.value.value), (Carry, Record))
         ):  # `log["energy"] = ...` on a dict carry: the dict leaves with that entry replaced
-            env[target.value.value] = _replaced(env[target.value.value], {_string_key(target): value})
+            env[target.value.value] = _replaced(env[target.value.value], {string_key(target): value})
         else:  # `d["k"] = v`, `self.x = v`: the container is read and changed in place
             self.read(value, target)
             for name in self.modeler.semantics.find(target, lambda n: isinstance(n, cst.Name)):
@@ -815,7 +824,7 @@ class _Evaluation:
 
     def subscript(self, node: cst.Subscript, env: dict, depth: int) -> Value:
         base = self.expr(node.value, env, depth)
-        entry = _string_key(node)
+        entry = string_key(node)
         if entry is not None and isinstance(base, Record) and (entry in base.fields or base.base is not None):
             return base.fields[entry] if entry in base.fields else _attribute(base.base, entry)
         if entry is not None and isinstance(base, Carry):  # `log["energy"]`: an entry of a dict carry
@@ -958,8 +967,14 @@ class _Evaluation:
 
     def record(self, func: cst.Name, args) -> Record | None:
         """``State(a, b=c)`` for a NamedTuple or dataclass of this module, whose fields are its
-        annotated class attributes in order."""
+        annotated class attributes in order; ``Logs(train=t, valid=v)`` for a class from another
+        module (imported, or bound to one: ``Logs = types.Logs``) called with keywords alone,
+        whose fields are read back by those names."""
         definitions = self.modeler.semantics.definitions.get(func.value, [])
+        if not definitions and args and all(a.keyword is not None and not a.star for a, _ in args) and not any(
+            q.startswith("builtins.") for q in self.modeler.rule.qualified_names(func)
+        ):
+            return Record({a.keyword.value: value for a, value in args})
         classes = [d for d in definitions if isinstance(d, cst.ClassDef)]
         if len(classes) != 1 or len(definitions) != 1:
             return None
@@ -1085,8 +1100,9 @@ def _merge(a: Value, b: Value, node: cst.CSTNode) -> Value:
     return Opaque(node)
 
 
-def _string_key(node: cst.Subscript) -> str | None:
-    """The field name of ``d["key"]`` (one string-literal key), else ``None``."""
+def string_key(node: cst.Subscript) -> str | None:
+    """The field name of ``d["key"]`` (one string-literal key), else ``None``: a step of a
+    carry path."""
     if len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index):
         key = node.slice[0].slice.value
         if isinstance(key, cst.SimpleString):
