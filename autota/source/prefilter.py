@@ -538,8 +538,12 @@ def slice_module(text: str, facts: Facts, keep: set[int]) -> tuple[str, list[int
         if not facts.top_is_definition[k] and k not in methods for name in _nested_definitions(statement)
     }
     keep = keep | {k for k in tops if facts.units[k].name in kept_names}
-    # a class giving its objects a `shape` (a field, a property): `x.shape[k]` proves no int then
-    keep = keep | {k for k in tops if isinstance(facts.units[k], ast.ClassDef) and _defines(facts.units[k], "shape")}
+    # a class giving its objects an attribute the rules ask the file about (a `shape` field or
+    # property: `x.shape[k]` proves no int then; a `__len__` or `__getitem__` of its own)
+    keep = keep | {
+        k for k in tops if isinstance(facts.units[k], ast.ClassDef)
+        and any(_defines(facts.units[k], name) for name in vocabulary.ASKED_ATTRIBUTES)
+    }
     # a kept class's bases of this file: whether its methods run traced depends on them
     classes = {facts.units[k].name: k for k in tops if isinstance(facts.units[k], ast.ClassDef)}
     # and the classes of this file that take a kept class as a base: a model class makes a mixin's

@@ -30,6 +30,7 @@ from autota.source.vocabulary import (
     PYTHON_RESULTS,
     READING_METHODS,
     SHARED_MEMORY,
+    UNCOPIED,
     JNP,
     TRACED_ARGUMENTS,
     terminal,
@@ -222,11 +223,21 @@ class SourceRule:
         func = call.func
         return isinstance(func, cst.Attribute) and (func.attr.value in READING_METHODS or scopes.at_call(call) is not None)
 
-    def new_jax_array(self, func: cst.BaseExpression) -> bool:
-        """Whether ``func`` makes one new JAX array whatever it is given (immutable, with
-        ``.at``): :meth:`one_array_function`, but those that may return a NumPy array or share
-        its memory (:data:`~autota.source.vocabulary.SHARED_MEMORY`)."""
-        return self.one_array_function(func) and not self.qualified_names(func) & SHARED_MEMORY
+    def new_jax_array(self, call: cst.Call, own_memory: bool = False) -> bool:
+        """Whether ``call`` makes one new JAX array whatever it is given (with ``.at``):
+        :meth:`one_array_function`, but those that may return a NumPy array or share its memory
+        (:data:`~autota.source.vocabulary.SHARED_MEMORY`). With ``own_memory``, also not one that
+        may leave a NumPy array uncopied (:data:`~autota.source.vocabulary.UNCOPIED`,
+        ``jnp.array(..., copy=False)``), so that nothing can change it: immutable."""
+        func = call.func
+        if not self.one_array_function(func) or self.qualified_names(func) & SHARED_MEMORY:
+            return False
+        if not own_memory:
+            return True
+        if self.qualified_names(func) & UNCOPIED:
+            return False
+        copy = next((a.value for a in call.args if a.keyword is not None and a.keyword.value == "copy"), None)
+        return copy is None or not self.matches(func, {f"{JNP}.array"}) or isinstance(copy, cst.Name) and copy.value == "True"
 
     def unspelled(self, qualified: str) -> str:
         """Why a fix cannot spell the module ``qualified`` (``jax.numpy``): a star import that may

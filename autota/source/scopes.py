@@ -372,7 +372,7 @@ def may_overflow_int32(expr, value_sources=None, depth: int = 0) -> bool:
     those of every source (an element of an unpacked tuple, a ``range`` argument of a loop
     target), and a name rebound from its own value (``big = big * big``, ``n += 1``) has no
     bound. A name it cannot follow (a parameter) or a call counts as fitting, and so does
-    arithmetic on it, but beside a literal within 2**24 of the limit, or where the literals
+    arithmetic on it (also on a shape, a ``len``), but beside a literal within 2**24 of the limit, or where the literals
     alone pass it for any nonzero int (``flag() * 60000 * 50000``: a call may return an int)."""
 
     def integral(node) -> bool:  # literals and names (a loop's int index) under arithmetic
@@ -456,8 +456,9 @@ def may_overflow_int32(expr, value_sources=None, depth: int = 0) -> bool:
         least = None
     if least is not None and not fits(least) and find(expr, lambda n: isinstance(n, cst.Integer)):
         return True  # the literals alone cross the limit, whatever int the rest is
-    if not integral(expr):
-        return False
+    large = lambda n: isinstance(n, cst.Integer) and int(n.evaluated_value) >= 2**24  # noqa: E731
+    if not integral(expr):  # `-x.shape[0] * 1_000_000_000`: a value not known beside a large literal
+        return least is not None and isinstance(expr, (cst.BinaryOperation, cst.UnaryOperation)) and bool(find(expr, large))
     try:
         known = span(expr, frozenset(), 0)
     except _Unbounded:
@@ -465,7 +466,6 @@ def may_overflow_int32(expr, value_sources=None, depth: int = 0) -> bool:
     if known is not None:
         return not fits(known)
     # a value not known (a parameter plus a literal): a literal within 2**24 of the limit may cross it
-    large = lambda n: isinstance(n, cst.Integer) and int(n.evaluated_value) >= 2**24  # noqa: E731
     if find(expr, large) or find(expr, shifted):
         return not isinstance(expr, cst.Name)
     for name in [expr] if isinstance(expr, cst.Name) else find(expr, lambda n: isinstance(n, cst.Name)):

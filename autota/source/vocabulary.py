@@ -155,6 +155,10 @@ SHARED_MEMORY = frozenset({f"{JNP}.from_dlpack", "jax.dlpack.from_dlpack", f"{JN
 """JAX functions whose result may share memory with a NumPy array they are given: ``from_dlpack``
 on the CPU, and ``jnp.reshape``, which hands a NumPy array to its own ``reshape`` method and
 returns NumPy's view. Writes into the NumPy array change it."""
+UNCOPIED = frozenset({f"{JNP}.asarray"})
+"""JAX functions that make a JAX array but may leave a NumPy array they are given uncopied: on
+the CPU, ``jnp.asarray`` of an aligned NumPy array of the requested dtype shares its memory (so
+does ``jnp.array(..., copy=False)``). Writes into the NumPy array change the JAX array."""
 PYTHON_METHODS = frozenset({"item", "tolist", "tobytes", "__len__", "__index__", "__int__", "__float__", "__bool__"})
 """Methods of a JAX array whose result is a Python value."""
 ARRAY_MODULES = (f"{JNP}.", f"{LAX}.", "jax.random.")
@@ -336,3 +340,8 @@ STATIC_KEYWORDS = frozenset(
 )
 """Keyword arguments that JAX's array functions need as Python values (an axis, a shape, a count):
 given a tracer they raise, so a loop index passed through one cannot become a ``lax`` loop's."""
+
+
+ASKED_ATTRIBUTES = ("shape", "__len__", "__getitem__")
+"""Attributes whose definition anywhere in a file changes what the rules may assume of a value
+(``Semantics.defines_attribute``): slicing keeps the classes that define them."""

@@ -419,16 +419,17 @@ class GrowthRule(SourceRule):
             return self._fits_int32_or_not_int(row.body, depth) and self._fits_int32_or_not_int(row.orelse, depth)
         if isinstance(row, cst.Subscript):
             return isinstance(row.value, cst.Name) and self._only_jax_values(row.value)
-        return isinstance(row, cst.Call) and self.new_jax_array(row.func)
+        return isinstance(row, cst.Call) and self.new_jax_array(row)
 
-    def _only_jax_values(self, target: cst.Name) -> bool:
+    def _only_jax_values(self, target: cst.Name, own_memory: bool = False) -> bool:
         """Whether every value bound to the name is a JAX array function's result or a JAX update
-        of itself (``x = x.at[i].set(v)``): immutable arrays, not NumPy's or another object, nor
-        one that shares a NumPy array's memory (``jnp.from_dlpack``)."""
+        of itself (``x = x.at[i].set(v)``): JAX arrays, not NumPy's or another object, nor one
+        that shares a NumPy array's memory (``jnp.from_dlpack``); with ``own_memory``, nor one
+        that may leave it uncopied (``jnp.asarray``): immutable."""
         values = self.semantics.bound_values(target) or [None]
         return all(
             isinstance(v, cst.Call) and (
-                self.new_jax_array(v.func)
+                self.new_jax_array(v, own_memory)
                 or scopes.at_update(v) is not None and scopes.at_update(v)[0] == target.value
             )
             for v in values
@@ -439,7 +440,7 @@ class GrowthRule(SourceRule):
         through another name, by a store, a call, an iterator or a property: the loop joined it
         as it was at its first step, the fix joins it as it is after the loop. Only an
         accumulator bound to new JAX arrays alone (immutable) is proven safe from that."""
-        if self._only_jax_values(growth.statement.targets[0].target) or self._traced_seed(growth, loop):
+        if self._only_jax_values(growth.statement.targets[0].target, own_memory=True) or self._traced_seed(growth, loop):
             return []
         return [
             f"that nothing changes the array `{growth.acc}` starts as while the loop runs (it may be a "
@@ -603,10 +604,11 @@ class GrowthRule(SourceRule):
             self.report("AT102", call, message, reason=self._no_update_fix_reason(call))
             return
         assumptions = self._assumptions(loop, buf, "written so far", [statement])
-        if not self._only_jax_values(statement.targets[0].target):
+        if not self._only_jax_values(statement.targets[0].target, own_memory=True):
             assumptions.append(
-                f"that `{buf}` is a JAX array (it is bound to something else than JAX's results: an object with "
-                "its own `.at[...]` would not take the fix's row read)"
+                f"that `{buf}` is a JAX array of its own (it is bound to something else than JAX's results: an "
+                "object with its own `.at[...]` would not take the fix's row read, and `jnp.asarray` may share a "
+                "NumPy array's memory, which the loop may change before the fix reads the buffer)"
             )
         index = call.func.value.slice[0].slice.value
         if scopes.may_overflow_int32(index, self.semantics.value_sources):

@@ -23,8 +23,9 @@ from autota.source.rules.growth import GROWTH
 UNSAFE_DIFFERENCES = (
     "the loop index becomes a traced int32 (weakly typed, so it promotes as the Python int did): indexing "
     "an array with it clamps instead of raising, and indexing a Python list, tuple or dict with it, or using "
-    "it where Python needs an int (a slice bound, `range`, a shape), raises; arithmetic on it wraps around "
-    "where a Python int would raise OverflowError or grow; the body is traced once, so its Python side "
+    "it where Python needs an int or a bool (a slice bound, `range`, a shape, `done or t > 3`), raises; "
+    "arithmetic on it wraps around where a Python int would raise OverflowError or grow, and float "
+    "arithmetic on it runs in float32 where Python's ran in float64 (`t * 0.1` may differ in the last bit); the body is traced once, so its Python side "
     "effects (`print`, NumPy's random numbers, `next()` of an iterator) happen once instead of every step; "
     "Python numbers and NumPy arrays carried through the loop come back as JAX arrays (NumPy functions "
     "refuse them inside the body, and float64 becomes float32); and a carry whose dtype or shape changes "

@@ -650,7 +650,9 @@ class CarriedBuffers:
             if write.slot_read_when == "after":
                 return f"the step reads back the slot it has just written ({read}): use the written value instead"
             return f"the step reads the slot it overwrites ({read}), which still holds the initial buffer's value"
-        if plan.key is None and not self._is_jax_array(inits[position]) and isinstance(function, (cst.FunctionDef, cst.Lambda)):
+        if plan.key is None and not self._is_jax_array(inits[position], own_memory=True) and isinstance(
+            function, (cst.FunctionDef, cst.Lambda)
+        ):
             changes = self.semantics.find(function, lambda n: isinstance(n, cst.Call) and not self.writes_nothing(n) or _stores_into(n))
             if changes:
                 first = changes[0]
@@ -979,13 +981,14 @@ class CarriedBuffers:
             for q in self.qualified_names(value.func)
         )
 
-    def _is_jax_array(self, expr: cst.BaseExpression) -> bool:
+    def _is_jax_array(self, expr: cst.BaseExpression, own_memory: bool = False) -> bool:
         """Whether ``expr`` visibly makes a JAX array: a ``jax.numpy``/``lax``/``random`` call or an
-        ``.at[]`` update (a name is followed to its one assignment)."""
+        ``.at[]`` update (a name is followed to its one assignment); with ``own_memory``, one
+        that shares no NumPy array's memory (not ``jnp.asarray``: see :meth:`new_jax_array`)."""
         value = self._value_before(expr) if isinstance(expr, cst.Name) else expr
         value = self._resolve(value) if value is not None else None
         return isinstance(value, cst.Call) and (
-            scopes.at_update(value) is not None or self.new_jax_array(value.func)
+            scopes.at_update(value) is not None or self.new_jax_array(value, own_memory)
         )
 
     def _reordering(self, inits, position: int, remote: bool) -> str | None:

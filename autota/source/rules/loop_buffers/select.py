@@ -77,19 +77,18 @@ class SelectUpdates:
             if where is None:
                 self.report("AT204", call, message, reason=self.unspelled("jax.numpy"))
                 return
-            index = self.code_of(write.index)
-            slot = f"{buf}[{index}]"
             # the row as `.at[i].set` makes it: converted to the buffer's dtype (`where` would first
             # promote the slot to the row's dtype: an int32 slot through float32 loses bits), with its
             # warnings, promotion errors and Python-int conversion
-            def rewrite(pred_code: str, row_code: str) -> str:
+            def rewrite(pred_code: str, index: str, row_code: str) -> str:
+                slot = f"{buf}[{index}]"
                 value = f"{slot}.at[...].set({row_code})"
                 chosen = f"{where}({pred_code}, {slot}, {value})" if flipped else f"{where}({pred_code}, {value}, {slot})"
                 return f"{buf}.at[{index}].set({chosen})"
 
-            pred_code, row_code, first = self._computed_first(call, buf, pred, write.row)
-            new = rewrite(pred_code, row_code)
-            shown = rewrite(self.code_of(pred), self.code_of(write.row))  # the message shows it inline
+            pred_code, index_code, row_code, first = self._computed_first(call, buf, pred, write.index, write.row)
+            new = rewrite(pred_code, index_code, row_code)
+            shown = rewrite(self.code_of(pred), self.code_of(write.index), self.code_of(write.row))  # the message shows it inline
             edits = (self.replace(call, new),)
             if first:
                 line = self.start_line(call)
@@ -112,8 +111,11 @@ class SelectUpdates:
                     f"`{buf}` is reached through a subscript or attribute, which the fix reads in another order "
                     "(before the predicate and the row): a `__getitem__` or property with effects would see that"
                 )
-            elif self.semantics.find(write.index, lambda n: isinstance(n, cst.Call)):
-                problem = "the index is computed by a call, which the fix evaluates twice"
+            elif index_code == self.code_of(write.index) and _may_act(self, write.index):
+                problem = (
+                    f"the index `{index_code}` calls, subscripts or reads an attribute (a property, a `__getitem__` "
+                    "with effects), and the fix evaluates it three times, the last two after the row"
+                )
             elif scopes.may_overflow_int32(write.row, self.semantics.value_sources):
                 problem = (
                     f"the written value `{self.code_of(write.row)}` is a Python int that may not fit an int32: "
@@ -134,27 +136,37 @@ class SelectUpdates:
                 self.report("AT204", call, f"{message}; select the slot instead: `{shown}`", fix)
             return
 
-    def _computed_first(self, call: cst.Call, buf: str, pred, row) -> tuple[str, str, list[str]]:
-        """The predicate's and the row's code for the fix, and the statements that compute them
-        first. The select computed the predicate, then the row, then wrote the slot (a zero-length
-        axis raising there); the fix reads the slot before the row, so a row that is more than a
-        name or a literal is computed first, in a statement of its own (the predicate before it),
-        where the select is the whole value of a statement alone on its line. Elsewhere the order
-        is left as it was (a known gap of the doc)."""
-        pred_code, row_code = self.code_of(pred), self.code_of(row)
+    def _computed_first(self, call: cst.Call, buf: str, pred, index, row) -> tuple[str, str, str, list[str]]:
+        """The predicate's, the index's and the row's code for the fix, and the statements that
+        compute them first. The select computed the predicate, then the index, then the row, then
+        wrote the slot (a zero-length axis raising there); the fix reads the slot at the index
+        three times, before the row, so an index that may act (a call, a subscript, an
+        attribute: see :func:`_may_act`) and a row that is more than a name or a literal are
+        computed first, once, each in a statement of its own, in that order (the predicate before
+        them), where the select is the whole value of a statement alone on its line. Elsewhere
+        the order is left as it was (a known gap of the doc; an index that may act makes the fix
+        unsafe)."""
+        pred_code, index_code, row_code = self.code_of(pred), self.code_of(index), self.code_of(row)
         statement = self.parent(call)
         alone = isinstance(statement, cst.Assign) and statement.value is call and alone_on_its_line(self, statement)
-        if isinstance(row, PLAIN_VALUES) or not alone or "\n" in row_code or "\n" in pred_code:
-            return pred_code, row_code, []
+        acts = _may_act(self, index)
+        if isinstance(row, PLAIN_VALUES) and not acts or not alone or any("\n" in c for c in (pred_code, index_code, row_code)):
+            return pred_code, index_code, row_code, []
         base = buf if buf.isidentifier() else "slot"
         first = []
         if not isinstance(pred, PLAIN_VALUES):
             picked = self.fresh_name(f"{base}_pick", call)
             first.append(f"{picked} = {pred_code}")
             pred_code = picked
-        held = self.fresh_name(f"{base}_value", call)
-        first.append(f"{held} = {row_code}")
-        return pred_code, held, first
+        if acts:
+            at = self.fresh_name(f"{base}_index", call)
+            first.append(f"{at} = {index_code}")
+            index_code = at
+        if not isinstance(row, PLAIN_VALUES):
+            held = self.fresh_name(f"{base}_value", call)
+            first.append(f"{held} = {row_code}")
+            row_code = held
+        return pred_code, index_code, row_code, first
 
     def _strong_inexact_carry(self, call: cst.Call, buf: cst.BaseExpression, traced) -> bool:
         """Whether ``buf`` is the carry of the loop whose body (used by that loop only) makes
@@ -232,6 +244,12 @@ class SelectUpdates:
                     and not (isinstance(ancestor, cst.FunctionDef) and rebinds(self.semantics, ancestor, expr.value))
                 )
         return False
+
+
+def _may_act(rule, index: cst.BaseExpression) -> bool:
+    """Whether evaluating ``index`` may run code of its own or see the row's effects: a call, a
+    subscript (a ``__getitem__``, a list the row pops) or an attribute (a property)."""
+    return bool(rule.semantics.find(index, lambda n: isinstance(n, (cst.Call, cst.Subscript, cst.Attribute))))
 
 
 def _bool_predicate(pred: cst.BaseExpression) -> bool:

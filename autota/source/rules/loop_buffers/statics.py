@@ -182,9 +182,9 @@ class StaticFacts:
             if value is not None:
                 return self._is_static(value, where, depth + 1, integer, static_args)
             scope = scopes.enclosing_scope(self, expr)
-            while True:  # `n, d = x.shape` in this function or one around it
+            while True:  # `n, d = x.shape` in this function or one around it, as `x.shape[k]` above
                 if self.semantics.unpacked_shape(scope, expr.value):
-                    return True
+                    return not self.semantics.defines_attribute("shape")
                 if isinstance(scope, cst.Module) or _binds(self.semantics, scope, expr.value):
                     break
                 scope = scopes.enclosing_scope(self, scope)
@@ -320,7 +320,7 @@ class StaticFacts:
     def _makes_jax_array(self, value: cst.BaseExpression) -> bool:
         """Whether ``value`` is a call that makes a new JAX array: one of JAX's array functions
         (not one that may share a NumPy array's memory) or an update (``ys.at[t].set(...)``)."""
-        return isinstance(value, cst.Call) and (self.new_jax_array(value.func) or scopes.at_call(value) is not None)
+        return isinstance(value, cst.Call) and (self.new_jax_array(value) or scopes.at_call(value) is not None)
 
     def _from_parameters(self, name: str, body: cst.FunctionDef) -> bool:
         """Whether ``name`` is a parameter of ``body``, or bound in it only by unpacking one

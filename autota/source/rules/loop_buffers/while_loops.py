@@ -81,7 +81,8 @@ class WhileLoops:
         """Whether evaluating ``bound`` before ``init`` (the fix's order; the condition read it
         after) may show: the bound reads a name that ``init`` rebinds with ``:=``, or calls or
         subscripts something while ``init`` may act on it (a call, a subscript, an attribute that
-        may be a property, an operator on something other than literals)."""
+        may be a property, an operator on something other than literals, or one that may raise on
+        literals alone: ``1 / 0``)."""
         names = {n.value for n in self.semantics.find(bound, lambda n: isinstance(n, cst.Name))}
         walrus = self.semantics.find(init, lambda n: isinstance(n, cst.NamedExpr))
         if any(isinstance(w.target, cst.Name) and w.target.value in names for w in walrus) or walrus and not names <= {"len"}:
@@ -99,23 +100,40 @@ class WhileLoops:
                 for part in ((node.left, node.right) if isinstance(node, cst.BinaryOperation) else (node.expression,))
             ):
                 return True  # `0 + a`: an operator another object may define
+            elif isinstance(getattr(node, "operator", None), (cst.Divide, cst.FloorDivide, cst.Modulo, cst.Power, cst.LeftShift, cst.RightShift)):
+                return True  # `1 / 0`, `2 ** -1 ** 0.5`, `1 << -1`: literals alone may raise
         return False
 
-    def _bound_changed_while_tracing(self, bound, body_function, cond) -> str | None:
+    def _bound_changed_while_tracing(self, bound, body: Body, cond) -> str | None:
         """Why the bound may not be the same each time the condition is traced: a `while_loop`
         traces its condition again after its body where a carried value's weak type changes, and
         tracing the body may rebind a name the bound reads (`global`/`nonlocal`) or change what a
-        call in it measures (`len(steps)` of a list the body appends to). The fix reads it once."""
+        call in it measures (`len(steps)` of a list the body appends to, also through another
+        name: `alias = steps; alias += [0]`; or a `__len__` of the file's own that counts). The
+        fix reads it once."""
+        body_function = body.function
         names = {n.value for n in self.semantics.variables(bound)}
         measured = bool(self.semantics.find(bound, lambda n: isinstance(n, cst.Call)))
+        again = "and the `while_loop` may trace its condition again after the body"
+        if measured and self.semantics.defines_attribute("__len__"):
+            return f"a class of this file defines `__len__`, which may change what the bound `{self.code_of(bound)}` measures, {again}"
         if measured and isinstance(body_function, (cst.FunctionDef, cst.Lambda)):
             calls = self.semantics.find(body_function, lambda n: isinstance(n, cst.Call) and not self.writes_nothing(n))
             if calls:
                 return (
                     f"the body calls `{self.code_of(calls[0].func)}(...)` (line {self.start_line(calls[0])}), which may "
-                    f"change what the bound `{self.code_of(bound)}` measures while it is traced, and the `while_loop` "
-                    "may trace its condition again after the body"
+                    f"change what the bound `{self.code_of(bound)}` measures while it is traced, {again}"
                 )
+            carried = {*body.elements, body.carry_param}
+            for change in self.semantics.find(body_function, lambda n: isinstance(n, (cst.AugAssign, cst.AssignTarget))):
+                target = change.target
+                if isinstance(target, (cst.Subscript, cst.Attribute)) or (
+                    isinstance(change, cst.AugAssign) and isinstance(target, cst.Name) and target.value not in carried
+                ):
+                    return (
+                        f"the body changes `{self.code_of(target)}` in place (line {self.start_line(change)}), which may "
+                        f"be what the bound `{self.code_of(bound)}` measures under another name, {again}"
+                    )
         for function in (body_function, cond):
             if not isinstance(function, (cst.FunctionDef, cst.Lambda)):
                 continue
@@ -249,7 +267,7 @@ class WhileLoops:
             return f"the bound `{self.code_of(bound)}` reads the carry"
         if not self._is_static(bound, cond, integer=True, static_args=True):
             return f"the bound `{self.code_of(bound)}` is not provably a static integer"
-        changed = self._bound_changed_while_tracing(bound, body.function, cond)
+        changed = self._bound_changed_while_tracing(bound, body, cond)
         if changed:
             return changed
         parts = [bound, *self.semantics.find(bound, lambda n: isinstance(n, (cst.Name, cst.Integer, cst.BinaryOperation)))]
