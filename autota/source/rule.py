@@ -24,8 +24,10 @@ from autota.source.vocabulary import (
     CONSTRUCTORS,
     FRAME_LOCALS,
     FRAME_READERS,
+    JIT,
     NOT_ARRAY_RESULTS,
     NUMPY_READERS,
+    PARTIAL,
     PURE_BUILTINS,
     PYTHON_RESULTS,
     READING_METHODS,
@@ -238,6 +240,18 @@ class SourceRule:
             return False
         copy = next((a.value for a in call.args if a.keyword is not None and a.keyword.value == "copy"), None)
         return copy is None or not self.matches(func, {f"{JNP}.array"}) or isinstance(copy, cst.Name) and copy.value == "True"
+
+    def is_jit(self, expr: cst.BaseExpression) -> bool:
+        """Whether ``expr`` jits what it is applied to: ``jax.jit`` (or ``pmap``...), a call of it
+        with options (``jax.jit(static_argnums=1)`` as a decorator), or a ``partial`` of it."""
+        if self.matches(expr, JIT):
+            return True
+        if isinstance(expr, cst.Call):
+            if self.matches(expr.func, JIT):
+                return True
+            if self.matches(expr.func, PARTIAL) and expr.args:
+                return bool(self.matches(expr.args[0].value, JIT))
+        return False
 
     def unspelled(self, qualified: str) -> str:
         """Why a fix cannot spell the module ``qualified`` (``jax.numpy``): a star import that may

@@ -7,6 +7,7 @@ and copies; traced, the loop is unrolled into the program and the cost moves to 
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import libcst as cst
@@ -17,7 +18,7 @@ JIT = vocabulary.JIT
 PARTIAL = vocabulary.PARTIAL
 STATIC_METHODS = frozenset({"builtins.staticmethod", "builtins.classmethod"})
 LOOP_BODIES = vocabulary.TRACED_ARGUMENTS
-MAY_RUN_TRACED = frozenset({"initializer", "model", "elsewhere"})
+MAY_RUN_TRACED = frozenset({"initializer", "model", "elsewhere", "by-name"})
 """Kinds whose trace is decided outside the file (see :class:`Traced`)."""
 
 
@@ -26,7 +27,9 @@ class Traced:
     """Why a function is traced: ``"jit"``, ``"loop-body"``, ``"branch"`` (of a ``cond`` or
     ``switch``), ``"transform"`` (``vmap``, ``grad``...),
     ``"called"`` (called from a traced function of this module), ``"elsewhere"`` (called from
-    traced code of another module of the run), ``"initializer"`` (a parameter
+    traced code of another module of the run), ``"by-name"`` (the one method of this file of
+    that name, which traced code calls on an object of a class it cannot tell:
+    ``params["scf"].slater(x)``), ``"initializer"`` (a parameter
     initializer, run inside a model's ``init``) or ``"model"`` (a method of a Flax, Haiku or
     Equinox module or of a JAX environment, or a function given to ``hk.transform``, run inside
     the model's ``init``/``apply`` or the environment's jitted ``step``), and the node that says
@@ -71,7 +74,7 @@ class TracedFunctions:
                             self._record_held_functions(method, node)
             elif isinstance(node, cst.FunctionDef):
                 for decorator in node.decorators:
-                    if self._is_jit(decorator.decorator):
+                    if self.rule.is_jit(decorator.decorator):
                         self.by_function[node] = Traced("jit", decorator)
                     elif self._is_transform(decorator.decorator):
                         self.by_function.setdefault(node, Traced("transform", decorator))
@@ -91,12 +94,7 @@ class TracedFunctions:
     def _propagate(self, module: cst.Module) -> None:
         """A function a traced function calls runs traced too (its loops see tracers)."""
         calls: dict[cst.CSTNode, list[cst.Call]] = {}
-        callable_ = lambda n: isinstance(n, cst.Call) and (  # noqa: E731
-            isinstance(n.func, cst.Name) or isinstance(n.func, cst.Attribute) and (
-                isinstance(n.func.value, cst.Name)
-                or isinstance(n.func.value, cst.Attribute) and isinstance(n.func.value.value, cst.Name)
-            )
-        )
+        callable_ = lambda n: isinstance(n, cst.Call) and isinstance(n.func, (cst.Name, cst.Attribute))  # noqa: E731
         for call in self.rule.semantics.find(module, callable_):
             caller = next((a for a in self.rule.ancestors(call) if isinstance(a, (cst.FunctionDef, cst.Lambda))), None)
             if caller is not None:
@@ -105,8 +103,28 @@ class TracedFunctions:
         while work:
             caller = work.pop()
             for call in calls.get(caller, ()):
-                for definition in self._callees(call, caller):
+                callees = self._callees(call, caller) if _named_callee(call.func) else []
+                for definition in callees:
                     self._reach(definition, call, caller, work)
+                if not callees and isinstance(call.func, cst.Attribute):
+                    guess = self._only_method(call.func.attr.value)
+                    if guess is not None and guess not in self.by_function:
+                        self.by_function[guess] = Traced("by-name", call)
+                        work.append(guess)
+
+    def _only_method(self, name: str) -> cst.FunctionDef | None:
+        """The one definition of ``name`` in this file, where it is a method (not a dunder): what
+        ``obj.name(...)`` on an object of a class this index cannot tell may run. One in the whole
+        file's text, not only in the slice parsed (which may leave out another class's)."""
+        if name.startswith("__") or not self._has_classes:
+            return None
+        definitions = self.rule.semantics.definitions.get(name, ())
+        if len(definitions) != 1 or not isinstance(definitions[0], cst.FunctionDef):
+            return None
+        if len(re.findall(rf"\bdef\s+{re.escape(name)}\s*\(", self.rule.context.source.text)) != 1:
+            return None
+        holder = self.rule.parent(self.rule.parent(definitions[0]))
+        return definitions[0] if isinstance(holder, cst.ClassDef) else None
 
     def _reach(self, definition, call: cst.Call, caller, work: list) -> None:
         """``definition`` runs traced, called by ``call`` in the traced ``caller``."""
@@ -295,18 +313,8 @@ class TracedFunctions:
             isinstance(base, cst.Name) and self.rule.semantics.binding(base) in models
         )
 
-    def _is_jit(self, expr: cst.BaseExpression) -> bool:
-        if self.rule.matches(expr, JIT):
-            return True
-        if isinstance(expr, cst.Call):
-            if self.rule.matches(expr.func, JIT):
-                return True
-            if self.rule.matches(expr.func, PARTIAL) and expr.args:
-                return bool(self.rule.matches(expr.args[0].value, JIT))
-        return False
-
     def _record_call(self, call: cst.Call) -> None:
-        if self._is_jit(call.func) and call.args:
+        if self.rule.is_jit(call.func) and call.args:
             self._mark(call.args[0].value, Traced("jit", call))
         elif self._is_transform(call.func) and call.args:
             self._mark(call.args[0].value, Traced("transform", call))
@@ -362,11 +370,14 @@ class TracedFunctions:
             return expr
         if isinstance(expr, cst.Name):
             return self._held(self.rule.semantics.binding(expr), depth)
-        if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name):  # `scf.eval_orbitals`
+        if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name):  # `scf.eval_orbitals`, `self.update`
             cls = self._instance_class(expr.value)
+            if cls is None:
+                caller = next((a for a in self.rule.ancestors(expr) if isinstance(a, (cst.FunctionDef, cst.Lambda))), None)
+                cls = self._own_class(expr.value, caller) if isinstance(caller, cst.FunctionDef) else None
             return _member(cls, expr.attr.value) if cls is not None else None
         if isinstance(expr, cst.Call) and expr.args and (
-            self.rule.matches(expr.func, PARTIAL) or self._is_jit(expr.func) or self._is_transform(expr.func)
+            self.rule.matches(expr.func, PARTIAL) or self.rule.is_jit(expr.func) or self._is_transform(expr.func)
         ):
             return self._function(expr.args[0].value, depth + 1)  # `partial(body, ...)` runs `body`
         return None
@@ -384,6 +395,14 @@ class TracedFunctions:
             if traced is not None:
                 return traced
         return None
+
+
+def _named_callee(func: cst.BaseExpression) -> bool:
+    """Whether :meth:`TracedFunctions._callees` can follow ``func``: ``f``, ``obj.f`` or ``self.obj.f``."""
+    return isinstance(func, cst.Name) or isinstance(func, cst.Attribute) and (
+        isinstance(func.value, cst.Name)
+        or isinstance(func.value, cst.Attribute) and isinstance(func.value.value, cst.Name)
+    )
 
 
 def _member(cls: cst.ClassDef, name: str) -> cst.FunctionDef | None:

@@ -342,6 +342,8 @@ STATIC_KEYWORDS = frozenset(
 given a tracer they raise, so a loop index passed through one cannot become a ``lax`` loop's."""
 
 
-ASKED_ATTRIBUTES = ("shape", "__len__", "__getitem__")
+COMPARISONS = ("__lt__", "__le__", "__gt__", "__ge__", "__eq__", "__ne__")
+"""The methods that define a class's own comparisons (whose results may be anything)."""
+ASKED_ATTRIBUTES = ("shape", "__len__", "__getitem__", "__index__", *COMPARISONS)
 """Attributes whose definition anywhere in a file changes what the rules may assume of a value
 (``Semantics.defines_attribute``): slicing keeps the classes that define them."""

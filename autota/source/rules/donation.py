@@ -15,8 +15,7 @@ from autota.catalogue import Fix
 from autota.source import prefilter, scopes
 from autota.source.prefilter import UPDATE_METHODS
 from autota.source.rule import SourceRule
-from autota.source.tracing import JIT, PARTIAL
-from autota.source.vocabulary import TREE_MAP
+from autota.source.vocabulary import JIT, PARTIAL, TREE_MAP
 
 LAX = "jax.lax"
 WRITES = frozenset(
@@ -57,16 +56,6 @@ class DonationRule(SourceRule):
                 break
 
     # -- which functions are jitted, and how --------------------------------------------------
-    def _is_jit(self, expr) -> bool:
-        if self.matches(expr, JIT):
-            return True
-        if isinstance(expr, cst.Call):
-            if self.matches(expr.func, JIT):
-                return True
-            if self.matches(expr.func, PARTIAL) and expr.args:
-                return bool(self.matches(expr.args[0].value, JIT))
-        return False
-
     def _jitted(self, module: cst.Module):
         """``(function, node)``: the decorator expression or the ``jax.jit(f)`` call. Records, by
         node, the name the jitted callable is called by and how many of the function's first
@@ -74,7 +63,7 @@ class DonationRule(SourceRule):
         found = []
         for function in self.semantics.find(module, lambda n: isinstance(n, cst.FunctionDef)):
             for decorator in function.decorators:
-                if self._is_jit(decorator.decorator):
+                if self.is_jit(decorator.decorator):
                     found.append((function, decorator.decorator, function.name.value, 0))
         for assign in self.semantics.find(module, lambda n: isinstance(n, cst.Assign)):
             call = assign.value

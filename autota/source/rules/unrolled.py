@@ -77,6 +77,8 @@ class UnrolledLoopRule(SourceRule):
             return
         if traced is self.traced.by_function[function] and traced.kind == "called" and self._flag_left_off(node, function):
             return  # a branch that only a flag the jitted code never sets takes (`if debug:`)
+        if self._constant_left_off(node, function):
+            return  # a branch a module constant turns off (`DEBUG = False` ... `if DEBUG:`)
         carried = [name for name in self._carried(node, function) if not self._builds_function(node, name)]
         if not carried or self._grows(node):
             return  # nothing carried, or an array grown by concatenation: AT101 reports that loop
@@ -132,6 +134,27 @@ class UnrolledLoopRule(SourceRule):
                 return False
             if isinstance(holder, cst.If):
                 truth = _truth(holder.test, defaults)
+                if truth is not None and truth != self.semantics.contains(holder.body, branch):
+                    return True
+            branch = holder
+        return False
+
+    def _constant_left_off(self, loop: cst.For, function: cst.FunctionDef) -> bool:
+        """Whether an ``if`` around ``loop`` tests a module-level name bound once to a literal
+        (``DEBUG = False``) whose value sends the loop's branch the other way: it never runs."""
+        branch = loop
+        for holder in self.ancestors(loop):
+            if holder is function:
+                return False
+            if isinstance(holder, cst.If):
+                values = {}
+                for name in self.semantics.find(holder.test, lambda n: isinstance(n, cst.Name)):
+                    bound = self.semantics.assigned_value(name)
+                    if bound is not None and isinstance(self.semantics.binding_scope(name), cst.Module):
+                        value = _literal(bound)
+                        if value is not _NO_VALUE:
+                            values[name.value] = value
+                truth = _truth(holder.test, values) if values else None
                 if truth is not None and truth != self.semantics.contains(holder.body, branch):
                     return True
             branch = holder
@@ -212,7 +235,8 @@ class UnrolledLoopRule(SourceRule):
         an int: a bound of a slice whose length changes with it (``x[k + 1:n]``, not
         ``x[i:i + 2]``), a ``range`` argument, the test of an ``if`` or a conditional expression, an index into a container that ``function``
         assigns items of (``parts[j] = ...``, which JAX arrays refuse) or that is a list, tuple or
-        dict display, or whose item is called (``layers[k](x)``: no array is callable), a keyword argument that JAX needs static (``axis=``, ``shape=``, see
+        dict display, or whose item is called (``layers[k](x)``: no array is callable), a
+        boolean mask computed from it (``x[np.arange(n) != i]``, whose size must be concrete), a keyword argument that JAX needs static (``axis=``, ``shape=``, see
         :data:`vocabulary.STATIC_KEYWORDS`), or an argument of a function of this module that uses it so.
         A test of the index itself against one of ``edges`` (``t == T - 1``) is not: see :meth:`_edges`."""
         derived = set(names)
@@ -288,6 +312,11 @@ class UnrolledLoopRule(SourceRule):
                     if passed and self._static_use(callee.body, passed, callee, depth + 1):
                         return True
             elif any(isinstance(e.slice, cst.Index) and uses(e.slice.value) for e in node.slice):
+                masks = [e.slice.value for e in node.slice if isinstance(e.slice, cst.Index)]
+                if any(isinstance(m, cst.Comparison) or isinstance(m, cst.Name) and any(
+                    isinstance(v, cst.Comparison) for v in computed.get(m.value, ())
+                ) for m in masks if uses(m)):
+                    return True  # `x[np.arange(n) != i]`: a boolean mask's size must be concrete
                 called = self.parent(node)
                 if isinstance(called, cst.Call) and called.func is node:
                     return True  # `blocks[b][k](x)`: no array is callable, so this is a Python sequence of functions

@@ -700,6 +700,12 @@ class _Evaluation:
             and isinstance(env.get(target.value.value), (Carry, Record))
         ):  # `log["energy"] = ...` on a dict carry: the dict leaves with that entry replaced
             env[target.value.value] = _replaced(env[target.value.value], {string_key(target): value})
+        elif (
+            isinstance(target, cst.Attribute)
+            and isinstance(target.value, cst.Name)
+            and isinstance(env.get(target.value.value), (Carry, Record))
+        ):  # `val.logprobs = ...` on a carried object: it leaves with that field replaced
+            env[target.value.value] = _replaced(env[target.value.value], {target.attr.value: value})
         else:  # `d["k"] = v`, `self.x = v`: the container is read and changed in place
             self.read(value, target)
             for name in self.modeler.semantics.find(target, lambda n: isinstance(n, cst.Name)):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from autota.catalogue import Fix
-from autota.source import scopes
+from autota.source import scopes, vocabulary
 from autota.source.rules.loop_buffers.syntax import (
     BODY_ARG,
     CHOICE_PARAMS,
@@ -95,43 +95,43 @@ class SelectUpdates:
                 indent = self.context.source.indentation(line)
                 edits = (self.context.source.insert_lines_before(line, [f"{indent}{s}" for s in first]), *edits)
             fix = Fix("safe", "select the slot's value, not the whole buffer", edits)
-            problem = None
+            problems = []  # every fact the fix cannot prove: the unsafe tier names each difference
             if self.matches(func, {f"{JNP}.where"}) is None and not _bool_predicate(pred):
-                problem = (
+                problems.append(
                     f"the predicate `{self.code_of(pred)}` is not provably a bool: `lax.select` refuses another "
                     "dtype, where the fix's `jnp.where` takes its truth value"
                 )
-            elif not self._scalar_predicate(pred):
-                problem = (
+            if not self._scalar_predicate(pred):
+                problems.append(
                     f"the predicate `{self.code_of(pred)}` is not provably a scalar; if it has the buffer's shape, "
                     "selecting the slot changes the result"
                 )
-            elif not isinstance(other, cst.Name):
-                problem = (
+            if not isinstance(other, cst.Name):
+                problems.append(
                     f"`{buf}` is reached through a subscript or attribute, which the fix reads in another order "
                     "(before the predicate and the row): a `__getitem__` or property with effects would see that"
                 )
-            elif index_code == self.code_of(write.index) and _may_act(self, write.index):
-                problem = (
+            if index_code == self.code_of(write.index) and _may_act(self, write.index):
+                problems.append(
                     f"the index `{index_code}` calls, subscripts or reads an attribute (a property, a `__getitem__` "
                     "with effects), and the fix evaluates it three times, the last two after the row"
                 )
-            elif scopes.may_overflow_int32(write.row, self.semantics.value_sources):
-                problem = (
+            if scopes.may_overflow_int32(write.row, self.semantics.value_sources):
+                problems.append(
                     f"the written value `{self.code_of(write.row)}` is a Python int that may not fit an int32: "
                     "where converting it raises OverflowError, the fix reads the slot first, which raises "
                     "IndexError instead on a zero-length buffer"
                 )
-            elif not (_promotes_to_buffer(write.row, buf) or self._strong_inexact_carry(call, other, traced)):
-                problem = (
+            if not (_promotes_to_buffer(write.row, buf) or self._strong_inexact_carry(call, other, traced)):
+                problems.append(
                     f"the row `{self.code_of(write.row)}` may have another dtype than the buffer, one it does not "
                     "promote to without loss: `.at[].set` takes the whole buffer through the promoted dtype and back (an int32 "
                     "buffer written with a float32 row loses what float32 cannot hold), where the fix converts the "
                     "slot alone"
                 )
-            if problem:
+            if problems:
                 self.report("AT204", call, f"{message}; select the slot instead", Fix("unsafe", fix.message, fix.edits),
-                            reason=problem)
+                            reason="; and ".join(problems))
             else:
                 self.report("AT204", call, f"{message}; select the slot instead: `{shown}`", fix)
             return
@@ -204,10 +204,14 @@ class SelectUpdates:
         return modeler.strong_inexact(modeler.initial(args[INIT_ARG[kind]].value, path))
 
     def _scalar_predicate(self, pred: cst.BaseExpression) -> bool:
-        """Comparisons of loop indices, counters, literals and shapes: a scalar by construction."""
+        """Comparisons of loop indices, counters, literals and shapes: a scalar by construction,
+        unless a class of the file defines a comparison of its own (a static argument's
+        ``__gt__`` may return a vector)."""
         if isinstance(pred, (cst.Integer, cst.Float)) or is_bool_literal(pred):
             return True
         if isinstance(pred, cst.Comparison):
+            if any(self.semantics.defines_attribute(name) for name in vocabulary.COMPARISONS):
+                return False
             return self._scalar_operand(pred.left) and all(self._scalar_operand(c.comparator) for c in pred.comparisons)
         if isinstance(pred, cst.BooleanOperation):
             return self._scalar_predicate(pred.left) and self._scalar_predicate(pred.right)

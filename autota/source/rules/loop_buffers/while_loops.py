@@ -5,7 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from autota.catalogue import Fix
-from autota.source import scopes
+from autota.source import scopes, vocabulary
 from autota.source.rules.loop_buffers.body import Write, Body
 from autota.source.rules.loop_buffers.syntax import JNP, all_params, int_value
 from autota.source.vocabulary import ARRAY_METADATA
@@ -306,7 +306,11 @@ class WhileLoops:
         ``def``, or the loop with its ``lambda``), makes an array of that size or a ``range`` of it,
         unconditionally (no ``and``/``or``/``if`` expression, ``lambda`` or comprehension around
         it), so any run that reaches the loop has refused a float. An annotation or an int default
-        proves nothing of what a caller passes."""
+        proves nothing of what a caller passes. Such a call proves only an ``__index__``: in a
+        file whose classes define one, or comparisons of their own, the parameter may be such an
+        object, whose `i < n` runs its own comparison where the fix's ``int(n)`` counts."""
+        if any(self.semantics.defines_attribute(a) for a in ("__index__", *vocabulary.COMPARISONS)):
+            return False
         scope = scopes.enclosing_scope(self, name)
         while isinstance(scope, (cst.FunctionDef, cst.Lambda)):
             params = [p for p in all_params(scope) if p.name.value == name.value]
