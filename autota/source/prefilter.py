@@ -144,6 +144,27 @@ class Facts:
         modules = self.module_imports.get(root.id)
         return bool(modules) and not any(m == "jax" or m.startswith("jax.") for m in modules)
 
+    def wrappers(self, names: set[str]) -> set[str]:
+        """The names bound to a wrapper of one of ``names``: ``g`` for ``g = jax.vmap(f, ...)``,
+        ``g = partial(f, ...)`` or ``g = jax.jit(f)`` (the inverse of :meth:`wrapped`)."""
+        return {
+            name
+            for name, site in self.call_assigns
+            if site.node.args and self.name(site.node.func) in TRACING_TERMINALS
+            and terminal(site.node.args[0]) in names
+        }
+
+    def wrapped(self, names: set[str]) -> set[str]:
+        """The functions that calling ``names`` runs through a wrapper: ``f`` for
+        ``g = jax.vmap(f, ...)``, ``g = partial(f, ...)`` or ``g = jax.jit(f)`` where ``g`` is one
+        of ``names`` (the method's name for ``partial(self.f, ...)``)."""
+        return {
+            terminal(site.node.args[0])
+            for name, site in self.call_assigns
+            if name in names and site.node.args and self.name(site.node.func) in TRACING_TERMINALS
+            and terminal(site.node.args[0]) is not None
+        }
+
     def calls_named(self, names) -> list[Site]:
         return [s for s in self.calls if self.name(s.node.func) in names]
 
@@ -153,7 +174,8 @@ class Facts:
         passed = set()
         for site in self.calls_named(JIT_NAMES):
             for arg in site.node.args[:1]:
-                if isinstance(arg, ast.Call) and terminal(arg.func) == "partial" and arg.args:
+                # `jax.jit(partial(store, scale=2.0))`, `jax.jit(jax.vmap(step))`
+                while isinstance(arg, ast.Call) and self.name(arg.func) in TRACING_TERMINALS and arg.args:
                     arg = arg.args[0]
                 if isinstance(arg, ast.Name):
                     passed.add(arg.id)
@@ -415,6 +437,7 @@ def tracing_call_tops(facts: Facts, functions: list[Site]) -> set[int]:
             if isinstance(statement, ast.Assign) and _held_function(statement.value) in names:
                 found.add(shell)
     for _ in range(3):
+        names |= facts.wrappers(names)  # `batched(x)` in jitted code runs `f` of `batched = jax.vmap(f)`
         callers: set[str] = set()
         for site, passed_names, initializer_names in facts.passed_names():
             call = site.node
@@ -483,19 +506,21 @@ def dotted(node: ast.AST) -> str | None:
     return None
 
 
-def _defines(cls: ast.ClassDef, attribute: str) -> bool:
-    """Whether ``cls`` gives its objects ``attribute``: a field, a method or property, a class
-    attribute, or ``self.attribute = ...`` in a method (see ``Semantics.defines_attribute``)."""
+def _defined_attributes(cls: ast.ClassDef) -> set[str]:
+    """The attributes ``cls`` gives its objects: fields, methods and properties, class
+    attributes, and ``self.attribute = ...`` in a method (see ``Semantics.defines_attribute``);
+    one walk of the class, however many attributes are asked of it."""
+    found = set()
     for node in ast.walk(cls):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == attribute:
-            return True
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            found.add(node.name)
         targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AnnAssign) else []
         for target in targets:
-            if isinstance(target, ast.Name) and target.id == attribute or isinstance(target, ast.Attribute) and (
-                target.attr == attribute
-            ):
-                return True
-    return False
+            if isinstance(target, ast.Name):
+                found.add(target.id)
+            elif isinstance(target, ast.Attribute):
+                found.add(target.attr)
+    return found
 
 
 def _nested_definitions(statement: ast.stmt):
@@ -542,7 +567,7 @@ def slice_module(text: str, facts: Facts, keep: set[int]) -> tuple[str, list[int
     # property: `x.shape[k]` proves no int then; a `__len__` or `__getitem__` of its own)
     keep = keep | {
         k for k in tops if isinstance(facts.units[k], ast.ClassDef)
-        and any(_defines(facts.units[k], name) for name in vocabulary.ASKED_ATTRIBUTES)
+        and not _defined_attributes(facts.units[k]).isdisjoint(vocabulary.ASKED_ATTRIBUTES)
     }
     # a kept class's bases of this file: whether its methods run traced depends on them
     classes = {facts.units[k].name: k for k in tops if isinstance(facts.units[k], ast.ClassDef)}

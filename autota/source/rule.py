@@ -32,6 +32,7 @@ from autota.source.vocabulary import (
     PYTHON_RESULTS,
     READING_METHODS,
     SHARED_MEMORY,
+    SCALAR_TYPES,
     UNCOPIED,
     JNP,
     TRACED_ARGUMENTS,
@@ -163,7 +164,7 @@ class SourceRule:
             parent = self.parent(parent)
 
     def qualified_names(self, node: cst.CSTNode) -> set[str]:
-        return self.context.semantics.qualified_names(node)
+        return self.context.semantics.resolved_names(node)
 
     def matches(self, node: cst.CSTNode, names) -> str | None:
         """The qualified name of ``node`` that is in ``names``, resolved through imports; ``None``
@@ -236,7 +237,9 @@ class SourceRule:
             return False
         if not own_memory:
             return True
-        if self.qualified_names(func) & UNCOPIED:
+        if self.qualified_names(func) & UNCOPIED and not (
+            self.qualified_names(func) <= SCALAR_TYPES and all(scopes.is_constant(a.value) for a in call.args)
+        ):  # `jnp.float32(0.0)` copies its literal; `jnp.float32(np_array)` may not
             return False
         copy = next((a.value for a in call.args if a.keyword is not None and a.keyword.value == "copy"), None)
         return copy is None or not self.matches(func, {f"{JNP}.array"}) or isinstance(copy, cst.Name) and copy.value == "True"
@@ -277,7 +280,11 @@ class SourceRule:
 
     def few_trips(self, loop: cst.For | cst.While) -> bool:
         """Whether ``loop`` runs over a ``range`` (or its ``reversed``) of constants (int literals,
-        or names bound once to one: ``N_PLAYERS = 3``) of at most :data:`FEW_TRIPS` steps."""
+        or names bound once to one: ``N_PLAYERS = 3``) of at most :data:`FEW_TRIPS` steps, or over
+        a tuple or list display of at most that many elements (``for dim in (3, 4, 6)``)."""
+        if isinstance(loop, cst.For) and isinstance(loop.iter, (cst.Tuple, cst.List)):
+            elements = loop.iter.elements
+            return not any(isinstance(e, cst.StarredElement) for e in elements) and len(elements) <= FEW_TRIPS
         iterator = self.range_call(loop.iter) if isinstance(loop, cst.For) else None
         if iterator is None:
             return False
@@ -286,10 +293,21 @@ class SourceRule:
             return False
         return len(range(*values)) <= FEW_TRIPS
 
-    def _constant_int(self, expr: cst.BaseExpression) -> int | None:
+    def _constant_int(self, expr: cst.BaseExpression, depth: int = 0) -> int | None:
+        """An int literal, a name bound once to a constant (``M = N``), or ``+``, ``-``, ``*`` of
+        constants (``2 + 1``), followed a few levels."""
+        if depth > 4:
+            return None
         if isinstance(expr, cst.Name):
             value = self.semantics.assigned_value(expr)
-            return scopes.int_value(value) if value is not None else None
+            return self._constant_int(value, depth + 1) if value is not None else None
+        if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, (cst.Add, cst.Subtract, cst.Multiply)):
+            left, right = self._constant_int(expr.left, depth + 1), self._constant_int(expr.right, depth + 1)
+            if left is None or right is None:
+                return None
+            return left + right if isinstance(expr.operator, cst.Add) else left - right if isinstance(
+                expr.operator, cst.Subtract
+            ) else left * right
         return scopes.int_value(expr)
 
     def location(self, node: cst.CSTNode) -> Location:

@@ -18,6 +18,7 @@ from libcst.metadata import (
     GlobalScope,
     MetadataWrapper,
     PositionProvider,
+    QualifiedNameSource,
     ScopeProvider,
 )
 
@@ -636,6 +637,8 @@ class Semantics:
         self._order = {node: place for place, node in enumerate(self.nodes)}
         self._last: dict[cst.CSTNode, int] | None = None
         self._qualified: dict[cst.CSTNode, set[str]] = {}
+        self._resolving: set[cst.CSTNode] = set()
+        self._resolved: dict[cst.CSTNode, set[str]] = {}
         self.by_value: dict[str, list[cst.Name]] = {}
         self.by_top: dict[tuple[int, str], list[cst.Name]] = {}
         """Names by the top-level statement they are in: a function's question costs its statement."""
@@ -911,6 +914,38 @@ class Semantics:
             self._qualified[node] = {q.name for q in scope.get_qualified_names_for(node)} if scope else set()
         return self._qualified[node]
 
+    def resolved_names(self, node: cst.CSTNode) -> set[str]:
+        """:meth:`qualified_names`, and for a name bound once at module level to an imported
+        name or an attribute of one (``partial = functools.partial``, ``scan = jax.lax.scan``),
+        what that alias names: the callee a rule asks about is the program's, not its spelling."""
+        names = self.qualified_names(node)
+        if not isinstance(node, cst.Name) or not names or node in self._resolving:
+            return names
+        if node not in self._resolved:
+            self._resolving.add(node)
+            try:
+                self._resolved[node] = self._alias_names(node) or names
+            finally:
+                self._resolving.discard(node)
+        return self._resolved[node]
+
+    def _alias_names(self, node: cst.Name) -> set[str] | None:
+        scope = self.scope_of.get(node)
+        if scope is None or not all(q.source is QualifiedNameSource.LOCAL for q in scope.get_qualified_names_for(node)):
+            return None
+        alias = self.assigned_value(node)
+        if not isinstance(alias, (cst.Name, cst.Attribute)) or not isinstance(self.enclosing_scope(alias), cst.Module):
+            return None
+        root = alias
+        while isinstance(root, cst.Attribute):
+            root = root.value
+        root_scope = self.scope_of.get(root)
+        if not isinstance(root, cst.Name) or root_scope is None or not any(
+            q.source is QualifiedNameSource.IMPORT for q in root_scope.get_qualified_names_for(root)
+        ):
+            return None
+        return self.resolved_names(alias)
+
     def _start(self, node: cst.CSTNode) -> int:
         """Where ``node`` starts, as its place in source order: the order is all that
         :meth:`binding` compares, and positions cost a code generation of the file."""
@@ -1035,6 +1070,36 @@ class Semantics:
             if isinstance(scope, cst.Module) or self.binds_here(scope, name.value):
                 return None
             scope = self.enclosing_scope(scope)
+
+    def attribute_set_before(self, name: cst.Name, attribute: str) -> cst.BaseExpression | None:
+        """The value that ``name.attribute`` holds where ``name`` is read, in straight-line code:
+        the last ``name.attribute = value`` among the statements before the read's own in its
+        block, where every statement between mentions ``name`` only to set another attribute of
+        it, or defines a function (``val.ids = jnp.zeros(...)`` ... ``def body(val)`` ...
+        ``while_loop(cond, body, val)``). Anything else that mentions the name may change it."""
+        scope = self.enclosing_scope(name)
+        statement, block = name, self.parents.get(name)
+        while block is not None and not isinstance(block, (cst.IndentedBlock, cst.Module)):
+            statement, block = block, self.parents.get(block)
+        if block is None or self.enclosing_scope(statement) is not scope:
+            return None
+        siblings = list(block.body)
+        for earlier in reversed(siblings[: siblings.index(statement)]):
+            if isinstance(earlier, cst.FunctionDef):
+                if name.value in {p.name.value for p in all_params(earlier)}:
+                    continue  # its own parameter of that name: defining it runs nothing
+                return None
+            if not self.names_in(earlier, name.value):
+                continue
+            small = earlier.body[0] if isinstance(earlier, cst.SimpleStatementLine) and len(earlier.body) == 1 else None
+            target = small.targets[0].target if isinstance(small, cst.Assign) and len(small.targets) == 1 else None
+            if not (isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) and target.value.value == name.value):
+                return None
+            if self.names_in(small.value, name.value):
+                return None
+            if target.attr.value == attribute:
+                return small.value
+        return None
 
     def reaching_value(self, name: cst.Name) -> tuple[tuple[int, ...], cst.BaseExpression] | None:
         """Where the value ``name`` holds at a read comes from, in straight-line code: the last

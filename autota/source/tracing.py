@@ -20,6 +20,19 @@ STATIC_METHODS = frozenset({"builtins.staticmethod", "builtins.classmethod"})
 LOOP_BODIES = vocabulary.TRACED_ARGUMENTS
 MAY_RUN_TRACED = frozenset({"initializer", "model", "elsewhere", "by-name"})
 """Kinds whose trace is decided outside the file (see :class:`Traced`)."""
+COMPILED = frozenset({"jit", "loop-body", "branch"})
+"""Traces whose program XLA compiles: a jitted function's, and a ``lax`` loop body's or a
+``cond`` branch's (compiled even when called eagerly)."""
+
+
+def _overrides(known: Traced | None, kind: str) -> bool:
+    """Whether a trace of ``kind`` (the root's, for a function called from traced code) says more
+    than ``known``: a model's functions only may run traced, the rest do; and a function given
+    to ``vmap``/``grad`` runs compiled where compiled code calls it (``jax.jit(jax.vmap(f))``, a
+    jitted function calling ``batched = jax.vmap(f)``)."""
+    return known is None or known.kind in MAY_RUN_TRACED and kind not in MAY_RUN_TRACED or (
+        known.kind == "transform" and kind in COMPILED
+    )
 
 
 @dataclass(frozen=True)
@@ -94,7 +107,7 @@ class TracedFunctions:
     def _propagate(self, module: cst.Module) -> None:
         """A function a traced function calls runs traced too (its loops see tracers)."""
         calls: dict[cst.CSTNode, list[cst.Call]] = {}
-        callable_ = lambda n: isinstance(n, cst.Call) and isinstance(n.func, (cst.Name, cst.Attribute))  # noqa: E731
+        callable_ = lambda n: isinstance(n, cst.Call) and isinstance(n.func, (cst.Name, cst.Attribute, cst.Call))  # noqa: E731
         for call in self.rule.semantics.find(module, callable_):
             caller = next((a for a in self.rule.ancestors(call) if isinstance(a, (cst.FunctionDef, cst.Lambda))), None)
             if caller is not None:
@@ -103,7 +116,11 @@ class TracedFunctions:
         while work:
             caller = work.pop()
             for call in calls.get(caller, ()):
-                callees = self._callees(call, caller) if _named_callee(call.func) else []
+                if _named_callee(call.func):
+                    callees = self._callees(call, caller)
+                else:  # `jax.vmap(f)(x)`, `partial(f, k)(x)`: the function the wrapper runs
+                    wrapped = self._function(call.func) if isinstance(call.func, cst.Call) else None
+                    callees = [wrapped] if wrapped is not None else []
                 for definition in callees:
                     self._reach(definition, call, caller, work)
                 if not callees and isinstance(call.func, cst.Attribute):
@@ -131,9 +148,7 @@ class TracedFunctions:
         self.traced_calls.setdefault(definition, {})[call] = None
         root = self.by_function[caller]
         origin = root.origin or root.kind
-        known = self.by_function.get(definition)
-        # a model's function only may run traced; one that jitted code calls does
-        if known is None or known.kind in MAY_RUN_TRACED and origin not in MAY_RUN_TRACED:
+        if _overrides(self.by_function.get(definition), origin):
             self.by_function[definition] = Traced("called", call, origin)
             work.append(definition)
 
@@ -357,9 +372,8 @@ class TracedFunctions:
     def _record(self, function: cst.FunctionDef | cst.Lambda | None, traced: Traced) -> None:
         if function is None:
             return
-        known = self.by_function.get(function)
-        if known is None or known.kind in MAY_RUN_TRACED and traced.kind not in MAY_RUN_TRACED:
-            self.by_function[function] = traced  # a model's functions only may run traced; the rest do
+        if _overrides(self.by_function.get(function), traced.kind):
+            self.by_function[function] = traced
 
     def _function(self, expr: cst.BaseExpression, depth: int = 0) -> cst.FunctionDef | cst.Lambda | None:
         """The function ``expr`` runs when called: a lambda, the ``def`` its name holds where it is

@@ -125,7 +125,9 @@ REPLACE = frozenset({"dataclasses.replace"})
 ARRAY_METADATA = frozenset({"shape", "dtype", "ndim", "size"})
 """Attributes of an array known at trace time: reading one reads no values, so under ``grad``
 nothing is saved for it."""
-METADATA_FUNCTIONS = frozenset({"builtins.len", f"{JNP}.shape", f"{JNP}.ndim", f"{JNP}.size"})
+METADATA_FUNCTIONS = frozenset(
+    {"builtins.len", *(f"{JNP}.{name}" for name in ("shape", "ndim", "size", "zeros_like", "ones_like", "empty_like"))}
+)
 PART_READERS = frozenset(
     {f"{LAX}.{name}" for name in ("dynamic_slice", "dynamic_slice_in_dim", "dynamic_index_in_dim", "index_in_dim",
                                  "slice", "slice_in_dim")}
@@ -155,10 +157,20 @@ SHARED_MEMORY = frozenset({f"{JNP}.from_dlpack", "jax.dlpack.from_dlpack", f"{JN
 """JAX functions whose result may share memory with a NumPy array they are given: ``from_dlpack``
 on the CPU, and ``jnp.reshape``, which hands a NumPy array to its own ``reshape`` method and
 returns NumPy's view. Writes into the NumPy array change it."""
-UNCOPIED = frozenset({f"{JNP}.asarray"})
+SCALAR_TYPES = frozenset(
+    f"{JNP}.{name}"
+    for name in (
+        "bool_", "int4", "int8", "int16", "int32", "int64", "uint4", "uint8", "uint16", "uint32", "uint64",
+        "float16", "bfloat16", "float32", "float64", "complex64", "complex128", "half", "single", "double",
+        "csingle", "cdouble", "int_", "uint", "float_", "complex_", "float8_e4m3fn", "float8_e5m2",
+    )
+)
+"""``jnp.float32(x)`` and the like: each is ``jnp.asarray(x, dtype=...)`` for an array argument."""
+UNCOPIED = frozenset({f"{JNP}.asarray"}) | SCALAR_TYPES
 """JAX functions that make a JAX array but may leave a NumPy array they are given uncopied: on
 the CPU, ``jnp.asarray`` of an aligned NumPy array of the requested dtype shares its memory (so
-does ``jnp.array(..., copy=False)``). Writes into the NumPy array change the JAX array."""
+do ``jnp.array(..., copy=False)`` and the scalar types, ``jnp.float32(np_array)``). Writes into
+the NumPy array change the JAX array."""
 PYTHON_METHODS = frozenset({"item", "tolist", "tobytes", "__len__", "__index__", "__int__", "__float__", "__bool__"})
 """Methods of a JAX array whose result is a Python value."""
 ARRAY_MODULES = (f"{JNP}.", f"{LAX}.", "jax.random.")
@@ -344,6 +356,6 @@ given a tracer they raise, so a loop index passed through one cannot become a ``
 
 COMPARISONS = ("__lt__", "__le__", "__gt__", "__ge__", "__eq__", "__ne__")
 """The methods that define a class's own comparisons (whose results may be anything)."""
-ASKED_ATTRIBUTES = ("shape", "__len__", "__getitem__", "__index__", *COMPARISONS)
+ASKED_ATTRIBUTES = ("shape", "__len__", "__getitem__", "__index__", "__jax_array__", *COMPARISONS)
 """Attributes whose definition anywhere in a file changes what the rules may assume of a value
 (``Semantics.defines_attribute``): slicing keeps the classes that define them."""

@@ -11,7 +11,7 @@ def features(xs):
         row = cat([np.sin(x), np.cos(x)])
         rows_parts.append(np.copy(row[None]))
     if rows_parts:
-        if not np.asarray(rows).weak_type and np.result_type(np.asarray(rows), *rows_parts) == np.asarray(rows).dtype:
+        if not np.asarray(rows).aval.weak_type and np.result_type(np.asarray(rows), *rows_parts) == np.asarray(rows).dtype:
             rows = cat([rows, *rows_parts])
         else:  # a piece widens the dtype part-way: grow step by step, as the loop did
             for rows_part in rows_parts:

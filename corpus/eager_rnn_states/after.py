@@ -13,7 +13,7 @@ def rnn_states(params, xs, h0):
         h = jnp.tanh(xs[t] @ w_xh + h @ w_hh + b)
         states_parts.append(jnp.copy(h[None, :]))  # grow by one row
     if states_parts:
-        if not jnp.asarray(states).weak_type and jnp.result_type(jnp.asarray(states), *states_parts) == jnp.asarray(states).dtype:
+        if not jnp.asarray(states).aval.weak_type and jnp.result_type(jnp.asarray(states), *states_parts) == jnp.asarray(states).dtype:
             states = jnp.concatenate([states, *states_parts], axis=0)
         else:  # a piece widens the dtype part-way: grow step by step, as the loop did
             for states_part in states_parts:

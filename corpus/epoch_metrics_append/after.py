@@ -14,7 +14,7 @@ def train(w, xs, ys, epochs, lr=0.1):
         # jnp.append without axis flattens both arguments
         history_parts.append(J.copy(J.ravel(loss)))
     if history_parts:
-        if not J.asarray(history).weak_type and J.result_type(J.asarray(history), *history_parts) == J.asarray(history).dtype:
+        if not J.asarray(history).aval.weak_type and J.result_type(J.asarray(history), *history_parts) == J.asarray(history).dtype:
             history = J.concatenate([J.ravel(history), *history_parts])
         else:  # a piece widens the dtype part-way: grow step by step, as the loop did
             for history_part in history_parts:

@@ -15,7 +15,7 @@ def simulate(x, v, steps, dt=0.01):
         x = x + dt * v
         trajectory_parts.append(jnp.copy(x[None]))
     if trajectory_parts:
-        if not jnp.asarray(trajectory).weak_type and jnp.result_type(jnp.asarray(trajectory), *trajectory_parts) == jnp.asarray(trajectory).dtype:
+        if not jnp.asarray(trajectory).aval.weak_type and jnp.result_type(jnp.asarray(trajectory), *trajectory_parts) == jnp.asarray(trajectory).dtype:
             trajectory = jnp.vstack([trajectory, *trajectory_parts])
         else:  # a piece widens the dtype part-way: grow step by step, as the loop did
             for trajectory_part in trajectory_parts:

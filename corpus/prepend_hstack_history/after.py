@@ -9,7 +9,7 @@ def newest_first(values, scale):
     for v in values:
         log_parts.append(jnp.copy(v * scale))
     if log_parts:
-        if not jnp.asarray(log).weak_type and jnp.result_type(jnp.asarray(log), *log_parts) == jnp.asarray(log).dtype:
+        if not jnp.asarray(log).aval.weak_type and jnp.result_type(jnp.asarray(log), *log_parts) == jnp.asarray(log).dtype:
             log = jnp.hstack([*log_parts[::-1], log])
         else:  # a piece widens the dtype part-way: grow step by step, as the loop did
             for log_part in log_parts:

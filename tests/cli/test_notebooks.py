@@ -89,7 +89,7 @@ def test_fix_changes_only_the_fixed_cells_source(capsys, nb):
         "    for x in xs:\n",
         "        out_parts.append(jnp.copy(x[None]))\n",
         "    if out_parts:\n",
-        "        if not jnp.asarray(out).weak_type and jnp.result_type(jnp.asarray(out), *out_parts) == jnp.asarray(out).dtype:\n",
+        "        if not jnp.asarray(out).aval.weak_type and jnp.result_type(jnp.asarray(out), *out_parts) == jnp.asarray(out).dtype:\n",
         "            out = jnp.concatenate([out, *out_parts], axis=0)\n",
         "        else:  # a piece widens the dtype part-way: grow step by step, as the loop did\n",
         "            for out_part in out_parts:\n",
@@ -107,7 +107,7 @@ def test_fix_changes_only_the_fixed_cells_source(capsys, nb):
 
 FIXED_GROWTH = (
     "        out_parts.append(jnp.copy(x[None]))\n    if out_parts:\n"
-    "        if not jnp.asarray(out).weak_type and jnp.result_type(jnp.asarray(out), *out_parts) == jnp.asarray(out).dtype:\n"
+    "        if not jnp.asarray(out).aval.weak_type and jnp.result_type(jnp.asarray(out), *out_parts) == jnp.asarray(out).dtype:\n"
     "            out = jnp.concatenate([out, *out_parts], axis=0)\n"
     "        else:  # a piece widens the dtype part-way: grow step by step, as the loop did\n"
     "            for out_part in out_parts:\n"

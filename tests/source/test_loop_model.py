@@ -82,6 +82,19 @@ def _step(xs, i, carry):
 def f(xs, h0):
     return lax.fori_loop(0, xs.shape[0], functools.partial(_step, xs), (h0, jnp.zeros_like(xs)))[1]
 """,
+    "partial through a module alias": """
+partial = functools.partial
+
+
+def _step(xs, i, carry):
+    h, buf = carry
+    h = jnp.tanh(h + xs[i])
+    return h, buf.at[i].set(h)
+
+
+def f(xs, h0):
+    return lax.fori_loop(0, xs.shape[0], partial(_step, xs), (h0, jnp.zeros_like(xs)))[1]
+""",
     "method": """
 class Model:
     def _step(self, i, carry):
@@ -95,6 +108,17 @@ class Model:
     "helper write": """
 def _write(buf, t, v):
     return buf.at[t].set(v)
+
+
+def f(xs, h0):
+    def step(i, carry):
+        h, buf = carry
+        h = jnp.tanh(h + xs[i])
+        return h, _write(buf, i, h)
+    return lax.fori_loop(0, xs.shape[0], step, (h0, jnp.zeros_like(xs)))[1]
+""",
+    "helper write bound as a lambda": """
+_write = lambda buf, t, v: buf.at[t].set(v)
 
 
 def f(xs, h0):

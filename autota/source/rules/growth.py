@@ -526,7 +526,7 @@ class GrowthRule(SourceRule):
                 self.end_line(loop) + 1,
                 [
                     f"{indent}if {parts}:",
-                    f"{indent}{unit}if not {asarray}.weak_type and "
+                    f"{indent}{unit}if not {asarray}.aval.weak_type and "
                     f"{namespace}.result_type({asarray}, {ordered.replace('[::-1]', '')}) == {asarray}.dtype:",
                     f"{indent}{unit}{unit}{acc} = {once}",
                     f"{indent}{unit}else:  # a piece widens the dtype part-way: grow step by step, as the loop did",
@@ -617,6 +617,12 @@ class GrowthRule(SourceRule):
                 "where the fix's read of the slot raises OverflowError"
             )
         row = call.args[0].value if call.args else None
+        if self.semantics.defines_attribute("__jax_array__"):
+            assumptions.append(
+                "that converting each value to an array has no effect: the fix converts it twice (once to "
+                "promote it with the buffer, once to write its row), and a class of this file defines its own "
+                "`__jax_array__`"
+            )
         if row is not None and scopes.may_overflow_int32(row, self.semantics.value_sources):
             assumptions.append(
                 f"that `{self.code_of(row)}` fits an int32: the fix promotes the value with "
@@ -663,7 +669,9 @@ class GrowthRule(SourceRule):
         the array is a histogram, whose size does not grow with the loop."""
         parts = _index_parts(call, method)
         names = [part.value if isinstance(part, cst.Index) else part for part in parts]
-        parts += [value for name in names if isinstance(name, cst.Name) and (value := self.semantics.assigned_value(name))]
+        parts += [  # `idx = active_of(j)`, `rows, cols = np.array(vals).T` before the update
+            reaching[1] for name in names if isinstance(name, cst.Name) and (reaching := self.semantics.reaching_value(name))
+        ]
         if any(self.semantics.find(part, lambda n: isinstance(n, (cst.Subscript, cst.Call))) for part in parts):
             return True  # `counts.at[tiles[i]]`, or `idx = active_of(j)` ... `full.at[idx]`
         data = set()

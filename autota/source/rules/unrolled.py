@@ -16,21 +16,27 @@ import libcst as cst
 
 from autota.catalogue import Edit, Fix
 from autota.source import prefilter, scopes, vocabulary
+from autota.source.tracing import COMPILED
 from autota.source.rule import SourceRule
 from autota.source.rules.growth import GROWTH
 
 
 UNSAFE_DIFFERENCES = (
     "the loop index becomes a traced int32 (weakly typed, so it promotes as the Python int did): indexing "
-    "an array with it clamps instead of raising, and indexing a Python list, tuple or dict with it, or using "
-    "it where Python needs an int or a bool (a slice bound, `range`, a shape, `done or t > 3`), raises; "
-    "arithmetic on it wraps around where a Python int would raise OverflowError or grow, and float "
-    "arithmetic on it runs in float32 where Python's ran in float64 (`t * 0.1` may differ in the last bit); the body is traced once, so its Python side "
-    "effects (`print`, NumPy's random numbers, `next()` of an iterator) happen once instead of every step; "
-    "Python numbers and NumPy arrays carried through the loop come back as JAX arrays (NumPy functions "
-    "refuse them inside the body, and float64 becomes float32); and a carry whose dtype or shape changes "
-    "from one step to the next, or that is not a JAX type (a Flax NNX module, another Python object), makes "
-    "`lax.scan` raise a TypeError"
+    "an array with it clamps instead of raising, and using it where Python or NumPy needs a concrete number "
+    "raises (indexing a Python list, tuple, dict or NumPy array, a slice bound, `range`, a shape, a bool test "
+    "such as `done or t > 3`, `float(t)`, `max(t, 1)`, `math`/NumPy functions, `t ** -1`, a static argument "
+    "of a jitted call, the bounds of an inner `fori_loop`, which then has no reverse-mode gradient); "
+    "arithmetic on it wraps around where a Python int would raise OverflowError or grow (a `range` "
+    "beyond int32 raises OverflowError), `t % 0` gives a value where Python raised ZeroDivisionError, and "
+    "float arithmetic on it runs in float32 where Python's ran in float64 (`t * 0.1` may differ in the last "
+    "bit), and XLA compiles one scan step apart from its neighbours, so float results and gradients may "
+    "differ in the last bits; the body is traced once, so its Python side effects (`print`, NumPy's random numbers, `next()` of "
+    "an iterator) happen once instead of every step; Python numbers and NumPy arrays carried through the loop "
+    "come back as JAX arrays (NumPy functions refuse them inside the body, and float64 becomes float32); and "
+    "a carry whose dtype, shape or Python type changes from one step to the next (a tuple that becomes a "
+    "list), or that is not a JAX type (a Flax NNX module, another Python object), makes `lax.scan` raise a "
+    "TypeError"
 )
 """What may differ after the fix, and nothing else: the message and the doc both say it."""
 
@@ -49,6 +55,7 @@ class UnrolledLoopRule(SourceRule):
         reached, frontier = list(jitted), list(jitted)
         for _ in range(3):  # the module's functions that jitted code calls, a few calls down
             called = _called_from(facts, frontier, methods=True)  # as `self.fill(...)` too: generous
+            called |= facts.wrapped(called)  # `batched(x)` where `batched = jax.vmap(f)`
             frontier = [
                 f for f in facts.functions
                 if not isinstance(f.node, ast.Lambda) and f.node.name in called and all(f is not r for r in reached)
@@ -86,6 +93,8 @@ class UnrolledLoopRule(SourceRule):
             return  # the index sets a shape or picks a Python item: no `lax.scan` expresses the loop
         if self.few_trips(node):
             return  # a few copies of the body, whatever the input: the program does not grow
+        if self._python_only(node, function, carried):
+            return  # Python numbers and shapes alone: the loop runs at trace time and adds no operation
         under = _where_compiled(traced, self.start_line(traced.node))
         message = (
             f"this Python loop {under}, so it is unrolled: the program holds one copy of the body per "
@@ -371,6 +380,23 @@ class UnrolledLoopRule(SourceRule):
             if name not in carried:
                 return f"the body assigns `{name}`, which is not bound before the loop"
         var = loop.target.value
+        if self.semantics.find(loop.body, lambda n: isinstance(n, cst.NamedExpr)):
+            return "the body binds a name with `:=`, which the scan body would bind in its own scope"
+        declared = self.semantics.find(function.body, lambda n: isinstance(n, (cst.Global, cst.Nonlocal)))
+        if declared:
+            return f"the function declares `global`/`nonlocal` names (line {self.start_line(declared[0])}), which code the loop calls may read step by step"
+        unbound = next((c for c in carried if not self._bound_before(loop, function, c)), None)
+        if unbound is not None:
+            return f"`{unbound}` is not bound on every path to the loop, and the scan's initial carry reads it"
+        windows = [
+            n for n in self.semantics.find(loop.body, lambda n: isinstance(n, cst.Slice))
+            if any(part is not None and self.semantics.names_in(part, var) for part in (n.lower, n.upper))
+        ]
+        if windows:
+            return (
+                f"the index `{var}` is a slice bound (line {self.start_line(windows[0])}), which a traced index cannot "
+                "be; take the window with `lax.dynamic_slice_in_dim` first"
+            )
         if any(self.semantics.names_in(e.test, var) for e in self.semantics.find(loop.body, lambda n: isinstance(n, cst.IfExp))):
             return f"the body tests `{var}` in a conditional expression (a peeled first or last step), which a scan writes with `jnp.where`"
         outside = [
@@ -392,39 +418,94 @@ class UnrolledLoopRule(SourceRule):
             return f"`{name}` (line {self.start_line(call)}) reads the function's locals by name"
         return None
 
+    def _python_only(self, loop: cst.For, function: cst.FunctionDef, carried: list[str]) -> bool:
+        """Whether every carried name holds Python numbers, tuples or shapes before the loop and
+        after each assignment in it (``scale = scale * 0.5``, ``dims = dims + (x.shape[k],)``):
+        the loop then computes at trace time and puts nothing in the program."""
+        names = {*carried, loop.target.value} if isinstance(loop.target, cst.Name) else set(carried)
+        if names & {p.name.value for p in scopes.all_params(function)}:
+            return False  # a parameter may hold an array
+        for assign in self.semantics.own_nodes(function, lambda n: isinstance(n, (cst.Assign, cst.AugAssign, cst.AnnAssign))):
+            targets = [t.target for t in assign.targets] if isinstance(assign, cst.Assign) else [assign.target]
+            if not any(isinstance(t, cst.Name) and t.value in carried for t in targets):
+                continue
+            if self.start_line(assign) >= self.start_line(loop) and not self.semantics.contains(loop, assign):
+                continue  # after the loop
+            if len(targets) != 1 or assign.value is None or not self._static(assign.value, names):
+                return False
+        return bool(carried)
+
+    def _static(self, expr: cst.BaseExpression, names: set[str]) -> bool:
+        """Whether ``expr`` is a Python value at trace time, built from literals, ``names``, array
+        shapes and ``len``."""
+        if isinstance(expr, (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString)):
+            return True
+        if isinstance(expr, cst.Name):
+            return expr.value in names or expr.value in ("True", "False", "None")
+        if isinstance(expr, cst.Tuple):
+            return all(isinstance(e, cst.Element) and self._static(e.value, names) for e in expr.elements)
+        if isinstance(expr, cst.Attribute):
+            return expr.attr.value in ("shape", "ndim", "size")
+        if isinstance(expr, cst.Subscript):
+            return self._static(expr.value, names) and all(
+                isinstance(e.slice, cst.Index) and self._static(e.slice.value, names) for e in expr.slice
+            )
+        if isinstance(expr, cst.BinaryOperation):
+            return self._static(expr.left, names) and self._static(expr.right, names)
+        if isinstance(expr, cst.UnaryOperation):
+            return self._static(expr.expression, names)
+        if isinstance(expr, cst.Call):
+            return self.matches(expr.func, {"builtins.len"}) is not None and len(expr.args) == 1
+        return False
+
+    def _bound_before(self, loop: cst.For, function: cst.FunctionDef, name: str) -> bool:
+        """Whether ``name`` is bound on every path to ``loop``: a parameter of ``function``, or a
+        name a plain statement before the loop binds in the loop's block or a block around it
+        (not one under an ``if`` or a ``try`` beside it)."""
+        if name in {p.name.value for p in scopes.all_params(function)}:
+            return True
+        node: cst.CSTNode = loop
+        while node is not function:
+            block = self.parent(node)
+            if isinstance(block, cst.IndentedBlock):
+                siblings = list(block.body)
+                for earlier in siblings[: siblings.index(node)]:
+                    if isinstance(earlier, cst.SimpleStatementLine) and any(
+                        scopes.binding_role(self.semantics.parents, n)[0] is not None
+                        for n in self.semantics.names_in(earlier, name)
+                    ):
+                        return True
+            node = block
+        return False
+
     def _fix(self, loop: cst.For, carried: list[str]) -> Fix | str:
         lax = self.semantics.module_spelling("jax.lax")
         if lax is None:
             return self.unspelled("jax.lax")
         if self.semantics.builtin_shadowed("len") or self.semantics.builtin_shadowed("range"):
             return "`len` or `range` may not be the builtin here (a binding of the name or a star import), and the rewrite counts the steps with them"
-        calls = [c for a in loop.iter.args for c in self.semantics.find(a.value, lambda n: isinstance(n, cst.Call))]
-        if any(not self.writes_nothing(c) for c in calls):
-            return "a `range` argument calls something that may have effects, which the rewrite evaluates again"
         inner, text, comment = self._verbatim_body(loop)
         source = self.context.source
         indent = source.indentation(self.start_line(loop))
         body_name = self.fresh_name("scan_body", loop)
         var = loop.target.value
-        taken = {*carried, var}
-        carry_name = "carry" if "carry" not in taken else self.fresh_name("carry", loop)
-        unused = "_" if "_" not in taken and carry_name != "_" else self.fresh_name("unused", loop)
+        # names of the rewrite's own that no read of the body can mean: not only the carried ones
+        carry_name, unused, steps = (self.fresh_name(base, loop) for base in ("carry", "unused", "steps"))
         packed = carried[0] if len(carried) == 1 else f"({', '.join(carried)})"
-        args = [self.code_of(a.value) for a in loop.iter.args]
-        start = args[0] if len(args) > 1 else "0"
-        step = args[2] if len(args) > 2 else "1"
-        trips = f"len(range({', '.join(args)}))"
+        # The `range` is made once, where the loop made it: its start and step are the Python ints
+        # the loop counted with (`__index__` of a NumPy int included), read by the body as
+        # constants, so the index stays weakly typed and combines with other values as the Python
+        # int did (an int8 carry plus the index stays int8), whatever the body rebinds.
         # The body's own lines stay as they are, at the depth they had in the loop (continuation
-        # lines and multi-line strings unchanged); the index is carried from a Python int, so it
-        # stays weakly typed and combines with other values as the Python int did (an int8 carry
-        # plus the index stays int8).
+        # lines and multi-line strings unchanged).
         lines = [
-            f"def {body_name}({carry_name}, {unused}):{comment}",
+            f"{steps} = range({', '.join(self.code_of(a.value) for a in loop.iter.args)}){comment}",
+            f"{indent}def {body_name}({carry_name}, {unused}):",
             f"{inner}{packed}, {var} = {carry_name}",
             text,
-            f"{inner}return ({packed}, {var} + {step}), None",
-            f"{indent}if {trips}:  # as the loop, run nothing for no steps (a scan traces its body even then)",
-            f"{inner}{packed} = {lax}.scan({body_name}, ({packed}, {start}), None, length={trips})[0][0]",
+            f"{inner}return ({packed}, {var} + {steps}.step), None",
+            f"{indent}if {steps}:  # as the loop, run nothing for no steps (a scan traces its body even then)",
+            f"{inner}{packed} = {lax}.scan({body_name}, ({packed}, {steps}.start), None, length=len({steps}))[0][0]",
         ]
         loc = self.location(loop)
         end = source.line(loc.end_line)
@@ -445,9 +526,6 @@ class UnrolledLoopRule(SourceRule):
 PYTHON_CONTAINERS = frozenset({"builtins.list", "builtins.tuple", "builtins.dict"})
 """Calls that make a Python container, which a traced index cannot subscript."""
 
-COMPILED = frozenset({"jit", "loop-body", "branch"})
-"""Traces whose program XLA compiles: a jitted function's, and a ``lax`` loop body's or a
-``cond`` branch's (compiled even when called eagerly), where an unrolled loop grows the program."""
 
 
 def _where_compiled(traced, line: int) -> str:
@@ -464,12 +542,18 @@ def _where_compiled(traced, line: int) -> str:
 
 
 def _called_from(facts: prefilter.Facts, functions: list, methods: bool) -> set[str]:
-    """The names ``functions`` call (with ``methods``, also the attribute of ``x.name(...)``)."""
+    """The names ``functions`` call (with ``methods``, also the attribute of ``x.name(...)``),
+    and those they wrap where they run them: ``f`` of ``jax.vmap(f)(x)`` or ``jax.grad(f)``."""
+    inside = [site for site in facts.calls if any(prefilter.inside(site, f) for f in functions)]
     return {
         site.node.func.id if isinstance(site.node.func, ast.Name) else site.node.func.attr
-        for site in facts.calls
+        for site in inside
         if isinstance(site.node.func, (ast.Name, ast.Attribute) if methods else ast.Name)
-        and any(prefilter.inside(site, f) for f in functions)
+    } | {
+        prefilter.terminal(site.node.args[0])
+        for site in inside
+        if site.node.args and facts.name(site.node.func) in prefilter.TRACING_TERMINALS
+        and prefilter.terminal(site.node.args[0]) is not None
     }
 
 

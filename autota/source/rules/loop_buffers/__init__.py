@@ -19,7 +19,7 @@ import libcst as cst
 
 from autota.source import prefilter, scopes, vocabulary
 from autota.source.rule import SourceRule
-from autota.source.rules.loop_buffers.body import LoopBodies, Write
+from autota.source.rules.loop_buffers.body import Body, LoopBodies, Verdict, Write, by_buffer
 from autota.source.rules.loop_buffers.carried import CarriedBuffers, updates_state
 from autota.source.rules.loop_buffers.model import BufferWrite, LoopModel, LoopModeler, string_key
 from autota.source.rules.loop_buffers.select import SelectUpdates
@@ -29,6 +29,7 @@ from autota.source.rules.loop_buffers.while_loops import WhileLoops
 
 
 SELECT_TERMINALS = frozenset(vocabulary.terminal(name) for name in WHERE)
+
 
 
 class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, StaticFacts, SourceRule):
@@ -88,11 +89,14 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
                     for f in (*reachable.get((name, call.top), ()), *reachable.get((name, None), ()))
                     if id(f) not in seen
                 ]
-                if not new:
+                # a helper bound as a lambda (`put = lambda b, i, v: b.at[i].set(v)`) that a body calls
+                named = [n for name in frontier - set(functions) for n in facts.named_lambdas.get(name, ()) if id(n) not in seen]
+                if not new and not named:
                     break
-                seen.update(id(f) for f in new)
+                seen.update(id(f) for f in (*new, *named))
                 reached += new
-                frontier = set().union(*(mentioned(f.node) for f in new)) - names
+                lambdas += named
+                frontier = set().union(*(mentioned(f.node) for f in new), *(mentioned(n) for n in named)) - names
                 names |= frontier
             if any(id(f.node) in updated for f in reached) or any(id(arg) in updated for arg in lambdas):
                 needed |= {call.top} | prefilter.tops(reached)
@@ -179,78 +183,118 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
         ):
             return  # nothing leaves the loop with a gradient: AT201-AT203 are about costs under `grad`
         writes = self._writes(body)
-        by_buffer: dict[str, list[Write]] = {}
-        for write in writes:
-            by_buffer.setdefault(write.label, []).append(write)
-        for label, group in by_buffer.items():
-            write = group[0]
-            uses = self._other_reads(body, write.buf, group)
-            # uses that read no rows back but keep the buffer in the body: its shape, the written slot
-            kept = [
-                name for name in uses
-                if self._reads_metadata(name) or len(group) == 1 and self._reads_written_slot(name, write)
-            ]
-            reads = [name for name in uses if name not in kept]
-            exact = self._exact_buffer(args[INIT_ARG[kind]].value, body, write)
-            parts = all(self._reads_part(name) for name in reads)
-            if exact and parts:
-                reads = []  # an int/bool buffer read at a slot or band: `grad` saves the part, not the buffer
-            if kind != "while" and (reads or kept) and parts and self._invariant(body, write.index):
-                continue  # one block read and rewritten every step (an accumulator): no history, O(T) memory
-            previous = self._previous_rows(call, kind, args, body, group, reads)
-            data_slot = self._index_motion(body, write, self._index_kind(call, kind, args, write)) == "data"
-            if updates_state(bool(reads) and previous is None, self._reads_old_slot(group, kept), data_slot):
-                continue  # the loop's state updated in place (Gauss-Seidel, a histogram): no rows
-            if kind == "while":  # `grad` cannot go through it, so nothing is saved: AT202, whatever it reads
-                if not (exact or self._gradient_free(write.row) or self._invariant(body, write.index)):
-                    self._report_while(call, args, body, write, group)
+        for group in by_buffer(writes):
+            verdict = self._judge_buffer(call, kind, args, body, group)
+            if verdict is None:
                 continue
-            if reads and previous is None:
-                self._report_read_back(kind, write, reads[0])
-                continue
-            if exact:
-                continue
-            if scopes.is_constant(write.row) or self._invariant(body, write.row):
-                continue  # a buffer cleared or filled with one value: no per-step values to collect
-            self._report_carried(call, kind, args, body, write, group, previous or [], kept)
+            if kind == "while":
+                self._report_while(call, args, body, group[0], group)
+            elif verdict.read is not None:
+                self._report_read_back(kind, group[0], verdict.read)
+            else:
+                self._report_carried(call, kind, args, body, group[0], group, verdict.previous, verdict.kept)
         # every other spelling of a carried buffer: the loop model sees through it
         model = self._model(call, kind, args)
+        for found in self._unseen(model, writes):
+            if self._modelled_matters(model, found, args[INIT_ARG[kind]].value):
+                self._report_modelled(model, found)
+
+    def _judge_buffer(self, call, kind: str, args: dict, body: Body, group: list[Write]) -> Verdict | None:
+        """Whether the buffer that ``group`` writes (read syntactically) is worth a finding, and
+        what the finding rests on; ``None`` where it is state, an accumulator, an integer or
+        constant buffer, or (in a ``while_loop``) has no gradient."""
+        write = group[0]
+        uses = self._other_reads(body, write.buf, group)
+        # uses that read no rows back but keep the buffer in the body: its shape, the written slot
+        kept = [
+            name for name in uses
+            if self._reads_metadata(name) or len(group) == 1 and self._reads_written_slot(name, write)
+        ]
+        reads = [name for name in uses if name not in kept]
+        init = args.get(INIT_ARG[kind])  # unknown where a scanned form is called elsewhere
+        exact = init is not None and self._exact_buffer(init.value, body, write)
+        parts = all(self._reads_part(name) for name in reads)
+        if exact and parts:
+            reads = []  # an int/bool buffer read at a slot or band: `grad` saves the part, not the buffer
+        if kind != "while" and (reads or kept) and parts and self._invariant(body, write.index):
+            return None  # one block read and rewritten every step (an accumulator): no history, O(T) memory
+        previous = self._previous_rows(call, kind, args, body, group, reads)
+        data_slot = self._index_motion(body, write, self._index_kind(call, kind, args, write)) == "data"
+        if updates_state(bool(reads) and previous is None, self._reads_old_slot(group, kept), data_slot):
+            return None  # the loop's state updated in place (Gauss-Seidel, a histogram): no rows
+        if kind == "while":  # `grad` cannot go through it, so nothing is saved: AT202, whatever it reads
+            if exact or self._gradient_free(write.row) or self._invariant(body, write.index):
+                return None
+            return Verdict()
+        if reads and previous is None:
+            return Verdict(read=reads[0])
+        if exact or scopes.is_constant(write.row) or self._invariant(body, write.row):
+            return None  # no cotangent, or a buffer cleared or filled with one value: no per-step values
+        return Verdict(previous=previous or [], kept=kept)
+
+    def _unseen(self, model: LoopModel, writes: list[Write]) -> list[BufferWrite]:
+        """The model's writes that the syntactic reading of the body did not find."""
         seen = [self.location(w.call) for w in writes]
-        init = args[INIT_ARG[kind]].value
+        unseen = []
         for found in model.writes:
             where = self.location(found.write.call)
             if not any(_within(where, s) or _within(s, where) for s in seen):
                 seen.append(where)
-                exact = modeler.exact_dtype(modeler.initial(init, found.path))
-                if exact and found.whole_read is None:
-                    found = dataclasses.replace(found, read=None)  # read at a slot or band: see `_exact_buffer`
-                if model.kind != "while" and found.read is not None and found.whole_read is None and (
-                    found.index == "data" and invariant(self, found.write.index_node, model.body.node)
-                ):
-                    continue  # one block read and rewritten every step (an accumulator): O(T) memory
-                if updates_state(found.read is not None, found.old_slot_read is not None, found.index == "data"):
-                    continue  # the loop's state updated in place: no rows
-                if model.kind == "while":
-                    if not (exact or self._gradient_free(found.write.row) or found.index == "fixed" or (
-                        found.write.index_node is not None and invariant(self, found.write.index_node, model.body.node)
-                    )):
-                        self._report_modelled(model, found)
-                    continue
-                at201 = found.read is None or found.index == "fixed"
-                if not at201 or not (exact or scopes.is_constant(found.write.row)):
-                    self._report_modelled(model, found)
+                unseen.append(found)
+        return unseen
+
+    def _modelled_matters(self, model: LoopModel, found: BufferWrite, init: cst.BaseExpression | None) -> bool:
+        """Whether a write only the loop model sees is worth a finding: the same questions as
+        :meth:`_judge_buffer` asks, of the model's facts."""
+        modeler = self._modeler()
+        exact = init is not None and modeler.exact_dtype(modeler.initial(init, found.path))
+        if exact and found.whole_read is None:
+            found = dataclasses.replace(found, read=None)  # read at a slot or band: see `_exact_buffer`
+        if model.kind != "while" and found.read is not None and found.whole_read is None and (
+            found.index == "data" and invariant(self, found.write.index_node, model.body.node)
+        ):
+            return False  # one block read and rewritten every step (an accumulator): O(T) memory
+        if updates_state(found.read is not None, found.old_slot_read is not None, found.index == "data"):
+            return False  # the loop's state updated in place: no rows
+        if model.kind == "while":
+            return not (exact or self._gradient_free(found.write.row) or found.index == "fixed" or (
+                found.write.index_node is not None and invariant(self, found.write.index_node, model.body.node)
+            ))
+        at201 = found.read is None or found.index == "fixed"
+        return not at201 or not (exact or scopes.is_constant(found.write.row))
 
     def _gradient_free(self, row: cst.BaseExpression | None) -> bool:
         """Whether a row written in a ``while_loop`` visibly has no gradient: a bool literal (a mask
         cleared slot by slot, ``mask.at[i].set(False)``) or an integer result (``jnp.argmax``, a
         ``jax.random.categorical`` draw: a decoder's next token), directly or through a name
         bound once to one. The buffer then collects nothing that ``grad`` could go through, and
-        forward it is updated in place: AT202's differentiable rewrite has nothing to offer."""
+        forward it is updated in place: AT202's differentiable rewrite has nothing to offer. The
+        result of a function of this file counts where each of its ``return`` s gives such a value
+        there (``tok, _ = self.pick(logits)`` where ``pick`` returns ``jnp.argmax(...), None``)."""
+        position: int | None = None
         if isinstance(row, cst.Name) and not is_bool_literal(row):
-            row = self.semantics.assigned_value(row) or row
+            reaching = self.semantics.reaching_value(row)
+            if reaching is not None and len(reaching[0]) <= 1:
+                position = reaching[0][0] if reaching[0] else None
+                row = reaching[1]
         if is_bool_literal(row):
             return True
-        return isinstance(row, cst.Call) and self.matches(row.func, vocabulary.INTEGER_RESULTS) is not None
+        if not isinstance(row, cst.Call):
+            return False
+        if position is None and self.matches(row.func, vocabulary.INTEGER_RESULTS) is not None:
+            return True
+        function = self._modeler().callable(row.func)
+        if function is None or not isinstance(function.node, cst.FunctionDef):
+            return False
+        returns = self.semantics.own_nodes(function.node, lambda n: isinstance(n, (cst.Return, cst.Yield)))
+        given = [r.value if isinstance(r, cst.Return) else None for r in returns]
+        if position is not None:
+            given = [v.elements[position].value if isinstance(v, cst.Tuple) and position < len(v.elements) and not any(
+                isinstance(e, cst.StarredElement) for e in v.elements
+            ) else None for v in given]
+        return bool(given) and all(
+            isinstance(v, cst.Call) and self.matches(v.func, vocabulary.INTEGER_RESULTS) is not None for v in given
+        )
 
     def _exact_buffer(self, init: cst.BaseExpression, body, write: Write) -> bool:
         """Whether the carried ``buf`` starts as a visibly integer or boolean array. Written and
@@ -274,7 +318,8 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
         if getattr(self, "_models", None) is None:
             self._models: dict[int, tuple[cst.Call, LoopModel]] = {}
         if id(call) not in self._models:  # the call is kept with its model, so that its id stays its own
-            self._models[id(call)] = (call, self._modeler().build(call, kind, args))
+            lifted = LOOPS.get(self.matches(call.func, LOOPS)) in ("nn.while", "nn.scan")  # `body(mdl, carry, ...)`
+            self._models[id(call)] = (call, self._modeler().build(call, kind, args, module_first=lifted))
         return self._models[id(call)][1]
 
     def _modeler(self) -> LoopModeler:
@@ -282,8 +327,12 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
             self._loop_modeler = LoopModeler(self)
         return self._loop_modeler
 
-    def _report_modelled(self, model: LoopModel, found: BufferWrite) -> None:
-        """A carried buffer the model found in a spelling the fix builder does not rewrite."""
+    def _report_modelled(
+        self, model: LoopModel, found: BufferWrite, where: str | None = None, output: str = "a `scan` output"
+    ) -> None:
+        """A carried buffer the model found in a spelling the fix builder does not rewrite;
+        ``where`` says which loop carries it and ``output`` what takes its rows, where that is not
+        a ``lax`` loop's call."""
         loop = {"fori": "fori_loop", "scan": "scan", "while": "while_loop"}[model.kind]
         write = found.write
         if found.read is not None and found.index != "fixed" and model.kind != "while":
@@ -309,7 +358,9 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
             )
             return
         kind = "some-steps" if write.form == "some-steps" else found.index
-        message = self._written_message(found.label, f"carried through `{loop}`", kind, write.index_node, "a `scan` output")
+        message = self._written_message(
+            found.label, where or f"carried through `{loop}`", kind, write.index_node, output
+        )
         reason = _spelling(found)
         if reason is None and found.maybe_read is not None:
             reason = (

@@ -638,6 +638,25 @@ class LoopBodies:
         return found
 
 
+@dataclass(frozen=True)
+class Verdict:
+    """A buffer worth a finding, and what the finding rests on: the read that keeps its rows in
+    the carry (AT203), or the reads of the previous row and the uses that need the buffer in the
+    body (AT201's fix)."""
+
+    read: cst.Name | None = None
+    previous: list = field(default_factory=list)
+    kept: list = field(default_factory=list)
+
+
+def by_buffer(writes: list[Write]) -> list[list[Write]]:
+    """The writes grouped by the buffer they write, in order of first write."""
+    groups: dict[str, list[Write]] = {}
+    for write in writes:
+        groups.setdefault(write.label, []).append(write)
+    return list(groups.values())
+
+
 def entry_key(write: Write) -> str | None:
     """The string key of the dict entry ``write`` writes (``"energy"``), if a string literal."""
     key = _subscript_index(write.statement.targets[0].target) if write.statement is not None else None

@@ -24,7 +24,7 @@ from autota.source.rules.loop_buffers.syntax import (
     identifier,
     all_params,
 )
-from autota.source.rules.loop_buffers.body import Write, Body
+from autota.source.rules.loop_buffers.body import Write, Body, by_buffer
 
 
 LINE_LENGTH = 88
@@ -137,27 +137,36 @@ class CarriedBuffers:
                 return
             name, output = function.name.value, "the function's `y` (stacked by `nn.scan` along `out_axes`)"
         body = self._body(function, "nn.scan")
-        by_buffer: dict[str, list[Write]] = {}
-        for write in self._writes(body):
-            by_buffer.setdefault(write.label, []).append(write)
-        for group in by_buffer.values():
-            write = group[0]
-            reads = self._other_reads(body, write.buf, group)
-            if reads:
-                self._report_read_back("scan", write, reads[0])
-                continue
-            where = f"carried through the Flax `nn.scan` of `{name}` (line {self.start_line(call)})"
-            self.report(
-                "AT201",
-                write.call,
-                self._carried_message(where, body, write, output),
-                reason="autota does not rewrite Flax's lifted `nn.scan` and the calls of its scanned form",
-            )
+        # the initial carry, where the scanned form is called at once: `nn.scan(fn, ...)(mdl, carry, xs)`
+        outer = self.parent(call)
+        given = [a.value for a in outer.args if a.keyword is None and not a.star] if (
+            isinstance(outer, cst.Call) and outer.func is call and not any(a.star for a in outer.args)
+        ) else []
+        init = given[1] if len(given) >= 2 and cls is None else None
+        args = {"f": cst.Arg(target), **({"init": cst.Arg(init)} if init is not None else {})}
+        where = f"carried through the Flax `nn.scan` of `{name}` (line {self.start_line(call)})"
+        self._not_rewritten = "autota does not rewrite Flax's lifted `nn.scan` and the calls of its scanned form"
+        try:
+            writes = self._writes(body)
+            for group in by_buffer(writes):
+                verdict = self._judge_buffer(call, "scan", args, body, group)
+                if verdict is not None and verdict.read is not None:
+                    self._report_read_back("scan", group[0], verdict.read)
+                elif verdict is not None:
+                    self.report("AT201", group[0].call, self._carried_message(where, body, group[0], output))
+            # other spellings (an attribute carry, `val.lp = val.lp.at[...]`): the loop model's
+            model = self._model(call, "scan", args)
+            for found in self._unseen(model, writes):
+                if self._modelled_matters(model, found, init):
+                    self._report_modelled(model, found, where, output)
+        finally:
+            self._not_rewritten = None
 
     def _check_flax_while(self, call: cst.Call) -> None:
         """``nn.while_loop(cond_fn, body_fn, mdl, init)``: ``body_fn(mdl, carry)`` is a
-        ``while_loop`` body, which `grad` cannot go through; its buffers are AT202, reported, not
-        rewritten (a lifted transform, whose module argument a `fori_loop` does not take)."""
+        ``while_loop`` body, which `grad` cannot go through; its buffers are AT202, judged as a
+        ``lax.while_loop``'s are, reported, not rewritten (a lifted transform, whose module
+        argument a `fori_loop` does not take)."""
         positional = [a.value for a in call.args if a.keyword is None and not a.star]
         if len(positional) < 4 or any(a.star for a in call.args):
             return
@@ -167,9 +176,7 @@ class CarriedBuffers:
         if self._modeler().without_cotangent(positional[3]):
             return  # nothing differentiable in the carry
         body = self._body(function, "nn.while")
-        by_buffer: dict[str, list[Write]] = {}
-        for write in self._writes(body):
-            by_buffer.setdefault(write.label, []).append(write)
+        args = {"body_fun": cst.Arg(positional[1]), "init_val": cst.Arg(positional[3])}
         message = (
             "is written in the Flax `nn.while_loop` of `{name}` (line {line}), which cannot be reverse-differentiated "
             "(`jax.grad` fails); if it runs a fixed number of steps, a `nn.scan` with stacked outputs makes it "
@@ -177,24 +184,15 @@ class CarriedBuffers:
             "(`jnp.where(done, old, new)`); or, without `grad`, donate the buffer at the `jit` boundary"
         ).format(name=function.name.value, line=self.start_line(call))
         reason = "autota does not rewrite Flax's lifted `nn.while_loop`"
-        seen = []
-        for group in by_buffer.values():
-            write = group[0]
-            seen.append(self.location(write.call))
-            if self._exact_buffer(positional[3], body, write):
-                continue
-            self.report("AT202", write.call, f"`{write.label}` {message}", reason=reason)
+        writes = self._writes(body)
+        for group in by_buffer(writes):
+            if self._judge_buffer(call, "while", args, body, group) is not None:
+                self.report("AT202", group[0].call, f"`{group[0].label}` {message}", reason=reason)
         # other spellings (an attribute carry, `val.ids = val.ids.at[...]`): the loop model's
-        modeler = self._modeler()
-        arguments = {"body_fun": cst.Arg(positional[1]), "init_val": cst.Arg(positional[3])}
-        for found in modeler.build(call, "while", arguments, module_first=True).writes:
-            where = self.location(found.write.call)
-            if any(where.line == s.line and where.column == s.column for s in seen):
-                continue
-            seen.append(where)
-            if modeler.exact_dtype(modeler.initial(positional[3], found.path)):
-                continue
-            self.report("AT202", found.write.call, f"`{found.label}` {message}", reason=reason)
+        model = self._model(call, "while", args)
+        for found in self._unseen(model, writes):
+            if self._modelled_matters(model, found, positional[3]):
+                self.report("AT202", found.write.call, f"`{found.label}` {message}", reason=reason)
 
     def _report_read_back(self, kind: str, write: Write, read: cst.Name) -> None:
         loop = {"fori": "fori_loop", "scan": "scan", "while": "while_loop"}[kind]

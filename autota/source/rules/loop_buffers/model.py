@@ -232,6 +232,11 @@ class LoopModeler:
         """What the initial carry ``init`` holds at ``path``, where the source shows it: tuple and
         list positions, fields given by keyword to a constructor, entries of a dict display, names followed to the value that
         reaches them (``None`` elsewhere)."""
+        if isinstance(init, cst.Name) and path and isinstance(path[0], str) and path[0].startswith("."):
+            # a field set on the carried object before the loop: `val.ids = jnp.zeros(..., jnp.int32)`
+            given = self.semantics.attribute_set_before(init, path[0][1:])
+            if given is not None:
+                return self.initial(given, path[1:], depth + 1)
         value = self._value_of(init, depth)
         for step in path:
             if isinstance(step, str) and step.startswith(".") and isinstance(value, cst.Call):
@@ -438,7 +443,7 @@ class LoopModeler:
             model.problem = str(stop) or "the body does something the model does not follow"
             return model
         if isinstance(result, Either):  # the option whose shape fits the loop's carry
-            init = args[vocabulary.INIT_ARG[kind]].value
+            init = args[vocabulary.INIT_ARG[kind]].value if vocabulary.INIT_ARG[kind] in args else None
             size = len(init.elements) if isinstance(init, (cst.Tuple, cst.List)) else None
             fits = [
                 o for o in result.options
@@ -659,15 +664,18 @@ class _Evaluation:
                 self.bind(small.target, self.expr(small.value, env, depth), env, depth)
         elif isinstance(small, cst.AugAssign):
             value = self.expr(small.value, env, depth)
-            if isinstance(small.target, cst.Name):
-                old = env.get(small.target.value, OPAQUE)
+            target = small.target
+            if isinstance(target, cst.Name) or isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) and (
+                isinstance(env.get(target.value.value), (Carry, Record))
+            ):  # `i += 1`, `val.step += 1` on a carried object
+                old = env.get(target.value, OPAQUE) if isinstance(target, cst.Name) else self.expr(target, env, depth)
                 step = value.value if isinstance(value, Const) else None
                 if step is not None and isinstance(small.operator, (cst.AddAssign, cst.SubtractAssign)):
-                    env[small.target.value] = _shift(old, step if isinstance(small.operator, cst.AddAssign) else -step)
+                    self.bind(target, _shift(old, step if isinstance(small.operator, cst.AddAssign) else -step), env, depth)
                 else:
                     self.read(old, small)
                     self.read(value, small)
-                    env[small.target.value] = Opaque(small)
+                    self.bind(target, Opaque(small), env, depth)
             else:
                 self.read(value, small)
                 self.expr(small.target, env, depth)
@@ -807,9 +815,35 @@ class _Evaluation:
             merged = _merge(body, orelse, node)
             if isinstance(merged, Opaque) and isinstance(body, Pack) and isinstance(orelse, Pack):
                 return Either([body, orelse])
+            if isinstance(merged, Opaque):  # `outs if flag else 0.0`: what either side reads is read
+                self.read(body, node)
+                self.read(orelse, node)
             return merged
         if isinstance(node, cst.Lambda):
             return Function(node, closure=env)
+        if isinstance(node, cst.Dict):
+            return self.dict_display(node, env, depth)
+        operands = _operands(node)
+        if operands is not None:  # `c.step % 4 == 0` reads the field, not the whole carry
+            for operand in operands:
+                self.read(self.expr(operand, env, depth), node)
+            return Opaque(node)
+        for name in self.modeler.semantics.find(node, lambda n: isinstance(n, cst.Name)):
+            if name.value in env:
+                self.read(env[name.value], name)
+        return Opaque(node)
+
+    def dict_display(self, node: cst.Dict, env: dict, depth: int) -> Value:
+        """``{"buf": v, ...}``, or ``{**log, "buf": v}``: a record of its string-keyed entries, the
+        rest taken from the one ``**`` in front; anything else is read whole."""
+        elements = list(node.elements)
+        base = None
+        if elements and isinstance(elements[0], cst.StarredDictElement):
+            base = self.expr(elements.pop(0).value, env, depth)
+        if all(isinstance(e, cst.DictElement) and isinstance(e.key, cst.SimpleString) for e in elements):
+            fields = {_entry(e.key.evaluated_value): self.expr(e.value, env, depth) for e in elements}
+            if len(fields) == len(elements):
+                return Record(fields, base)
         for name in self.modeler.semantics.find(node, lambda n: isinstance(n, cst.Name)):
             if name.value in env:
                 self.read(env[name.value], name)
@@ -934,10 +968,12 @@ class _Evaluation:
             return _merge(results[0], results[1], node)
         if chosen in vocabulary.WHERE and values is not None and len(values) == 3:
             self.read(self.expr(values[0], env, depth), values[0])
-            merged = _merge(self.expr(values[1], env, depth), self.expr(values[2], env, depth), node)
+            chosen = self.expr(values[1], env, depth), self.expr(values[2], env, depth)
+            merged = _merge(*chosen, node)
             if isinstance(merged, Written) and merged.form == "cond":
                 return merged
-            self.read(merged, node)
+            for value in chosen:  # `jnp.where(mask, outs, 0.0)` reads the buffer whole
+                self.read(value, node)
             return Opaque(node)
         if rule.matches(func, vocabulary.TREE_MAP) and len(node.args) >= 2 and not any(a.keyword or a.star for a in node.args):
             function = self.function(node.args[0].value, env, depth)
@@ -1000,6 +1036,18 @@ class _Evaluation:
                 return None
             values[name] = value
         return Record(values)
+
+
+def _operands(node: cst.BaseExpression) -> list[cst.BaseExpression] | None:
+    """The operands of a comparison, a boolean operation or a unary operation, whose value reads
+    just what they read; ``None`` for any other expression."""
+    if isinstance(node, cst.Comparison):
+        return [node.left, *(c.comparator for c in node.comparisons)]
+    if isinstance(node, cst.BooleanOperation):
+        return [node.left, node.right]
+    if isinstance(node, cst.UnaryOperation):
+        return [node.expression]
+    return None
 
 
 def _exact_literal(expr: cst.BaseExpression) -> bool:

@@ -30,7 +30,7 @@ class WhileLoops:
             # the binding that reaches the loop is the one that runs only where no other is made
             test = f"the condition `{named.value}` is bound more than once"
         else:
-            test = self._counter_bound(cond, body)
+            test = self._counter_bound(cond, body, call)
         if isinstance(test, str):
             self.report(
                 "AT202",
@@ -113,7 +113,9 @@ class WhileLoops:
         fix reads it once."""
         body_function = body.function
         names = {n.value for n in self.semantics.variables(bound)}
-        measured = bool(self.semantics.find(bound, lambda n: isinstance(n, cst.Call)))
+        # what a call, an item or an attribute reads may change while the body is traced
+        # (`len(steps)`, `cfg["data"].shape[0]`); a name alone changes only by a declaration
+        measured = bool(self.semantics.find(bound, lambda n: isinstance(n, (cst.Call, cst.Subscript, cst.Attribute))))
         again = "and the `while_loop` may trace its condition again after the body"
         if measured and self.semantics.defines_attribute("__len__"):
             return f"a class of this file defines `__len__`, which may change what the bound `{self.code_of(bound)}` measures, {again}"
@@ -125,7 +127,8 @@ class WhileLoops:
                     f"change what the bound `{self.code_of(bound)}` measures while it is traced, {again}"
                 )
             carried = {*body.elements, body.carry_param}
-            for change in self.semantics.find(body_function, lambda n: isinstance(n, (cst.AugAssign, cst.AssignTarget))):
+            changes = self.semantics.find(body_function, lambda n: isinstance(n, (cst.AugAssign, cst.AssignTarget, cst.Del)))
+            for change in changes:
                 target = change.target
                 if isinstance(target, (cst.Subscript, cst.Attribute)) or (
                     isinstance(change, cst.AugAssign) and isinstance(target, cst.Name) and target.value not in carried
@@ -159,7 +162,7 @@ class WhileLoops:
             return isinstance(self.parent(parent), (cst.AssignTarget, cst.AugAssign, cst.Del))
         return isinstance(parent, cst.Arg) or isinstance(parent, (cst.AssignTarget, cst.Del))
 
-    def _counter_bound(self, cond, body: Body):
+    def _counter_bound(self, cond, body: Body, call: cst.Call):
         """``(counter, position, bound)`` when the condition is only ``counter < bound``, the counter a
         carried value stepped by one once a step and the bound static; else why not."""
         read = self._condition_comparison(cond)
@@ -179,7 +182,7 @@ class WhileLoops:
         counter = body.elements[position]
         if body.elements.count(counter) != 1:
             return f"the body unpacks the carry into `{counter}` more than once"
-        problem = self._bound_problem(bound, {carry, *(unpacked or ())}, cond, body)
+        problem = self._bound_problem(bound, {carry, *(unpacked or ())}, cond, body, call)
         if problem:
             return problem
         if self._counter_step(body, counter) is None:
@@ -260,11 +263,19 @@ class WhileLoops:
             return f"`{self.code_of(left)}` is not an element of the carry"
         return position
 
-    def _bound_problem(self, bound: cst.BaseExpression, carried: set[str], cond, body: Body) -> str | None:
+    def _bound_problem(self, bound: cst.BaseExpression, carried: set[str], cond, body: Body, call: cst.Call) -> str | None:
         """Why ``bound`` is not a static int32 that stays the same while the loop traces, if it is
-        not (``carried``: the condition's names for the carry and its parts)."""
+        not (``carried``: the condition's names for the carry and its parts; ``call``: the loop,
+        where the fix reads the bound)."""
         if any(self.semantics.names_in(bound, name) for name in carried):
             return f"the bound `{self.code_of(bound)}` reads the carry"
+        loop_scope = scopes.enclosing_scope(self, call)
+        for name in self.semantics.variables(bound):
+            if self.semantics.binding_scope(name) is loop_scope and not any(
+                scopes.binding_role(self.semantics.parents, n)[0] is not None and self.start_line(n) < self.start_line(call)
+                for n in self.semantics.names_in(loop_scope, name.value)
+            ):  # `T = 3` after the loop: the condition raised NameError, the fix UnboundLocalError
+                return f"`{name.value}`, which the bound reads, is not bound before the loop"
         if not self._is_static(bound, cond, integer=True, static_args=True):
             return f"the bound `{self.code_of(bound)}` is not provably a static integer"
         changed = self._bound_changed_while_tracing(bound, body, cond)
