@@ -171,7 +171,7 @@ class Facts:
     def jitted(self) -> list[Site]:
         """Functions decorated with a jit-like name, or passed to a jit-like call (also through a
         ``partial``: ``jax.jit(partial(store, scale=2.0))``)."""
-        passed = set()
+        passed, lambdas = set(), set()
         for site in self.calls_named(JIT_NAMES):
             for arg in site.node.args[:1]:
                 # `jax.jit(partial(store, scale=2.0))`, `jax.jit(jax.vmap(step))`
@@ -179,10 +179,12 @@ class Facts:
                     arg = arg.args[0]
                 if isinstance(arg, ast.Name):
                     passed.add(arg.id)
+                elif isinstance(arg, ast.Lambda):  # `jax.jit(lambda xs: g(xs))`
+                    lambdas.add(id(arg))
         return [
             s
             for s in self.functions
-            if not isinstance(s.node, ast.Lambda)
+            if id(s.node) in lambdas or not isinstance(s.node, ast.Lambda)
             and (s.node.name in passed or any(_mentions(d, JIT_NAMES, self) for d in s.node.decorator_list))
         ]
 
@@ -334,12 +336,17 @@ class _Walker:
             self.facts.call_assigns.append((name, self.site(node.value)))
             if _reads(node.value, name):
                 self.facts.self_assigns.append(self.site(node))
-        elif len(node.targets) == 1 and isinstance(node.targets[0], ast.Attribute) and at_update_receiver(node.value) == "" and (
-            ast.unparse(node.value.func.value.value.value) == ast.unparse(node.targets[0])
-        ):  # `obj.data = obj.data.at[i].set(v)`
+        elif len(node.targets) == 1 and (isinstance(node.targets[0], ast.Attribute) or isinstance(node.targets[0], ast.Subscript) and (
+            isinstance(node.targets[0].slice, ast.Constant) and isinstance(node.targets[0].slice.value, str)
+        )) and (
+            at_update_receiver(node.value) == ""
+        ) and ast.unparse(node.value.func.value.value.value) == ast.unparse(node.targets[0]):
+            # `obj.data = obj.data.at[i].set(v)`, `d["buf"] = d["buf"].at[i].set(v)`
             self.facts.self_assigns.append(self.site(node))
         elif name is not None and isinstance(node.value, ast.Lambda):
             self.facts.named_lambdas.setdefault(name, []).append(node.value)
+        elif name is not None and not self.functions and isinstance(node.value, ast.Attribute):
+            self.facts.aliases.setdefault(name, node.value.attr)  # `my_jit = jax.jit`, `scan = lax.scan`
         self.generic_visit(node)
 
 

@@ -349,7 +349,32 @@ class GrowthRule(SourceRule):
         if isinstance(scope, (cst.Module, cst.ClassDef)):
             where = "module" if isinstance(scope, cst.Module) else "class"
             found.append(f"that nothing reads the names the fix adds: at {where} level they become attributes of the {where}")
+        configured = next((c for c in self.semantics.find(loop, lambda n: isinstance(n, cst.Call))
+                           if self.matches(c.func, {"jax.config.update"})), None)
+        if configured is not None:
+            found.append(
+                f"that `jax.config.update` (line {self.start_line(configured)}) changes nothing the fix's work after "
+                "the loop depends on: it runs under the configuration as it is then (dtype promotion, x64)"
+            )
+        patched = self._patched_jax_function()
+        if patched is not None:
+            found.append(
+                f"that `{patched}` is JAX's own: the file assigns it, and the fix calls `jax.numpy` functions the "
+                "loop did not"
+            )
         return found
+
+    def _patched_jax_function(self) -> str | None:
+        """The first attribute of a JAX module the file assigns (``jnp.copy = counting_copy``),
+        found once per file."""
+        if not hasattr(self, "_patched"):
+            self._patched = next((
+                self.code_of(t.target)
+                for t in self.semantics.find(self.context.module, lambda n: isinstance(n, cst.AssignTarget))
+                if isinstance(t.target, cst.Attribute)
+                and any(q == "jax" or q.startswith("jax.") for q in self.qualified_names(t.target.value))
+            ), None)
+        return self._patched
 
     def _traced_seed(self, growth: Growth, loop: cst.CSTNode) -> bool:
         """Whether the accumulator starts from a traced argument of the jitted function it is
@@ -546,13 +571,18 @@ class GrowthRule(SourceRule):
     # -- AT102 ------------------------------------------------------------------------------
     def _update(self, node: cst.Assign):
         """``buf = buf.at[idx].method(value)`` or ``buf = lax.dynamic_update_*(buf, ...)``; also
-        ``obj.data = obj.data.at[idx].method(value)``, ``buf`` then the attribute's code."""
+        ``obj.data = obj.data.at[idx].method(value)`` and ``d["buf"] = d["buf"].at[idx]...``,
+        ``buf`` then the target's code."""
         buf = scopes.assign_to(node)
         call = node.value
-        if buf is None and type(node) is cst.Assign and len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Attribute):
+        held = (cst.Attribute, cst.Subscript)
+        target = node.targets[0].target if type(node) is cst.Assign and len(node.targets) == 1 else None
+        if buf is None and (isinstance(target, cst.Attribute) or isinstance(target, cst.Subscript) and len(target.slice) == 1 and (
+            isinstance(target.slice[0].slice, cst.Index) and isinstance(target.slice[0].slice.value, cst.SimpleString)
+        )):  # `d["buf"]`, a dict entry: not `rows[i]`, a different array each step
             found = scopes.at_call(call)
             attribute = self.code_of(node.targets[0].target)
-            if found is not None and found[1] in UPDATE_METHODS and isinstance(found[0], cst.Attribute) and (
+            if found is not None and found[1] in UPDATE_METHODS and isinstance(found[0], held) and (
                 self.code_of(found[0]) == attribute
             ):
                 return attribute, call, found[1]
@@ -593,7 +623,7 @@ class GrowthRule(SourceRule):
             "whole array, O(T^2) in all"
         )
         problem = (
-            "the array is an attribute; the fix rewrites a name (bind it to a local before the loop and back after it)"
+            "the array is an attribute or an item; the fix rewrites a name (bind it to a local before the loop and back after it)"
             if attribute else self._update_fix_problem(statement, buf, call, method, loop)
         )
         if problem:

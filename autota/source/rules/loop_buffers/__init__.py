@@ -120,9 +120,10 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
                     ):
                         needed |= {call.top, top}
         # `jnp.where`/`lax.select` between a buffer and its update (AT204), in a `lax` body or a Python loop
-        update_nodes = {id(u.node) for u in facts.updates}
+        # (also an update bound to a name first, `new = buf.at[i].set(v)`: a unit holding both)
+        updating_units = {u.top for u in facts.updates}
         for call in facts.calls_named(SELECT_TERMINALS):
-            if any(id(n) in update_nodes for a in call.node.args for n in ast.walk(a)):
+            if call.top in updating_units:
                 needed.add(call.top)
         if needed:  # the classes the kept code names: a carry built as `State(seq, key)` is a record of their fields
             named = set().union(*(mentioned(facts.units[k]) for k in needed))

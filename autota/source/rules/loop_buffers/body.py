@@ -340,25 +340,32 @@ class LoopBodies:
         values = ordered_arguments(call, CHOICE_PARAMS[COND], "operand") if self.matches(call.func, {COND}) else None
         if values is None or len(values) < 4 or not any(self.code_of(v) == receiver for v in values[3:]):
             return None
+        writes = []
         for branch in values[1:3]:
             function = self._function(branch)
-            if function is None:
-                continue
-            for param in function.params.params:
-                for inner in self.semantics.find(function, lambda n: isinstance(n, cst.Call)):
-                    write = self._write_call(inner, param.name.value, None)
-                    if write is None:
-                        continue
-                    return Write(
-                        statement, call, receiver, receiver, "cond", write.index, write.axis, None,
-                        problem=(
-                            f"the write is made under `lax.cond` (line {self.start_line(call)}), on some steps "
-                            "only, where a stacked output needs a row every step; to stack the snapshots, nest "
-                            "the loop: an outer `scan` over the snapshots around an inner `fori_loop` of the steps "
-                            "between them"
-                        ),
-                    )
-        return None
+            params = function.params.params if function is not None else ()
+            writes.append(next((
+                write for param in params
+                for inner in self.semantics.find(function, lambda n: isinstance(n, cst.Call))
+                if (write := self._write_call(inner, param.name.value, None)) is not None
+            ), None))
+        found = next((w for w in writes if w is not None), None)
+        if found is None:
+            return None
+        if all(w is not None for w in writes) and self.code_of(writes[0].index) == self.code_of(writes[1].index):
+            problem = (  # every step writes the slot: only which row is chosen
+                f"both branches of the `lax.cond` (line {self.start_line(call)}) write slot "
+                f"`{self.code_of(found.index)}`; the rewrite takes the write outside the `lax.cond` "
+                "(choose the row under it, write it once)"
+            )
+        else:
+            problem = (
+                f"the write is made under `lax.cond` (line {self.start_line(call)}), on some steps "
+                "only, where a stacked output needs a row every step; to stack the snapshots, nest "
+                "the loop: an outer `scan` over the snapshots around an inner `fori_loop` of the steps "
+                "between them"
+            )
+        return Write(statement, call, receiver, receiver, "cond", found.index, found.axis, None, problem=problem)
 
     def _write_call(self, call: cst.Call, receiver: str, statement) -> Write | None:
         """The write of ``receiver`` (a name, or the code of ``d["key"]``) that ``call`` is."""

@@ -964,7 +964,13 @@ class _Evaluation:
                     for value in operands:
                         self.read(value, node)
                     return Opaque(node)
-                results.append(self.call(function, operands, {}, depth + 1))
+                try:
+                    results.append(self.call(function, operands, {}, depth + 1))
+                except _GiveUp:  # a branch run for its effects (`def _outfeed(): ...` with no return)
+                    for value in operands:
+                        self.read(value, node)
+                    self.opaque_block(function.node, dict(function.closure or env))
+                    results.append(Opaque(node))
             return _merge(results[0], results[1], node)
         if chosen in vocabulary.WHERE and values is not None and len(values) == 3:
             self.read(self.expr(values[0], env, depth), values[0])

@@ -32,7 +32,16 @@ class SelectUpdates:
             return
         pred, on_true, on_false = values
         for updated, other, flipped in ((on_true, on_false, False), (on_false, on_true, True)):
-            if not _plain_receiver(other) or not isinstance(updated, cst.Call):
+            # the update bound to a name first (`new = buf.at[i].set(v)`), or a buffer that is an
+            # element of the carry (`c[0]`): reported, not rewritten
+            spelled = None
+            if isinstance(updated, cst.Name) and isinstance(bound := self.semantics.assigned_value(updated), cst.Call):
+                updated, spelled = bound, f"the update is bound to `{updated.value}` before the select; the rewrite takes it in place"
+            if not _plain_receiver(other) and _element(other):
+                spelled = spelled or f"the buffer `{self.code_of(other)}` is an element of a tuple; the rewrite takes a name"
+            elif not _plain_receiver(other):
+                continue
+            if not isinstance(updated, cst.Call):
                 continue
             buf = self.code_of(other)
             write = self._write_call(updated, buf, None)
@@ -50,6 +59,9 @@ class SelectUpdates:
             )
             if several:
                 self.report("AT204", call, message, reason="the write's index is not one position on axis 0")
+                return
+            if spelled:
+                self.report("AT204", call, message, reason=spelled)
                 return
             if write.problem or write.row is None or write.axis != 0:
                 self.report("AT204", call, message, reason=write.problem or "the write is not on axis 0")
@@ -265,6 +277,14 @@ def _bool_predicate(pred: cst.BaseExpression) -> bool:
     if isinstance(pred, cst.BinaryOperation) and isinstance(pred.operator, (cst.BitAnd, cst.BitOr, cst.BitXor)):
         return _bool_predicate(pred.left) and _bool_predicate(pred.right)
     return False
+
+
+def _element(node) -> bool:
+    """``c[0]``: an element of a name at an int literal."""
+    return (
+        isinstance(node, cst.Subscript) and isinstance(node.value, cst.Name) and len(node.slice) == 1
+        and isinstance(node.slice[0].slice, cst.Index) and isinstance(node.slice[0].slice.value, cst.Integer)
+    )
 
 
 def _plain_receiver(node) -> bool:
