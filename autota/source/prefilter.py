@@ -100,6 +100,7 @@ class Facts:
     like: they can rebind any function's free names, so slicing keeps them (a rule may ask
     whether a name can change under a loop)."""
     _passed: list[tuple[Site, frozenset[str], frozenset[str]]] | None = None
+    _wrappings: list[tuple[str, str]] | None = None
 
     def passed_names(self) -> list[tuple[Site, frozenset[str], frozenset[str]]]:
         """Each call with the names its arguments mention (``f``, and the ``method`` of
@@ -144,26 +145,26 @@ class Facts:
         modules = self.module_imports.get(root.id)
         return bool(modules) and not any(m == "jax" or m.startswith("jax.") for m in modules)
 
+    def wrappings(self) -> list[tuple[str, str]]:
+        """``(g, f)`` for each ``g = jax.vmap(f, ...)``, ``g = partial(f, ...)`` or ``g = jax.jit(f)``
+        (``f`` the method's name for ``partial(self.f, ...)``): calling ``g`` runs ``f``. Found
+        once, asked every round of the callers' search."""
+        if self._wrappings is None:
+            self._wrappings = [
+                (name, terminal(site.node.args[0]))
+                for name, site in self.call_assigns
+                if site.node.args and self.name(site.node.func) in TRACING_TERMINALS
+                and terminal(site.node.args[0]) is not None
+            ]
+        return self._wrappings
+
     def wrappers(self, names: set[str]) -> set[str]:
-        """The names bound to a wrapper of one of ``names``: ``g`` for ``g = jax.vmap(f, ...)``,
-        ``g = partial(f, ...)`` or ``g = jax.jit(f)`` (the inverse of :meth:`wrapped`)."""
-        return {
-            name
-            for name, site in self.call_assigns
-            if site.node.args and self.name(site.node.func) in TRACING_TERMINALS
-            and terminal(site.node.args[0]) in names
-        }
+        """The names bound to a wrapper of one of ``names`` (see :meth:`wrappings`)."""
+        return {g for g, f in self.wrappings() if f in names}
 
     def wrapped(self, names: set[str]) -> set[str]:
-        """The functions that calling ``names`` runs through a wrapper: ``f`` for
-        ``g = jax.vmap(f, ...)``, ``g = partial(f, ...)`` or ``g = jax.jit(f)`` where ``g`` is one
-        of ``names`` (the method's name for ``partial(self.f, ...)``)."""
-        return {
-            terminal(site.node.args[0])
-            for name, site in self.call_assigns
-            if name in names and site.node.args and self.name(site.node.func) in TRACING_TERMINALS
-            and terminal(site.node.args[0]) is not None
-        }
+        """The functions that calling one of ``names`` runs through a wrapper (see :meth:`wrappings`)."""
+        return {f for g, f in self.wrappings() if g in names}
 
     def calls_named(self, names) -> list[Site]:
         return [s for s in self.calls if self.name(s.node.func) in names]

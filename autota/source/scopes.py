@@ -1071,20 +1071,25 @@ class Semantics:
                 return None
             scope = self.enclosing_scope(scope)
 
+    def _statements_before(self, node: cst.CSTNode) -> list[cst.CSTNode] | None:
+        """The statements before the one holding ``node`` in its block, nearest first, where that
+        block is in ``node``'s own scope (not a nested function's); else ``None``."""
+        scope = self.enclosing_scope(node)
+        statement, block = node, self.parents.get(node)
+        while block is not None and not isinstance(block, (cst.IndentedBlock, cst.Module)):
+            statement, block = block, self.parents.get(block)
+        if block is None or self.enclosing_scope(statement) is not scope:
+            return None
+        siblings = list(block.body)
+        return siblings[: siblings.index(statement)][::-1]
+
     def attribute_set_before(self, name: cst.Name, attribute: str) -> cst.BaseExpression | None:
         """The value that ``name.attribute`` holds where ``name`` is read, in straight-line code:
         the last ``name.attribute = value`` among the statements before the read's own in its
         block, where every statement between mentions ``name`` only to set another attribute of
         it, or defines a function (``val.ids = jnp.zeros(...)`` ... ``def body(val)`` ...
         ``while_loop(cond, body, val)``). Anything else that mentions the name may change it."""
-        scope = self.enclosing_scope(name)
-        statement, block = name, self.parents.get(name)
-        while block is not None and not isinstance(block, (cst.IndentedBlock, cst.Module)):
-            statement, block = block, self.parents.get(block)
-        if block is None or self.enclosing_scope(statement) is not scope:
-            return None
-        siblings = list(block.body)
-        for earlier in reversed(siblings[: siblings.index(statement)]):
+        for earlier in self._statements_before(name) or ():
             if isinstance(earlier, cst.FunctionDef):
                 if name.value in {p.name.value for p in all_params(earlier)}:
                     continue  # its own parameter of that name: defining it runs nothing
@@ -1109,25 +1114,20 @@ class Semantics:
         ``((), v)`` for ``name = v``, ``((0, 1), v)`` for ``(_, name), _ = v``. Elsewhere the
         one value of :meth:`assigned_value`."""
         scope = self.enclosing_scope(name)
-        statement, block = name, self.parents.get(name)
-        while block is not None and not isinstance(block, (cst.IndentedBlock, cst.Module)):
-            statement, block = block, self.parents.get(block)
-        if block is not None and self.enclosing_scope(statement) is scope:
-            siblings = list(block.body)
-            for earlier in reversed(siblings[: siblings.index(statement)]):
-                bound = [
-                    n for n in self.names_in(earlier, name.value)
-                    if (role := binding_role(self.parents, n)[0]) is not None
-                    and (self.enclosing_scope(n) is scope or role == "other")
-                ]
-                if not bound:
-                    continue
-                small = earlier.body[0] if isinstance(earlier, cst.SimpleStatementLine) and len(earlier.body) == 1 else None
-                if len(bound) == 1 and isinstance(small, cst.Assign) and len(small.targets) == 1:
-                    path = _target_path(small.targets[0].target, bound[0])
-                    if path is not None:
-                        return path, small.value
-                return None
+        for earlier in self._statements_before(name) or ():
+            bound = [
+                n for n in self.names_in(earlier, name.value)
+                if (role := binding_role(self.parents, n)[0]) is not None
+                and (self.enclosing_scope(n) is scope or role == "other")
+            ]
+            if not bound:
+                continue
+            small = earlier.body[0] if isinstance(earlier, cst.SimpleStatementLine) and len(earlier.body) == 1 else None
+            if len(bound) == 1 and isinstance(small, cst.Assign) and len(small.targets) == 1:
+                path = _target_path(small.targets[0].target, bound[0])
+                if path is not None:
+                    return path, small.value
+            return None
         value = self.assigned_value(name)
         return ((), value) if value is not None else None
 

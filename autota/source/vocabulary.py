@@ -354,6 +354,9 @@ STATIC_KEYWORDS = frozenset(
 given a tracer they raise, so a loop index passed through one cannot become a ``lax`` loop's."""
 
 
+CONFIG_UPDATE = "jax.config.update"
+"""Changes JAX's configuration (dtype promotion, x64) for everything that runs after it."""
+
 COMPARISONS = ("__lt__", "__le__", "__gt__", "__ge__", "__eq__", "__ne__")
 """The methods that define a class's own comparisons (whose results may be anything)."""
 ASKED_ATTRIBUTES = ("shape", "__len__", "__getitem__", "__index__", "__jax_array__", *COMPARISONS)

@@ -350,7 +350,7 @@ class GrowthRule(SourceRule):
             where = "module" if isinstance(scope, cst.Module) else "class"
             found.append(f"that nothing reads the names the fix adds: at {where} level they become attributes of the {where}")
         configured = next((c for c in self.semantics.find(loop, lambda n: isinstance(n, cst.Call))
-                           if self.matches(c.func, {"jax.config.update"})), None)
+                           if self.matches(c.func, {vocabulary.CONFIG_UPDATE})), None)
         if configured is not None:
             found.append(
                 f"that `jax.config.update` (line {self.start_line(configured)}) changes nothing the fix's work after "

@@ -31,7 +31,6 @@ from autota.source.rules.loop_buffers.while_loops import WhileLoops
 SELECT_TERMINALS = frozenset(vocabulary.terminal(name) for name in WHERE)
 
 
-
 class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, StaticFacts, SourceRule):
     """One visitor for the family: each ``lax`` loop call is taken apart once (:mod:`.body`), then
     each buffer it writes is judged by the rule that fits (:mod:`.carried`, :mod:`.while_loops`);
@@ -287,12 +286,7 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
         function = self._modeler().callable(row.func)
         if function is None or not isinstance(function.node, cst.FunctionDef):
             return False
-        returns = self.semantics.own_nodes(function.node, lambda n: isinstance(n, (cst.Return, cst.Yield)))
-        given = [r.value if isinstance(r, cst.Return) else None for r in returns]
-        if position is not None:
-            given = [v.elements[position].value if isinstance(v, cst.Tuple) and position < len(v.elements) and not any(
-                isinstance(e, cst.StarredElement) for e in v.elements
-            ) else None for v in given]
+        given = self._modeler().returned(function.node, position)
         return bool(given) and all(
             isinstance(v, cst.Call) and self.matches(v.func, vocabulary.INTEGER_RESULTS) is not None for v in given
         )

@@ -314,13 +314,10 @@ class LoopModeler:
         if not isinstance(function, cst.FunctionDef) or any(a.star or a.keyword is not None for a in call.args):
             return None
         params = [p.name.value for p in function.params.params]
-        returns = self.semantics.own_nodes(function, lambda n: isinstance(n, (cst.Return, cst.Yield)))
         chosen = set()
-        for ret in returns:
-            value = ret.value if isinstance(ret, cst.Return) else None
-            if not isinstance(value, cst.Tuple) or position >= len(value.elements):
+        for element in self.returned(function, position):
+            if element is None:
                 return None
-            element = value.elements[position].value
             while (inner := self._updated(element)) is not None:
                 element = inner
             if not isinstance(element, cst.Name) or element.value not in params:
@@ -332,6 +329,21 @@ class LoopModeler:
         if index >= len(call.args) or self._rebound_beyond_updates(function, params[index]):
             return None
         return self._value_of(call.args[index].value, depth + 1)
+
+    def returned(self, function: cst.FunctionDef, position: int | None = None) -> list[cst.BaseExpression | None]:
+        """What each ``return`` (or ``yield``) of ``function`` gives: the value, or with
+        ``position`` the element there of a tuple display with no ``*`` element (``None`` where one
+        gives no such value)."""
+        returns = self.semantics.own_nodes(function, lambda n: isinstance(n, (cst.Return, cst.Yield)))
+        given = [r.value if isinstance(r, cst.Return) else None for r in returns]
+        if position is None:
+            return given
+        return [
+            v.elements[position].value if isinstance(v, cst.Tuple) and position < len(v.elements) and not any(
+                isinstance(e, cst.StarredElement) for e in v.elements
+            ) else None
+            for v in given
+        ]
 
     def _rebound_beyond_updates(self, function: cst.FunctionDef, name: str) -> bool:
         """Whether ``function`` binds its parameter ``name`` to anything but an update of itself
@@ -828,6 +840,10 @@ class _Evaluation:
             for operand in operands:
                 self.read(self.expr(operand, env, depth), node)
             return Opaque(node)
+        return self.read_names(node, env)
+
+    def read_names(self, node: cst.BaseExpression, env: dict) -> Opaque:
+        """An expression the model does not follow: every value of ``env`` it names is read."""
         for name in self.modeler.semantics.find(node, lambda n: isinstance(n, cst.Name)):
             if name.value in env:
                 self.read(env[name.value], name)
@@ -844,10 +860,7 @@ class _Evaluation:
             fields = {_entry(e.key.evaluated_value): self.expr(e.value, env, depth) for e in elements}
             if len(fields) == len(elements):
                 return Record(fields, base)
-        for name in self.modeler.semantics.find(node, lambda n: isinstance(n, cst.Name)):
-            if name.value in env:
-                self.read(env[name.value], name)
-        return Opaque(node)
+        return self.read_names(node, env)
 
     def _index_plus_invariant(self, left: Value, right: Value, sign: int, env: dict) -> Index | None:
         """``index + c``, ``c + index`` or ``c - index`` where ``c`` reads nothing the step computes
@@ -974,11 +987,11 @@ class _Evaluation:
             return _merge(results[0], results[1], node)
         if chosen in vocabulary.WHERE and values is not None and len(values) == 3:
             self.read(self.expr(values[0], env, depth), values[0])
-            chosen = self.expr(values[1], env, depth), self.expr(values[2], env, depth)
-            merged = _merge(*chosen, node)
+            sides = self.expr(values[1], env, depth), self.expr(values[2], env, depth)
+            merged = _merge(*sides, node)
             if isinstance(merged, Written) and merged.form == "cond":
                 return merged
-            for value in chosen:  # `jnp.where(mask, outs, 0.0)` reads the buffer whole
+            for value in sides:  # `jnp.where(mask, outs, 0.0)` reads the buffer whole
                 self.read(value, node)
             return Opaque(node)
         if rule.matches(func, vocabulary.TREE_MAP) and len(node.args) >= 2 and not any(a.keyword or a.star for a in node.args):
