@@ -82,6 +82,8 @@ class Facts:
     self_assigns: list[Site] = field(default_factory=list)
     """``x = f(..., x, ...)`` assignments whose call reads ``x``: growth and update candidates
     (also ``obj.x = obj.x.at[i].set(v)``)."""
+    renames: list[Site] = field(default_factory=list)
+    """``x = y`` in a loop: ``y`` may be ``x`` grown or updated a statement before."""
     range_loops: list[Site] = field(default_factory=list)
     functions: list[Site] = field(default_factory=list)
     call_assigns: list[tuple[str, Site]] = field(default_factory=list)
@@ -344,6 +346,8 @@ class _Walker:
         ) and ast.unparse(node.value.func.value.value.value) == ast.unparse(node.targets[0]):
             # `obj.data = obj.data.at[i].set(v)`, `d["buf"] = d["buf"].at[i].set(v)`
             self.facts.self_assigns.append(self.site(node))
+        elif name is not None and isinstance(node.value, ast.Name) and self.loop_depth:
+            self.facts.renames.append(self.site(node))
         elif name is not None and isinstance(node.value, ast.Lambda):
             self.facts.named_lambdas.setdefault(name, []).append(node.value)
         elif name is not None and not self.functions and isinstance(node.value, ast.Attribute):
@@ -352,8 +356,9 @@ class _Walker:
 
 
 def _reads(call: ast.Call, name: str) -> bool:
-    """Whether ``name`` is an argument, a list element of one, or the ``.at`` receiver."""
-    items = [*call.args]
+    """Whether ``name`` is an argument (by position or keyword), a list element of one, or the
+    ``.at`` receiver."""
+    items = [*call.args, *(k.value for k in call.keywords)]
     if call.args and isinstance(call.args[0], (ast.List, ast.Tuple)):
         items += call.args[0].elts
     return any(isinstance(i, ast.Name) and i.id == name for i in items) or at_update_receiver(call) == name

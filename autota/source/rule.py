@@ -280,11 +280,13 @@ class SourceRule:
 
     def few_trips(self, loop: cst.For | cst.While) -> bool:
         """Whether ``loop`` runs over a ``range`` (or its ``reversed``) of constants (int literals,
-        or names bound once to one: ``N_PLAYERS = 3``) of at most :data:`FEW_TRIPS` steps, or over
-        a tuple or list display of at most that many elements (``for dim in (3, 4, 6)``)."""
-        if isinstance(loop, cst.For) and isinstance(loop.iter, (cst.Tuple, cst.List)):
-            elements = loop.iter.elements
-            return not any(isinstance(e, cst.StarredElement) for e in elements) and len(elements) <= FEW_TRIPS
+        or names bound once to one: ``N_PLAYERS = 3``, ``len((1, 2, 3))``) of at most
+        :data:`FEW_TRIPS` steps, or over a tuple or list display of at most that many elements
+        (``for dim in (3, 4, 6)``, or a name bound once to such a tuple)."""
+        if isinstance(loop, cst.For):
+            count = self._display_length(loop.iter)
+            if count is not None:
+                return count <= FEW_TRIPS
         iterator = self.range_call(loop.iter) if isinstance(loop, cst.For) else None
         if iterator is None:
             return False
@@ -294,8 +296,8 @@ class SourceRule:
         return len(range(*values)) <= FEW_TRIPS
 
     def _constant_int(self, expr: cst.BaseExpression, depth: int = 0) -> int | None:
-        """An int literal, a name bound once to a constant (``M = N``), or ``+``, ``-``, ``*`` of
-        constants (``2 + 1``), followed a few levels."""
+        """An int literal, a name bound once to a constant (``M = N``), ``+``, ``-``, ``*`` of
+        constants (``2 + 1``), or the builtin ``len`` of a display, followed a few levels."""
         if depth > 4:
             return None
         if isinstance(expr, cst.Name):
@@ -308,7 +310,22 @@ class SourceRule:
             return left + right if isinstance(expr.operator, cst.Add) else left - right if isinstance(
                 expr.operator, cst.Subtract
             ) else left * right
+        if isinstance(expr, cst.Call) and len(expr.args) == 1 and not expr.args[0].keyword and not expr.args[0].star and (
+            self.matches(expr.func, {"builtins.len"})
+        ):
+            return self._display_length(expr.args[0].value)  # `len((1, 2, 3))`, `len(DIMS)`
         return scopes.int_value(expr)
+
+    def _display_length(self, expr: cst.BaseExpression) -> int | None:
+        """The number of elements of a tuple or list display with no ``*`` element, or of a tuple
+        display that a name is bound to once (a list bound to a name may grow)."""
+        if isinstance(expr, cst.Name):
+            expr = self.semantics.assigned_value(expr)
+            if not isinstance(expr, cst.Tuple):
+                return None
+        if not isinstance(expr, (cst.Tuple, cst.List)) or any(isinstance(e, cst.StarredElement) for e in expr.elements):
+            return None
+        return len(expr.elements)
 
     def location(self, node: cst.CSTNode) -> Location:
         """Where ``node`` is in the file (1-based, end exclusive): what findings and edits use."""

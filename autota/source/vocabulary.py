@@ -133,6 +133,13 @@ PART_READERS = frozenset(
                                  "slice", "slice_in_dim")}
 )
 """Functions that read a part of their first argument (a slot, a band), not the whole array."""
+ROW_READERS = {
+    f"{JNP}.take": ("a", "indices", "axis"),
+    f"{LAX}.dynamic_index_in_dim": ("operand", "index", "axis"),
+    f"{LAX}.dynamic_slice_in_dim": ("operand", "start_index", "slice_size", "axis"),
+}
+"""Calls that read one row of their first argument along axis 0 at a traced index, given so
+(``jnp.take(buf, i, axis=0)``, ``lax.dynamic_slice_in_dim(buf, i, 1)``): their parameters in order."""
 INDEX_REDUCTIONS = frozenset({f"{JNP}.{name}" for name in ("argmin", "argmax", "nanargmin", "nanargmax")})
 """Functions whose result is an integer position: `grad` goes through no array they read, so
 it saves none of it."""

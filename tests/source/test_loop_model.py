@@ -201,6 +201,116 @@ def test_every_spelling_is_the_same_finding(spelling):
     assert findings[0].fix is not None or findings[0].reason
 
 
+EAGER_SPELLINGS = {
+    "AT101": {
+        "statement": """
+def f(xs):
+    out = jnp.zeros((0, 3))
+    for x in xs:
+        out = jnp.concatenate([out, x[None]])
+    return out
+""",
+        "another name": """
+def f(xs):
+    out = jnp.zeros((0, 3))
+    for x in xs:
+        grown = jnp.concatenate([out, x[None]])
+        out = grown
+    return out
+""",
+        "a helper": """
+def extend(acc, piece):
+    return jnp.concatenate([acc, piece[None]])
+
+
+def f(xs):
+    out = jnp.zeros((0, 3))
+    for x in xs:
+        out = extend(out, x)
+    return out
+""",
+        "a lambda helper": """
+extend = lambda acc, piece: jnp.append(acc, piece[None], axis=0)
+
+
+def f(xs):
+    out = jnp.zeros((0, 3))
+    for x in xs:
+        out = extend(out, x)
+    return out
+""",
+    },
+    "AT102": {
+        "statement": """
+def f(xs, n):
+    buf = jnp.zeros((n, 3))
+    for i in range(n):
+        buf = buf.at[i].set(xs[i])
+    return buf
+""",
+        "another name": """
+def f(xs, n):
+    buf = jnp.zeros((n, 3))
+    for i in range(n):
+        new_buf = buf.at[i].set(xs[i])
+        buf = new_buf
+    return buf
+""",
+        "a helper": """
+def put(b, i, v):
+    \"\"\"One row.\"\"\"
+    return b.at[i].set(v)
+
+
+def f(xs, n):
+    buf = jnp.zeros((n, 3))
+    for i in range(n):
+        buf = put(buf, i, xs[i])
+    return buf
+""",
+        "a helper by keywords": """
+def put(b, i, v):
+    return lax.dynamic_update_slice(b, v[None], (i, 0))
+
+
+def f(xs, n):
+    buf = jnp.zeros((n, 3))
+    for i in range(n):
+        buf = put(v=xs[i], i=i, b=buf)
+    return buf
+""",
+    },
+}
+EAGER_CASES = [(code, name) for code, group in EAGER_SPELLINGS.items() for name in group]
+
+
+@pytest.mark.parametrize(("code", "spelling"), EAGER_CASES, ids=[f"{c}-{n}" for c, n in EAGER_CASES])
+def test_every_spelling_of_an_eager_loop_is_the_same_finding(code, spelling):
+    text = HEADER + EAGER_SPELLINGS[code][spelling]
+    findings = check(text.encode(), "t.py", ALL).findings
+    assert [f.code for f in findings] == [code], [f.text for f in findings]
+    assert findings[0].fix is not None or findings[0].reason
+    assert [f.code for f in _unsliced(text, "t.py")] == [code]
+
+
+def test_eager_spellings_that_are_not_growth_are_not_reported():
+    """A name made once before the loop and bound in it, and a helper writing one fixed slot
+    (state, not rows), are no growth in any spelling."""
+    text = HEADER + (
+        "def put(b, i, v):\n"
+        "    return b.at[i].set(v)\n\n\n"
+        "def f(xs, n):\n"
+        "    out = jnp.zeros((0, 3))\n"
+        "    grown = jnp.concatenate([out, xs[:1]])\n"
+        "    buf = jnp.zeros((4, 3))\n"
+        "    for i in range(n):\n"
+        "        out = grown\n"
+        "        buf = put(buf, 0, xs[i])\n"
+        "    return out, buf\n"
+    )
+    assert check(text.encode(), "t.py", ALL).findings == []
+
+
 def test_a_body_defined_once_more_after_the_loop_is_not_the_one_it_runs():
     text = HEADER + (
         "def f(xs):\n"

@@ -8,6 +8,8 @@ The fix is unsafe by nature: after the call the caller's old array is deleted.
 
 from __future__ import annotations
 
+import ast
+
 
 import libcst as cst
 
@@ -35,7 +37,7 @@ class DonationRule(SourceRule):
         jitted = [f for f in facts.jitted() if any(prefilter.inside(u, f) for u in facts.updates)]
         if not jitted:
             return set()
-        names = {f.node.name for f in jitted}
+        names = {f.node.name for f in jitted if not isinstance(f.node, ast.Lambda)}  # a lambda: by the name bound to it
         names |= {name for name, site in facts.call_assigns if facts.name(site.node.func) in prefilter.JIT_NAMES}
         callers = [s for s in facts.calls if s.in_loop and prefilter.terminal(s.node.func) in names]
         if not callers:
@@ -66,26 +68,38 @@ class DonationRule(SourceRule):
                 if self.is_jit(decorator.decorator):
                     found.append((function, decorator.decorator, function.name.value, 0))
         for assign in self.semantics.find(module, lambda n: isinstance(n, cst.Assign)):
-            call = assign.value
             name = scopes.assign_to(assign)
-            if name and isinstance(call, cst.Call) and self.matches(call.func, JIT) and call.args:
-                target, bound = call.args[0].value, 0
-                if isinstance(target, cst.Call) and self.matches(target.func, PARTIAL) and target.args and not any(
-                    a.star for a in target.args
-                ):  # `jax.jit(partial(store, scale=2.0))`: its positional arguments fill the first parameters
-                    bound = sum(1 for a in target.args[1:] if a.keyword is None)
-                    target = target.args[0].value
-                function = self.semantics.binding(target) if isinstance(target, cst.Name) else None
-                if isinstance(function, cst.FunctionDef) and not function.decorators:
-                    found.append((function, call, name, bound))
+            jitted = self._jitted_call(assign.value) if name else None
+            if jitted is not None:
+                found.append((jitted[0], assign.value, name, jitted[1]))
+        for call in self.semantics.find(module, lambda n: isinstance(n, cst.Call)):
+            jitted = self._jitted_call(call.func)  # `jax.jit(step)(buf, ...)`: jitted where it is called
+            if jitted is not None:
+                found.append((jitted[0], call.func, None, jitted[1]))
         self._names = {id(node): name for _, node, name, _ in found}
         self._bound = {id(node): bound for _, node, _, bound in found}
         return [(f, node) for f, node, _, _ in found]
 
+    def _jitted_call(self, call: cst.BaseExpression) -> tuple[cst.FunctionDef | cst.Lambda, int] | None:
+        """For ``jax.jit(f)`` of a plain ``def`` or a lambda: the function, and how many of its
+        first parameters a ``partial`` fills by position (``jax.jit(partial(store, 2.0))``)."""
+        if not (isinstance(call, cst.Call) and self.matches(call.func, JIT) and call.args) or call.args[0].keyword:
+            return None
+        target, bound = call.args[0].value, 0
+        if isinstance(target, cst.Call) and self.matches(target.func, PARTIAL) and target.args and not any(
+            a.star for a in target.args
+        ):
+            bound = sum(1 for a in target.args[1:] if a.keyword is None)
+            target = target.args[0].value
+        function = self.semantics.binding(target) if isinstance(target, cst.Name) else target
+        if isinstance(function, cst.Lambda) or isinstance(function, cst.FunctionDef) and not function.decorators:
+            return function, bound
+        return None
+
     def _donates(self, node) -> bool:
         return isinstance(node, cst.Call) and any(a.keyword is not None and a.keyword.value in DONATE for a in node.args)
 
-    def _updated_params(self, function: cst.FunctionDef) -> dict[int, str]:
+    def _updated_params(self, function: cst.FunctionDef | cst.Lambda) -> dict[int, str]:
         """Positions of parameters whose updated copy the function returns."""
         params = [p.name.value for p in function.params.params]
         flow = _UpdatedCopies(self, params)
@@ -94,12 +108,13 @@ class DonationRule(SourceRule):
             if name:
                 flow.bind(name, assign.value)
         updated: dict[int, str] = {}
-        for ret in self.semantics.own_nodes(function, lambda n: isinstance(n, cst.Return)):
-            values = [ret.value]
-            if isinstance(ret.value, (cst.Tuple, cst.List)):
-                values = [e.value for e in ret.value.elements]
-            for value in values:
-                origin = flow.updated(value)
+        returned = [function.body] if isinstance(function, cst.Lambda) else [
+            ret.value for ret in self.semantics.own_nodes(function, lambda n: isinstance(n, cst.Return))
+        ]
+        for value in returned:
+            items = [e.value for e in value.elements] if isinstance(value, (cst.Tuple, cst.List)) else [value]
+            for item in items:
+                origin = flow.updated(item)
                 if origin is not None:
                     updated[params.index(origin)] = origin
         return updated
@@ -109,7 +124,9 @@ class DonationRule(SourceRule):
         name = self._names[id(jit_node)]
         found = []
         for call in self.semantics.find(module, lambda n: isinstance(n, cst.Call)):
-            if isinstance(call.func, cst.Name) and call.func.value == name:
+            if call.func is jit_node:
+                skipped = 0  # `jax.jit(step)(buf, ...)`
+            elif name is not None and isinstance(call.func, cst.Name) and call.func.value == name:
                 if self.semantics.binding(call.func) not in (jit_node, function):  # another `name` is called
                     continue
                 skipped = 0
@@ -123,19 +140,26 @@ class DonationRule(SourceRule):
             if not isinstance(assign, cst.Assign) or assign.value is not call:
                 continue
             bound = {n.value for t in assign.targets for n in self.semantics.find(t.target, lambda x: isinstance(x, cst.Name))}
-            for position, arg in enumerate(call.args, start=skipped + self._bound[id(jit_node)]):
-                if arg.keyword is not None or arg.star:
+            position = skipped + self._bound[id(jit_node)]
+            for arg in call.args:
+                if arg.star:
                     break
+                if arg.keyword is not None:  # by keyword: `donate_argnums` counts its parameter's position
+                    position = params.index(arg.keyword.value) if arg.keyword.value in params else None
                 if position in updated and isinstance(arg.value, cst.Name) and arg.value.value in bound:
                     found.append((call, position))
                     break
+                if position is not None and arg.keyword is None:
+                    position += 1
         return found
 
     def _own_method_call(self, call: cst.Call, function: cst.FunctionDef) -> bool:
         """Whether ``call`` is ``self.name(...)`` in a method of the class whose method ``function``
         (a jitted ``def name(self, ...)``) is, ``self`` being the caller's first parameter."""
         func = call.func
-        if not (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.attr.value == function.name.value):
+        if not (isinstance(function, cst.FunctionDef) and isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and (
+            func.attr.value == function.name.value
+        )):
             return False
         cls = self.parent(self.parent(function))  # the def's block, then its class
         if not isinstance(cls, cst.ClassDef) or not function.params.params:
@@ -146,8 +170,9 @@ class DonationRule(SourceRule):
         return caller.params.params[0].name.value == func.value.value and not caller.decorators
 
     def _report(self, function, jit_node, call, param: str, position: int) -> None:
+        what = function.name.value if isinstance(function, cst.FunctionDef) else self._names[id(jit_node)] or "the lambda"
         message = (
-            f"`{function.name.value}` is jitted without donating `{param}` and returns an updated copy of it; "
+            f"`{what}` is jitted without donating `{param}` and returns an updated copy of it; "
             f"called in a loop that rebinds the argument, every call copies the whole array (O(size) a step)"
         )
         fix = self._fix(jit_node, position)

@@ -48,6 +48,25 @@ DYNAMIC_UPDATES = frozenset(
 )
 
 
+@dataclass(frozen=True)
+class Written:
+    """How the loop's ``acc = value`` reaches the call that grows or updates ``acc``: the value
+    itself; the value of a name bound just before in the same block (``new = f(acc, ...)`` ...
+    ``acc = new``); or the one ``return`` of a helper the value calls (``acc = put(acc, i, v)``),
+    whose parameters stand for the loop's arguments. The program is the same in each spelling,
+    so is the finding; only the first is what the fixes rewrite."""
+
+    call: cst.Call
+    receiver: str
+    """How ``call`` names the array: ``acc`` itself, or the helper's parameter bound to it."""
+    site: cst.CSTNode
+    """Where the finding points: the call, or the loop's call of the helper."""
+    indirect: str | None = None
+    """Why no fix rewrites this spelling, where it is not the call itself."""
+    arguments: tuple[tuple[str, cst.BaseExpression], ...] = ()
+    """The helper's parameters and what the loop passes them."""
+
+
 @dataclass
 class Growth:
     """``acc = f(..., acc, ...)`` where ``f`` extends ``acc`` by ``pieces``."""
@@ -62,23 +81,48 @@ class Growth:
     extra: frozenset[str]
     """Arguments other than the pieces and the axis (``dtype=``, or ``dtype`` given by position),
     as the message names them: they change each step's result, so no fix."""
+    written: Written
 
     def key(self, rule) -> tuple:
         axis = rule.code_of(self.axis.value) if self.axis else None
         return (self.function, rule.code_of(self.call.func), self.prepend, axis)
 
 
-def _may_grow(facts: prefilter.Facts, assign: ast.Assign) -> bool:
-    """Whether ``x = f(...x...)`` may be a growth (AT101) or an update (AT102) of ``x``."""
+def _may_grow(facts: prefilter.Facts, assign: ast.Assign, helpers: dict[str, set[int]]) -> bool:
+    """Whether ``x = f(...x...)`` may be a growth (AT101) or an update (AT102) of ``x``, there or
+    in ``helpers`` (see :func:`_growing_helpers`)."""
     if not isinstance(assign.targets[0], ast.Name):
         return True  # `obj.data = obj.data.at[i].set(v)`, as the prefilter found it
-    call, name = assign.value, assign.targets[0].id
+    call = assign.value
+    return _may_grow_call(facts, call, assign.targets[0].id) or isinstance(call.func, ast.Name) and call.func.id in helpers
+
+
+def _may_grow_call(facts: prefilter.Facts, call: ast.Call, name: str) -> bool:
     function = facts.name(call.func)
     if function in prefilter.GROWTH_NAMES and not facts.outside_jax(call.func):
         return prefilter.grows(call, name, pair=function == "append")
     if function in prefilter.DYNAMIC_UPDATE_NAMES and not facts.outside_jax(call.func):
         return True
     return prefilter.at_update_receiver(call) == name
+
+
+def _growing_helpers(facts: prefilter.Facts) -> dict[str, set[int]]:
+    """The file's functions that only return a growth or an update of a parameter (``def put(b,
+    i, v): return b.at[i].set(v)``, ``put = lambda b, v: jnp.append(b, v)``), by name, with the
+    units that define them: slicing keeps those where a loop calls one."""
+    found: dict[str, set[int]] = {}
+    lambdas = {id(node): name for name, nodes in facts.named_lambdas.items() for node in nodes}
+    for site in facts.functions:
+        node = site.node
+        if isinstance(node, ast.Lambda):
+            name, body = lambdas.get(id(node)), node.body
+        else:
+            name = node.name
+            body = next((s.value for s in node.body[-1:] if isinstance(s, ast.Return) and len(node.body) <= 2), None)
+        params = [a.arg for a in [*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs]]
+        if name is not None and isinstance(body, ast.Call) and any(_may_grow_call(facts, body, p) for p in params):
+            found.setdefault(name, set()).add(site.top)
+    return found
 
 
 class GrowthRule(SourceRule):
@@ -93,11 +137,23 @@ class GrowthRule(SourceRule):
     @classmethod
     def relevant(cls, facts: prefilter.Facts) -> set[int] | None:
         """Where a name is grown or updated by itself (``x = f([x, ...])``) inside a loop."""
-        candidates = [site for site in facts.self_assigns if site.in_loop and _may_grow(facts, site.node)]
+        helpers = _growing_helpers(facts)
+        candidates = [site for site in facts.self_assigns if site.in_loop and _may_grow(facts, site.node, helpers)]
+        made = {}
+        for name, site in facts.call_assigns:
+            made.setdefault((name, site.top), []).append(site.node)
+        candidates += [  # `new = f(x, ...)` then `x = new`
+            site for site in facts.renames
+            if any(_may_grow_call(facts, call, site.node.targets[0].id) for call in made.get((site.node.value.id, site.top), ()))
+        ]
         if any(not facts.top_is_definition[site.top] for site in candidates):
             return None  # a module-level accumulator: any function of the module may see it
         around = [f for f in facts.functions if any(prefilter.inside(c, f) for c in candidates)]
-        return prefilter.tops(candidates) | prefilter.tracing_call_tops(facts, around)
+        called = {  # the helpers the candidates call
+            top for site in candidates if isinstance(site.node.value, ast.Call) and isinstance(site.node.value.func, ast.Name)
+            for top in helpers.get(site.node.value.func.id, ())
+        }
+        return prefilter.tops(candidates) | called | prefilter.tracing_call_tops(facts, around)
 
     # -- AT101 ------------------------------------------------------------------------------
     def visit_Assign(self, node: cst.Assign) -> None:
@@ -109,11 +165,51 @@ class GrowthRule(SourceRule):
         if update is not None:
             self._check_update(node, *update)
 
+    def _spellings(self, node: cst.Assign, acc: str | None) -> list[Written]:
+        """The calls that ``acc = value`` may grow or update ``acc`` by, in the spellings of
+        :class:`Written`: the value itself first."""
+        value = node.value
+        if acc is None:
+            return []
+        if isinstance(value, cst.Name) and value.value != acc:
+            reaching = self.semantics.reaching_value(value)
+            loops = scopes.enclosing_loops(self, node)
+            if reaching is None or reaching[0] != () or not isinstance(reaching[1], cst.Call):
+                return []
+            made = reaching[1]
+            if not loops or not self.semantics.within(made, loops[0]):
+                return []  # made once, outside the loop: not grown in it
+            why = (
+                f"the new value is bound to `{value.value}` (line {self.start_line(made)}) before `{acc}`; the fix "
+                f"rewrites `{acc} = ...` made in one statement"
+            )
+            return [Written(made, acc, made, why)]
+        if not isinstance(value, cst.Call):
+            return []
+        found = [Written(value, acc, value)]
+        helper = self.semantics.binding(value.func) if isinstance(value.func, cst.Name) else None
+        returned = _only_return(helper)
+        arguments = _arguments(helper, value) if returned is not None else None
+        if arguments:
+            receivers = [p for p, arg in arguments.items() if isinstance(arg, cst.Name) and arg.value == acc]
+            if len(receivers) == 1:
+                why = (
+                    f"the array is made in the helper `{value.func.value}` (line {self.start_line(helper)}); the "
+                    "fix rewrites a call written in the loop"
+                )
+                found.append(Written(returned, receivers[0], value, why, tuple(arguments.items())))
+        return found
+
     def _growth(self, node: cst.Assign) -> Growth | None:
         acc = scopes.assign_to(node)
-        if acc is None or not isinstance(node.value, cst.Call):
-            return None
-        call = node.value
+        for written in self._spellings(node, acc):
+            growth = self._growth_by(node, acc, written)
+            if growth is not None:
+                return growth
+        return None
+
+    def _growth_by(self, node: cst.Assign, acc: str, written: Written) -> Growth | None:
+        call = written.call
         function = self.matches(call.func, GROWTH)
         if function is None:
             return None
@@ -141,14 +237,14 @@ class GrowthRule(SourceRule):
             extra |= {f"a positional argument `{self.code_of(a.value)}`" for a in positional[2:]}  # `dtype`
         if len(items) < 2:
             return None
-        is_acc = [isinstance(item, cst.Name) and item.value == acc for item in items]
+        is_acc = [isinstance(item, cst.Name) and item.value == written.receiver for item in items]
         if is_acc[0] and not any(is_acc[1:]):
             prepend, pieces = False, items[1:]
         elif is_acc[-1] and not any(is_acc[:-1]):
             prepend, pieces = True, items[:-1]
         else:
             return None
-        return Growth(node, call, function, acc, pieces, prepend, axis, frozenset(extra))
+        return Growth(node, call, function, acc, pieces, prepend, axis, frozenset(extra), written)
 
     def _check_growth(self, growth: Growth) -> None:
         loops = scopes.enclosing_loops(self, growth.statement)
@@ -162,6 +258,7 @@ class GrowthRule(SourceRule):
         if key in self._seen:
             return
         self._seen.add(key)
+        site = growth.written.site
         traced = self.traced.context(growth.statement)
         cost = (
             "the loop runs under jit, so it is unrolled and the cost is compile time, O(T^2) "
@@ -172,15 +269,15 @@ class GrowthRule(SourceRule):
         short = growth.function.rsplit(".", 1)[1]
         message = f"`{growth.acc}` is grown by `{short}` every iteration; {cost}"
         if growth.function.endswith(".stack"):
-            self.report("AT101", growth.call, message, reason="`stack` adds an axis each step, and the pieces would need one stacked call")
+            self.report("AT101", site, message, reason="`stack` adds an axis each step, and the pieces would need one stacked call")
             return
-        if verdict != "ok":
-            self.report("AT101", growth.call, message, reason=verdict)
+        if verdict != "ok" or growth.written.indirect:
+            self.report("AT101", site, message, reason=verdict if verdict != "ok" else growth.written.indirect)
             return
         if growth.extra:
             self.report(
                 "AT101",
-                growth.call,
+                site,
                 message,
                 reason=f"{sorted(growth.extra)[0]} changes each step's result",
             )
@@ -188,13 +285,13 @@ class GrowthRule(SourceRule):
         target = self._outermost(growth, loops)
         problem = self._refusal(growth.acc, target) or self._axis_refusal(growth, target)
         if problem:
-            self.report("AT101", growth.call, message, reason=problem)
+            self.report("AT101", site, message, reason=problem)
             return
         fix = self._growth_fix(growth, target)
         if fix is None:
             self.report(
                 "AT101",
-                growth.call,
+                site,
                 message,
                 reason=self.unspelled("jax.numpy"),
             )
@@ -207,7 +304,7 @@ class GrowthRule(SourceRule):
         if assumptions:
             self.report(
                 "AT101",
-                growth.call,
+                site,
                 message,
                 Fix("unsafe", fix.message, fix.edits),
                 reason=f"it assumes {'; and '.join(assumptions)}",
@@ -215,7 +312,7 @@ class GrowthRule(SourceRule):
             return
         self.report(
             "AT101",
-            growth.call,
+            site,
             f"{message}; collect the pieces in a list and call `{'concatenate' if short == 'append' else short}` once "
             "after the loop",
             fix,
@@ -242,6 +339,7 @@ class GrowthRule(SourceRule):
                 for arg in g.call.args[:2]:
                     if isinstance(arg.value, cst.Name) and arg.value.value == growth.acc:
                         allowed.add(id(arg.value))
+            allowed |= {id(value) for _, value in g.written.arguments}  # `acc = grow(acc, x)`: the helper's receiver
         growth_targets = {id(g.statement.targets[0].target) for g in growths}
         scope = self.semantics.enclosing_scope(growth.statement)
         for name in self.semantics.names_in(loop, growth.acc):
@@ -572,7 +670,7 @@ class GrowthRule(SourceRule):
     def _update(self, node: cst.Assign):
         """``buf = buf.at[idx].method(value)`` or ``buf = lax.dynamic_update_*(buf, ...)``; also
         ``obj.data = obj.data.at[idx].method(value)`` and ``d["buf"] = d["buf"].at[idx]...``,
-        ``buf`` then the target's code."""
+        ``buf`` then the target's code; in each spelling of :class:`Written`."""
         buf = scopes.assign_to(node)
         call = node.value
         held = (cst.Attribute, cst.Subscript)
@@ -585,20 +683,19 @@ class GrowthRule(SourceRule):
             if found is not None and found[1] in UPDATE_METHODS and isinstance(found[0], held) and (
                 self.code_of(found[0]) == attribute
             ):
-                return attribute, call, found[1]
+                return attribute, call, found[1], Written(call, attribute, call)
             return None
-        if buf is None or not isinstance(call, cst.Call):
-            return None
-        func = call.func
-        update = scopes.at_update(call)
-        if update is not None and update[0] == buf and update[1] in UPDATE_METHODS:
-            return buf, call, update[1]
-        name = self.matches(func, DYNAMIC_UPDATES)
-        if name and call.args and isinstance(call.args[0].value, cst.Name) and call.args[0].value.value == buf:
-            return buf, call, name.rsplit(".", 1)[1]
+        for written in self._spellings(node, buf):
+            call = written.call
+            update = scopes.at_update(call)
+            if update is not None and update[0] == written.receiver and update[1] in UPDATE_METHODS:
+                return buf, call, update[1], written
+            name = self.matches(call.func, DYNAMIC_UPDATES)
+            if name and call.args and isinstance(call.args[0].value, cst.Name) and call.args[0].value.value == written.receiver:
+                return buf, call, name.rsplit(".", 1)[1], written
         return None
 
-    def _check_update(self, statement: cst.Assign, buf: str, call: cst.Call, method: str) -> None:
+    def _check_update(self, statement: cst.Assign, buf: str, call: cst.Call, method: str, written: Written) -> None:
         loops = scopes.enclosing_loops(self, statement)
         if not loops or self.traced.context(statement) is not None:
             return  # traced: XLA updates in place (an unrolled loop is AT401's business)
@@ -613,9 +710,10 @@ class GrowthRule(SourceRule):
                     return  # rebuilt in the loop: not one array updated step by step
         if (buf, id(loop)) in self._updated:
             return  # several writes a step (a pixel and its neighbours): one finding, at the first
-        if self._same_slots_every_step(call, method, loops[0]) and not self._reads_loop_targets(call, method, loops):
+        parts = self._index_parts_in_loop(call, method, written)
+        if self._same_slots_every_step(parts, loops[0]) and not self._reads_loop_targets(parts, loops):
             return  # state overwritten in place: each step copies it, but it does not grow with the loop
-        if (method in COMBINING or self._combines_with_old_slot(call, buf, method)) and self._picked_by_data(call, method, loops):
+        if (method in COMBINING or self._combines_with_old_slot(call, written.receiver, method)) and self._picked_by_data(parts, loops):
             return  # added where the data says (a histogram): state of a fixed size, not rows
         self._updated.add((buf, id(loop)))
         message = (
@@ -624,10 +722,10 @@ class GrowthRule(SourceRule):
         )
         problem = (
             "the array is an attribute or an item; the fix rewrites a name (bind it to a local before the loop and back after it)"
-            if attribute else self._update_fix_problem(statement, buf, call, method, loop)
+            if attribute else written.indirect or self._update_fix_problem(statement, buf, call, method, loop)
         )
         if problem:
-            self.report("AT102", call, message, reason=problem)
+            self.report("AT102", written.site, message, reason=problem)
             return
         fix = self._update_fix(statement, buf, call, loop)
         if fix is None:
@@ -676,12 +774,25 @@ class GrowthRule(SourceRule):
             return
         self.report("AT102", call, f"{message}; collect the rows and write them in one update after the loop", fix)
 
-    def _same_slots_every_step(self, call: cst.Call, method: str, loop: cst.CSTNode) -> bool:
+    def _index_parts_in_loop(self, call: cst.Call, method: str, written: Written) -> list:
+        """The parts of the update's index as the loop gives them: a helper's parameter stands for
+        the argument the loop passes it (``put(buf, t, v)`` writes at ``t``); a part that reads a
+        parameter within an expression (``i + 1``) is judged by the arguments it reads."""
+        parts = _index_parts(call, method)
+        arguments = dict(written.arguments)
+        if not arguments:
+            return parts
+        given = []
+        for part in parts:
+            read = [arguments[n.value] for n in self.semantics.find(part, lambda x: isinstance(x, cst.Name)) if n.value in arguments]
+            given += read if read else [part]
+        return given
+
+    def _same_slots_every_step(self, parts: list, loop: cst.CSTNode) -> bool:
         """Whether the update writes the same slots every step of ``loop`` and of the loops inside
         it: its index calls nothing, reads no attribute or subscript,
         and reads no name that the loops bind (a target, or a name assigned in a body). Such an
         array is state, not rows collected one a step."""
-        parts = _index_parts(call, method)
         if not parts:
             return False
         for part in parts:
@@ -692,14 +803,13 @@ class GrowthRule(SourceRule):
                     return False
         return True
 
-    def _picked_by_data(self, call: cst.Call, method: str, loops: list[cst.CSTNode]) -> bool:
+    def _picked_by_data(self, parts: list, loops: list[cst.CSTNode]) -> bool:
         """Whether the data picks the update's slot: its index reads an element or a call
         (``counts.at[tiles[i]]``), or a target of a loop over something else than a ``range``
         or ``enumerate``'s counter (``for tile in tiles``). Combined into the old value there,
         the array is a histogram, whose size does not grow with the loop."""
-        parts = _index_parts(call, method)
         names = [part.value if isinstance(part, cst.Index) else part for part in parts]
-        parts += [  # `idx = active_of(j)`, `rows, cols = np.array(vals).T` before the update
+        parts = parts + [  # `idx = active_of(j)`, `rows, cols = np.array(vals).T` before the update
             reaching[1] for name in names if isinstance(name, cst.Name) and (reaching := self.semantics.reaching_value(name))
         ]
         if any(self.semantics.find(part, lambda n: isinstance(n, (cst.Subscript, cst.Call))) for part in parts):
@@ -741,7 +851,7 @@ class GrowthRule(SourceRule):
     def _slice_code(self, elements) -> str:
         return ", ".join(self.code_of(element.slice) for element in elements)
 
-    def _reads_loop_targets(self, call: cst.Call, method: str, loops: list[cst.CSTNode]) -> bool:
+    def _reads_loop_targets(self, parts: list, loops: list[cst.CSTNode]) -> bool:
         """Whether the update's index reads a target of one of ``loops`` (``buf.at[i]`` in a loop
         over ``i`` outside the one that repeats the slot): rows filled one an outer step. An
         index set the data picks (``active = jnp.nonzero(layer)[0]``) repeated by the inner loop
@@ -750,7 +860,6 @@ class GrowthRule(SourceRule):
             n.value for loop in loops if isinstance(loop, cst.For)
             for n in self.semantics.find(loop.target, lambda x: isinstance(x, cst.Name))
         }
-        parts = _index_parts(call, method)
         return any(name.value in targets for part in parts for name in self.semantics.variables(part))
 
     def _update_fix_problem(self, statement, buf, call, method, loop) -> str | None:
@@ -863,6 +972,51 @@ class GrowthRule(SourceRule):
             source.insert_lines_before(self.end_line(loop) + 1, rebuild),
         )
         return Fix("safe", f"collect `(index, dtype, row)` in `{rows}`, each row converted as `.at[].set` converts it, and write them once", edits)
+
+
+def _only_return(helper: cst.CSTNode | None) -> cst.Call | None:
+    """The call a helper returns where returning it is all the helper does: a ``lambda``'s
+    body, or a ``def`` whose one statement (a docstring aside) is ``return call``."""
+    if isinstance(helper, cst.Lambda):
+        return helper.body if isinstance(helper.body, cst.Call) else None
+    if not isinstance(helper, cst.FunctionDef) or helper.decorators or helper.asynchronous:
+        return None
+    lines = list(helper.body.body) if isinstance(helper.body, cst.IndentedBlock) else [helper.body]
+    if lines and isinstance(lines[0], cst.SimpleStatementLine) and isinstance(lines[0].body[0], cst.Expr) and (
+        isinstance(lines[0].body[0].value, (cst.SimpleString, cst.ConcatenatedString))
+    ):
+        lines = lines[1:]
+    small = lines[0].body if len(lines) == 1 and isinstance(lines[0], cst.SimpleStatementLine) else lines[0].body if (
+        len(lines) == 1 and isinstance(lines[0], cst.SimpleStatementSuite)
+    ) else ()
+    if len(small) == 1 and isinstance(small[0], cst.Return) and isinstance(small[0].value, cst.Call):
+        return small[0].value
+    return None
+
+
+def _arguments(helper: cst.FunctionDef | cst.Lambda, call: cst.Call) -> dict[str, cst.BaseExpression] | None:
+    """The helper's plain parameters and the values ``call`` passes them, by position or keyword;
+    ``None`` for a ``*`` argument, a ``*args``/``**kwargs`` parameter or an argument left over.
+    A parameter left to its default is missing, so nothing stands for it."""
+    params = helper.params
+    if params.star_kwarg is not None or isinstance(params.star_arg, cst.Param) or any(a.star for a in call.args):
+        return None
+    positional = [*params.posonly_params, *params.params]
+    named = {p.name.value for p in [*params.params, *params.kwonly_params]}
+    given: dict[str, cst.BaseExpression] = {}
+    for k, arg in enumerate(call.args):
+        if arg.keyword is None:
+            if k >= len(positional):
+                return None
+            name = positional[k].name.value
+        else:
+            name = arg.keyword.value
+            if name not in named:
+                return None
+        if name in given:
+            return None
+        given[name] = arg.value
+    return given
 
 
 def _index_parts(call: cst.Call, method: str) -> list:

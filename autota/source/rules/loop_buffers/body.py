@@ -24,6 +24,7 @@ from autota.source.rules.loop_buffers.syntax import (
     invariant,
     reads_part,
     reads_slot,
+    row_read_index,
     index_offset,
     all_params,
     several_slots,
@@ -619,9 +620,10 @@ class LoopBodies:
             return None
         return "before" if read_at < write_at else "after"
 
-    def _previous_rows(self, call, kind, args, body: Body, writes: list[Write], reads) -> list[cst.Subscript] | None:
-        """The reads, when every one is ``buf[i - 1]`` for a write at ``buf[i]``: the row the previous
-        step wrote (or, on the first step, the initial buffer's row there)."""
+    def _previous_rows(self, call, kind, args, body: Body, writes: list[Write], reads) -> list[cst.CSTNode] | None:
+        """The reads, when every one is ``buf[i - 1]`` for a write at ``buf[i]`` (or a call that
+        reads that one row, see :func:`.syntax.row_read_index`): the row the previous step wrote
+        (or, on the first step, the initial buffer's row there)."""
         write = writes[0]
         if not reads or kind == "while" or len(writes) != 1 or write.dict_entry or write.axis != 0:
             return None
@@ -631,15 +633,12 @@ class LoopBodies:
             return None
         found = []
         for name in reads:
-            read = self.parent(name)
-            if not (
-                isinstance(read, cst.Subscript)
-                and read.value is name
-                and len(read.slice) == 1
-                and isinstance(read.slice[0].slice, cst.Index)
-                and read.slice[0].slice.star is None
-                and index_offset(read.slice[0].slice.value, body.index_param) == written - 1
-            ):
+            read, arg = self._read_of(name)
+            if isinstance(read, cst.Subscript):
+                index = _subscript_index(read)
+            else:  # `jnp.take(buf, i - 1, axis=0)`, `lax.dynamic_index_in_dim(buf, i - 1)`: no fix, the same row
+                index = row_read_index(self, read) if arg is not None and arg.keyword is None else None
+            if index is None or index_offset(index, body.index_param) != written - 1:
                 return None
             found.append(read)
         return found

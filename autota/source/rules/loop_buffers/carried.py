@@ -87,8 +87,9 @@ class CarriedPlan:
     args: dict[str, cst.Arg]
     body: Body
     write: Write
-    previous: list[cst.Subscript]
-    """The previous step's row, where the body reads it back (it is carried as a value instead)."""
+    previous: list[cst.CSTNode]
+    """The previous step's row, where the body reads it back (it is carried as a value instead):
+    ``buf[i - 1]``, or a call that reads that row (no fix)."""
     key: cst.SimpleString | None = None
     """The dict carry's key, for a dict entry."""
     position: int = 0
@@ -207,7 +208,7 @@ class CarriedBuffers:
         )
 
     def _report_carried(self, call, kind: str, args, body: Body, write: Write, group: list[Write],
-                        previous: list[cst.Subscript], kept: list[cst.Name]) -> None:
+                        previous: list[cst.CSTNode], kept: list[cst.Name]) -> None:
         """``kept`` are the body's uses of the buffer that read no rows back but need the buffer
         in the body: its shape or dtype (``buf.shape[0]``), or the slot the step writes, read
         before the write (``lax.dynamic_slice(buf, (i,), ...)``)."""
@@ -379,6 +380,12 @@ class CarriedBuffers:
             return write.problem
         if isinstance(body.function, cst.Lambda):
             return "the body is a `lambda`; write it as a `def` to get a fix"
+        called = next((read for read in plan.previous if isinstance(read, cst.Call)), None)
+        if called is not None:
+            return (
+                f"the previous row is read by a call (`{self.code_of(called.func)}`, line {self.start_line(called)}); "
+                f"the fix carries a row read as `{write.buf}[...]` only"
+            )
         disorder = self._out_of_order(call, kind)
         if disorder:
             return disorder

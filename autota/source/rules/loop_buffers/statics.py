@@ -28,7 +28,7 @@ class StaticFacts:
         """``(lower, upper)`` when the body's index parameter steps by one from ``lower`` to ``upper``:
         a ``fori_loop``'s index, or the element of a ``scan`` over ``jnp.arange(lower, upper)``."""
         index, function = body.index_param, body.function
-        if index is None or not isinstance(function, cst.FunctionDef):
+        if index is None or not isinstance(function, (cst.FunctionDef, cst.Lambda)):
             return None
         if rebinds(self.semantics, function, index):
             return None

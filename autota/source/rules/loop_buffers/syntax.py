@@ -8,7 +8,7 @@ from autota.source import scopes
 from autota.source.scopes import all_params, int_value  # noqa: F401  (the rules import them from here)
 
 
-from autota.source.vocabulary import PART_READERS
+from autota.source.vocabulary import PART_READERS, ROW_READERS
 from autota.source.vocabulary import (  # noqa: F401  (the rules import them from here)
     LAX,
     JNP,
@@ -79,6 +79,28 @@ def reads_part(rule, read: cst.CSTNode) -> bool:
     if isinstance(read, cst.Subscript):
         return selects_part(read)
     return isinstance(read, cst.Call) and rule.matches(read.func, PART_READERS) is not None
+
+
+def row_read_index(rule, read: cst.CSTNode) -> cst.BaseExpression | None:
+    """The index of a call in :data:`ROW_READERS` that reads one row along axis 0 (the axis
+    given as ``0``, or left to its default where that is 0; a slice of size 1); else ``None``."""
+    function = rule.matches(read.func, ROW_READERS) if isinstance(read, cst.Call) else None
+    if function is None or any(a.star for a in read.args):
+        return None
+    params = ROW_READERS[function]
+    given = {}
+    for k, arg in enumerate(read.args):
+        name = arg.keyword.value if arg.keyword is not None else (params[k] if k < len(params) else None)
+        if name is None or name in given:
+            return None
+        given[name] = arg.value
+    axis = given.get("axis")
+    if axis is None and function.endswith(".take") or axis is not None and int_value(axis) != 0:
+        return None  # `jnp.take` flattens the array where no axis is given
+    if function.endswith("_slice_in_dim") and int_value(given.get("slice_size")) != 1:
+        return None
+    index = given.get(params[1])
+    return None if index is None or isinstance(index, (cst.List, cst.Tuple)) else index
 
 
 def reads_slot(rule, read: cst.CSTNode, index: cst.BaseExpression) -> bool:
