@@ -499,6 +499,26 @@ def at_update(call: cst.BaseExpression) -> tuple[str, str] | None:
     return (found[0].value, found[1]) if found is not None and isinstance(found[0], cst.Name) else None
 
 
+def only_return(helper: cst.CSTNode | None) -> cst.Call | None:
+    """The call a helper returns where returning it is all the helper does: a ``lambda``'s
+    body, or a ``def`` whose one statement (a docstring aside) is ``return call``."""
+    if isinstance(helper, cst.Lambda):
+        return helper.body if isinstance(helper.body, cst.Call) else None
+    if not isinstance(helper, cst.FunctionDef) or helper.decorators or helper.asynchronous:
+        return None
+    lines = list(helper.body.body) if isinstance(helper.body, cst.IndentedBlock) else [helper.body]
+    if lines and isinstance(lines[0], cst.SimpleStatementLine) and isinstance(lines[0].body[0], cst.Expr) and (
+        isinstance(lines[0].body[0].value, (cst.SimpleString, cst.ConcatenatedString))
+    ):
+        lines = lines[1:]
+    if len(lines) != 1 or not isinstance(lines[0], (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
+        return None
+    small = lines[0].body
+    if len(small) == 1 and isinstance(small[0], cst.Return) and isinstance(small[0].value, cst.Call):
+        return small[0].value
+    return None
+
+
 def static_arguments(decorator: cst.BaseExpression) -> set | None:
     """The positions and names a jit decorator makes static (``partial(jax.jit,
     static_argnums=2)``), or ``None`` where they are not literals."""

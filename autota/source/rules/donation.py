@@ -34,7 +34,14 @@ class DonationRule(SourceRule):
     @classmethod
     def relevant(cls, facts: prefilter.Facts) -> set[int] | None:
         """Jitted functions that update an array, and the loops that call them."""
-        jitted = [f for f in facts.jitted() if any(prefilter.inside(u, f) for u in facts.updates)]
+        # functions that write an array: a jitted one, or a helper a jitted one calls
+        writers = {id(function): function for update in facts.updates for function in update.functions}
+        helper_names = {f.name for f in writers.values() if isinstance(f, ast.FunctionDef)}
+        calling = {
+            id(function) for site in facts.calls if isinstance(site.node.func, ast.Name) and site.node.func.id in helper_names
+            for function in site.functions
+        }
+        jitted = [f for f in facts.jitted() if id(f.node) in writers or id(f.node) in calling]
         if not jitted:
             return set()
         names = {f.node.name for f in jitted if not isinstance(f.node, ast.Lambda)}  # a lambda: by the name bound to it
@@ -42,7 +49,14 @@ class DonationRule(SourceRule):
         callers = [s for s in facts.calls if s.in_loop and prefilter.terminal(s.node.func) in names]
         if not callers:
             return set()
-        return prefilter.tops(jitted) | prefilter.tops(callers) | prefilter.tracing_call_tops(facts, jitted)
+        called = {  # the records a step rebuilds (`State(...)`) and the helpers that write for it
+            site.node.func.id for site in facts.calls
+            if isinstance(site.node.func, ast.Name) and any(prefilter.inside(site, f) for f in jitted)
+        }
+        helpers = {top for top, cls in facts.classes if cls.name in called} | {
+            f.top for f in facts.functions if isinstance(f.node, ast.FunctionDef) and f.node.name in called
+        }
+        return prefilter.tops(jitted) | prefilter.tops(callers) | helpers | prefilter.tracing_call_tops(facts, jitted)
 
     def visit_Module(self, node: cst.Module) -> None:
         for function, jit_node in self._jitted(node):
@@ -99,14 +113,17 @@ class DonationRule(SourceRule):
     def _donates(self, node) -> bool:
         return isinstance(node, cst.Call) and any(a.keyword is not None and a.keyword.value in DONATE for a in node.args)
 
-    def _updated_params(self, function: cst.FunctionDef | cst.Lambda) -> dict[int, str]:
-        """Positions of parameters whose updated copy the function returns."""
+    def _updated_params(self, function: cst.FunctionDef | cst.Lambda, depth: int = 0) -> dict[int, str]:
+        """Positions of parameters whose updated copy the function returns (``depth``: how many
+        helpers deep this function is called)."""
         params = [p.name.value for p in function.params.params]
-        flow = _UpdatedCopies(self, params)
+        flow = _UpdatedCopies(self, params, depth)
         for assign in self.semantics.own_nodes(function, lambda n: isinstance(n, cst.Assign)):
             name = scopes.assign_to(assign)
             if name:
                 flow.bind(name, assign.value)
+            elif len(assign.targets) == 1 and isinstance(assign.targets[0].target, (cst.Tuple, cst.List)):
+                flow.unpack(assign.targets[0].target, assign.value)  # `grid, ids = env`
         updated: dict[int, str] = {}
         returned = [function.body] if isinstance(function, cst.Lambda) else [
             ret.value for ret in self.semantics.own_nodes(function, lambda n: isinstance(n, cst.Return))
@@ -214,10 +231,22 @@ class _UpdatedCopies:
     Assignments are read in source order, whatever branch they are in: the finding's fix is
     unsafe in any case, and a step that updates its argument on one path copies it there."""
 
-    def __init__(self, rule: SourceRule, params: list[str]) -> None:
+    def __init__(self, rule: DonationRule, params: list[str], depth: int) -> None:
         self.rule = rule
+        self.depth = depth
         self.parts: dict[str, str] = {p: p for p in params}
         self.copies: dict[str, str] = {}
+
+    def unpack(self, target: cst.Tuple | cst.List, value: cst.BaseExpression) -> None:
+        """``grid, ids = env``: each name holds a part of what ``value`` holds a part of."""
+        whole = self.part(value)
+        for element in target.elements:
+            if isinstance(element.value, cst.Name):
+                self.copies.pop(element.value.value, None)
+                if whole is not None:
+                    self.parts[element.value.value] = whole
+                else:
+                    self.parts.pop(element.value.value, None)
 
     def bind(self, name: str, value: cst.BaseExpression) -> None:
         origin, part = self.updated(value), self.part(value)
@@ -258,9 +287,28 @@ class _UpdatedCopies:
             origin = self._base(rebuilt)
             fields = [a.value for a in expr.args if a.keyword is not None]
             return origin if origin is not None and any(self.updated(f) == origin for f in fields) else None
-        if self.rule.matches(expr.func, TREE_MAP) and len(expr.args) >= 2 and _writes_first(expr.args[0].value):
+        if self.rule.matches(expr.func, TREE_MAP) and len(expr.args) >= 2 and self._writes_first(expr.args[0].value):
             return self._base(expr.args[1].value)
+        callee = self.rule.semantics.binding(expr.func) if isinstance(expr.func, cst.Name) else None
+        if isinstance(callee, cst.ClassDef):  # `State(idx=..., values=state.values.at[i].set(v))`: the record rebuilt
+            return next((origin for a in expr.args if not a.star and (origin := self.updated(a.value)) is not None), None)
+        if isinstance(callee, cst.FunctionDef) and not callee.decorators and self.depth < 2:
+            written = self.rule._updated_params(callee, self.depth + 1)  # a helper that writes its argument
+            positional = [a.value for a in expr.args if a.keyword is None and not a.star]
+            return next((self._base(positional[k]) for k in written if k < len(positional) and self._base(positional[k])), None)
         return None
+
+    def _writes_first(self, fn: cst.BaseExpression) -> bool:
+        """Whether ``fn`` returns a write into its first parameter and does nothing else: a lambda
+        (``lambda b, v: b.at[t].set(v)``) or a ``def`` bound to a name (``def put(b, v): return
+        b.at[t].set(v)``)."""
+        function = self.rule.semantics.binding(fn) if isinstance(fn, cst.Name) else fn
+        returned = scopes.only_return(function)
+        if returned is None or not function.params.params:
+            return False
+        found = scopes.at_call(returned)
+        first = function.params.params[0].name.value
+        return found is not None and found[1] in UPDATE_METHODS and isinstance(found[0], cst.Name) and found[0].value == first
 
     def _rebuilt(self, call: cst.Call) -> cst.BaseExpression | None:
         """What ``call`` copies with some fields replaced: ``x`` of ``x._replace(...)``,
@@ -272,10 +320,3 @@ class _UpdatedCopies:
         return None
 
 
-def _writes_first(fn: cst.BaseExpression) -> bool:
-    """Whether ``fn`` is a lambda that returns a write into its first parameter (``lambda b, v: b.at[t].set(v)``)."""
-    if not isinstance(fn, cst.Lambda) or not fn.params.params:
-        return False
-    found = scopes.at_call(fn.body)
-    first = fn.params.params[0].name.value
-    return found is not None and found[1] in UPDATE_METHODS and isinstance(found[0], cst.Name) and found[0].value == first

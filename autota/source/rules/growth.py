@@ -188,7 +188,7 @@ class GrowthRule(SourceRule):
             return []
         found = [Written(value, acc, value)]
         helper = self.semantics.binding(value.func) if isinstance(value.func, cst.Name) else None
-        returned = _only_return(helper)
+        returned = scopes.only_return(helper)
         arguments = _arguments(helper, value) if returned is not None else None
         if arguments:
             receivers = [p for p, arg in arguments.items() if isinstance(arg, cst.Name) and arg.value == acc]
@@ -972,26 +972,6 @@ class GrowthRule(SourceRule):
             source.insert_lines_before(self.end_line(loop) + 1, rebuild),
         )
         return Fix("safe", f"collect `(index, dtype, row)` in `{rows}`, each row converted as `.at[].set` converts it, and write them once", edits)
-
-
-def _only_return(helper: cst.CSTNode | None) -> cst.Call | None:
-    """The call a helper returns where returning it is all the helper does: a ``lambda``'s
-    body, or a ``def`` whose one statement (a docstring aside) is ``return call``."""
-    if isinstance(helper, cst.Lambda):
-        return helper.body if isinstance(helper.body, cst.Call) else None
-    if not isinstance(helper, cst.FunctionDef) or helper.decorators or helper.asynchronous:
-        return None
-    lines = list(helper.body.body) if isinstance(helper.body, cst.IndentedBlock) else [helper.body]
-    if lines and isinstance(lines[0], cst.SimpleStatementLine) and isinstance(lines[0].body[0], cst.Expr) and (
-        isinstance(lines[0].body[0].value, (cst.SimpleString, cst.ConcatenatedString))
-    ):
-        lines = lines[1:]
-    small = lines[0].body if len(lines) == 1 and isinstance(lines[0], cst.SimpleStatementLine) else lines[0].body if (
-        len(lines) == 1 and isinstance(lines[0], cst.SimpleStatementSuite)
-    ) else ()
-    if len(small) == 1 and isinstance(small[0], cst.Return) and isinstance(small[0].value, cst.Call):
-        return small[0].value
-    return None
 
 
 def _arguments(helper: cst.FunctionDef | cst.Lambda, call: cst.Call) -> dict[str, cst.BaseExpression] | None:

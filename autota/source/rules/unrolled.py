@@ -292,11 +292,11 @@ class UnrolledLoopRule(SourceRule):
             for monomial, count in polynomial(lower).items():
                 difference[monomial] = difference.get(monomial, 0) - count
             return not any(count and any(moving[atom] for atom in monomial) for monomial, count in difference.items())
-        item_assigned = {
-            target.value.value
+        item_assigned = {  # `parts[j] = ...`, `table[0][j] = ...`: the container's name
+            _root(target).value
             for a in self.semantics.find(function.body, lambda n: isinstance(n, (cst.Assign, cst.AugAssign)))
             for target in ([t.target for t in a.targets] if isinstance(a, cst.Assign) else [a.target])
-            if isinstance(target, cst.Subscript) and isinstance(target.value, cst.Name)
+            if isinstance(target, cst.Subscript) and isinstance(_root(target), cst.Name)
         }
         kinds = (cst.Slice, cst.Call, cst.Subscript, cst.If, cst.IfExp, cst.While)
         for node in self.semantics.find(tree, lambda n: isinstance(n, kinds)):
@@ -329,8 +329,9 @@ class UnrolledLoopRule(SourceRule):
                 called = self.parent(node)
                 if isinstance(called, cst.Call) and called.func is node:
                     return True  # `blocks[b][k](x)`: no array is callable, so this is a Python sequence of functions
-                bound = self.semantics.assigned_value(node.value) if isinstance(node.value, cst.Name) else None
-                if isinstance(node.value, cst.Name) and node.value.value in item_assigned or isinstance(
+                root = _root(node)  # `table[0][k]` indexes the same container as `table[k]`
+                bound = self.semantics.assigned_value(root) if isinstance(root, cst.Name) else None
+                if isinstance(root, cst.Name) and root.value in item_assigned or isinstance(
                     bound, (cst.List, cst.Tuple, cst.Dict, cst.ListComp, cst.DictComp)
                 ) or isinstance(bound, cst.Call) and self.matches(bound.func, PYTHON_CONTAINERS):
                     return True
@@ -349,7 +350,7 @@ class UnrolledLoopRule(SourceRule):
         for assign in self.semantics.find(loop.body, lambda n: isinstance(n, (cst.Assign, cst.AugAssign))):
             targets = assign.targets if isinstance(assign, cst.Assign) else [assign]
             for t in targets:
-                for name in self.semantics.find(t.target, lambda x: isinstance(x, cst.Name)):
+                for name in _bound_roots(t.target):
                     if name.value in before and name.value not in carried and name.value != _loop_var(loop):
                         carried.append(name.value)
         return carried
@@ -612,6 +613,26 @@ def _tests_edge(rule: SourceRule, test: cst.BaseExpression, names: set[str], edg
     return any(
         isinstance(a, cst.Name) and a.value in names and rule.code_of(b) in edges for a, b in (sides, sides[::-1])
     )
+
+
+def _root(expr: cst.BaseExpression) -> cst.BaseExpression:
+    """What a chain of subscripts indexes: ``table`` of ``table[0][k]``."""
+    while isinstance(expr, cst.Subscript):
+        expr = expr.value
+    return expr
+
+
+def _bound_roots(target: cst.BaseExpression) -> list[cst.Name]:
+    """The names an assignment target binds or changes: a name, the elements of a tuple or list
+    target, and the object whose item or attribute is set (``table`` of ``table[2 * n][k] = v``,
+    not ``n``)."""
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [name for element in target.elements for name in _bound_roots(element.value)]
+    if isinstance(target, cst.StarredElement):
+        return _bound_roots(target.value)
+    while isinstance(target, (cst.Subscript, cst.Attribute)):
+        target = target.value
+    return [target] if isinstance(target, cst.Name) else []
 
 
 def _loop_var(loop: cst.For) -> str | None:
