@@ -56,7 +56,12 @@ class DonationRule(SourceRule):
         helpers = {top for top, cls in facts.classes if cls.name in called} | {
             f.top for f in facts.functions if isinstance(f.node, ast.FunctionDef) and f.node.name in called
         }
-        return prefilter.tops(jitted) | prefilter.tops(callers) | helpers | prefilter.tracing_call_tops(facts, jitted)
+        shell_of = {method: shell for shell, methods in facts.members.items() for method in methods}
+        held = {  # `self.ring.add(state, r)`: the caller's class says what `self.ring` is made as
+            unit for site in callers if isinstance(site.node.func, ast.Attribute) and isinstance(site.node.func.value, ast.Attribute)
+            and site.top in shell_of for unit in (shell_of[site.top], *facts.members[shell_of[site.top]])
+        }
+        return prefilter.tops(jitted) | prefilter.tops(callers) | helpers | held | prefilter.tracing_call_tops(facts, jitted)
 
     def visit_Module(self, node: cst.Module) -> None:
         for function, jit_node in self._jitted(node):
@@ -147,7 +152,7 @@ class DonationRule(SourceRule):
                 if self.semantics.binding(call.func) not in (jit_node, function):  # another `name` is called
                     continue
                 skipped = 0
-            elif self._own_method_call(call, function):
+            elif self._own_method_call(call, function) or self._held_object_call(call, function):
                 skipped = 1  # `self.step(buf, ...)`: `self` is the jitted function's argument 0
             else:
                 continue
@@ -185,6 +190,31 @@ class DonationRule(SourceRule):
         if not isinstance(caller, cst.FunctionDef) or self.parent(self.parent(caller)) is not cls or not caller.params.params:
             return False
         return caller.params.params[0].name.value == func.value.value and not caller.decorators
+
+    def _held_object_call(self, call: cst.Call, function: cst.FunctionDef | cst.Lambda) -> bool:
+        """Whether ``call`` is ``obj.name(...)`` on an object of the class whose method ``function``
+        is, seen by how the object was made: ``ring = Ring(...)`` bound once in the caller's
+        scope, or ``self.ring = Ring(...)`` in the caller's own class (``self.ring.add(state,
+        r)``). The object is then the method's ``self``."""
+        func = call.func
+        cls = self.parent(self.parent(function)) if isinstance(function, cst.FunctionDef) else None
+        if not (isinstance(cls, cst.ClassDef) and isinstance(func, cst.Attribute) and func.attr.value == function.name.value):
+            return False
+        made = None
+        holder = func.value
+        if isinstance(holder, cst.Name):
+            made = self.semantics.assigned_value(holder)
+        elif isinstance(holder, cst.Attribute) and isinstance(holder.value, cst.Name):
+            caller = next((a for a in self.ancestors(call) if isinstance(a, (cst.FunctionDef, cst.Lambda))), None)
+            owner = self.parent(self.parent(caller)) if isinstance(caller, cst.FunctionDef) else None
+            if isinstance(owner, cst.ClassDef) and caller.params.params and caller.params.params[0].name.value == holder.value.value:
+                made_here = [
+                    a.value for a in self.semantics.find(owner, lambda n: isinstance(n, cst.Assign))
+                    if len(a.targets) == 1 and isinstance(a.targets[0].target, cst.Attribute)
+                    and a.targets[0].target.attr.value == holder.attr.value
+                ]
+                made = made_here[0] if len(made_here) == 1 else None
+        return isinstance(made, cst.Call) and isinstance(made.func, cst.Name) and self.semantics.binding(made.func) is cls
 
     def _report(self, function, jit_node, call, param: str, position: int) -> None:
         what = function.name.value if isinstance(function, cst.FunctionDef) else self._names[id(jit_node)] or "the lambda"
