@@ -7,6 +7,8 @@ engine runs only visitors with at least one enabled code whose ``triggers`` occu
 
 from __future__ import annotations
 
+import unicodedata
+
 import re
 from dataclasses import dataclass, field
 from typing import ClassVar
@@ -391,6 +393,14 @@ class SourceRule:
             if fix is not None and not self.context.source.parses_after(fix.edits):
                 fix, unparsable = None, "the rewrite would not parse in its place (a line continuation, a layout it cannot follow)"
                 reason = f"{reason}; {unparsable}" if reason else unparsable
+            spelled = self.semantics.unnormalized_name() if fix is not None and fix.applicability == "safe" else None
+            if spelled is not None:
+                assumed = (
+                    f"it assumes that no two spellings of the file name one variable: Python reads `{spelled}` as "
+                    f"`{unicodedata.normalize('NFKC', spelled)}`, and the fix's checks compare names as spelled"
+                )
+                fix = Fix("unsafe", fix.message, fix.edits)
+                reason = f"{reason}; {assumed}" if reason else assumed
             dropped = self.context.source.dropped_comments(fix.edits) if fix is not None else []
             if dropped:
                 lost = f"it drops the comment{'s' if len(dropped) > 1 else ''} {', '.join(f'`{c}`' for c in dropped)}"

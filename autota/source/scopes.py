@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import unicodedata
 import dataclasses
 import itertools
 import warnings
@@ -680,6 +681,12 @@ class Semantics:
         self._bindings: dict[tuple[int, str], list[tuple[str, cst.CSTNode, int]]] = {}
 
     # -- where nodes are ---------------------------------------------------------------------
+    def unnormalized_name(self) -> str | None:
+        """A name the file spells otherwise than Python reads it: identifiers are NFKC-normalised
+        (``ﬁ`` is ``fi``, a full-width ``ｂｕｆ`` is ``buf``), so two spellings may be one
+        variable where the rules, comparing spellings, see two."""
+        return next((v for v in self.by_value if not v.isascii() and unicodedata.normalize("NFKC", v) != v), None)
+
     def ancestors(self, node: cst.CSTNode):
         parent = self.parents.get(node)
         while parent is not None:

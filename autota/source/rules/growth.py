@@ -385,18 +385,20 @@ class GrowthRule(SourceRule):
             return f"`{name}` is declared global or nonlocal"
         nested = {}
         for node in spelled:
-            outermost = None  # the nested function, lambda or class of `scope` that holds the name
+            outermost = None  # the nested function, lambda, class or generator of `scope` that holds the name
             for ancestor in semantics.ancestors(node):
                 if ancestor is scope:
                     break
-                if isinstance(ancestor, scopes.NESTED_SCOPES):
+                if isinstance(ancestor, (*scopes.NESTED_SCOPES, cst.GeneratorExp)):
                     outermost = ancestor
             if outermost is not None and not semantics.within(outermost, loop):
                 nested[id(outermost)] = outermost
-        seeing = [n for n in nested.values() if scopes.sees(n, name)]
+        # a generator expression made before the loop reads the name when the loop advances it
+        seeing = [n for n in nested.values() if isinstance(n, cst.GeneratorExp) or scopes.sees(n, name)]
         if seeing:
             first = min(seeing, key=self.start_line)
-            return f"a nested function (line {self.start_line(first)}) can see `{name}` while the loop runs"
+            what = "a generator expression" if isinstance(first, cst.GeneratorExp) else "a nested function"
+            return f"{what} (line {self.start_line(first)}) can see `{name}` while the loop runs"
         reader = self.frame_reader(scope)
         if reader is not None:
             call, introspection = reader
@@ -883,6 +885,11 @@ class GrowthRule(SourceRule):
             scopes.assign_to(a, var) for a in self.semantics.find(loop.body, lambda n: isinstance(n, cst.Assign))
         ):
             return f"the loop variable `{var}` is reassigned in the body"
+        if any(self.semantics.declaration(n) for n in self.semantics.names_in(self.semantics.enclosing_scope(loop), var)):
+            return (
+                f"the loop variable `{var}` is declared global or nonlocal, so a call in the loop may rebind it "
+                "between the fix's two reads of the index"
+            )
         writes = [
             a for a in self.semantics.find(loop, lambda n: isinstance(n, cst.Assign)) if self._update(a) and self._update(a)[0] == buf
         ]
