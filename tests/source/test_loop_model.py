@@ -191,6 +191,20 @@ def f(xs, h0):
     h, log = lax.fori_loop(0, xs.shape[0], step, (h0, {"h": jnp.zeros_like(xs)}))
     return log
 """,
+    "dict entry by a helper given the key": """
+def record(log, key, i, h):
+    log[key] = log[key].at[i].set(h)
+    return log
+
+
+def f(xs, h0):
+    def step(i, carry):
+        h, log = carry
+        h = jnp.tanh(h + xs[i])
+        return h, record(log, "h", i, h)
+    h, log = lax.fori_loop(0, xs.shape[0], step, (h0, {"h": jnp.zeros_like(xs)}))
+    return log
+""",
 }
 
 

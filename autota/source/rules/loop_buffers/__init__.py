@@ -228,7 +228,7 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
             return Verdict()
         if reads and previous is None:
             return Verdict(read=reads[0])
-        if exact or scopes.is_constant(write.row) or self._invariant(body, write.row):
+        if exact or self._constant_row(write.row) or self._invariant(body, write.row):
             return None  # no cotangent, or a buffer cleared or filled with one value: no per-step values
         return Verdict(previous=previous or [], kept=kept)
 
@@ -261,7 +261,21 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
                 found.write.index_node is not None and invariant(self, found.write.index_node, model.body.node)
             ))
         at201 = found.read is None or found.index == "fixed"
-        return not at201 or not (exact or scopes.is_constant(found.write.row))
+        return not at201 or not (exact or self._constant_row(found.write.row))
+
+    def _constant_row(self, row: cst.BaseExpression | None) -> bool:
+        """Whether the written row has one value every step: a literal, or an array of one made
+        by a JAX constructor (``jnp.zeros(2)``, ``jnp.ones_like(h)``, ``jnp.full(n, -1.0)``):
+        the buffer is cleared or filled slot by slot, with no per-step values to collect."""
+        if scopes.is_constant(row):
+            return True
+        made = self.construction(row) if isinstance(row, cst.Call) else None
+        if made is None or made.name in ("empty", "empty_like", "arange"):
+            return False
+        if made.name in ("full", "full_like"):
+            fill = made.positional[1] if len(made.positional) > 1 else made.keywords.get("fill_value")
+            return scopes.is_constant(fill)
+        return True
 
     def _gradient_free(self, row: cst.BaseExpression | None) -> bool:
         """Whether a row written in a ``while_loop`` visibly has no gradient: a bool literal (a mask

@@ -77,6 +77,14 @@ class Const(Value):
 
 
 @dataclass(eq=False)
+class Key(Value):
+    """A string literal, as a dict carry's key: ``"h"`` passed to a helper that writes
+    ``log[key]`` writes the entry ``"h"``."""
+
+    entry: str
+
+
+@dataclass(eq=False)
 class Pack(Value):
     """A tuple or list."""
 
@@ -716,10 +724,10 @@ class _Evaluation:
         elif (
             isinstance(target, cst.Subscript)
             and isinstance(target.value, cst.Name)
-            and string_key(target) is not None
+            and self.entry(target, env) is not None
             and isinstance(env.get(target.value.value), (Carry, Record))
         ):  # `log["energy"] = ...` on a dict carry: the dict leaves with that entry replaced
-            env[target.value.value] = _replaced(env[target.value.value], {string_key(target): value})
+            env[target.value.value] = _replaced(env[target.value.value], {self.entry(target, env): value})
         elif (
             isinstance(target, cst.Attribute)
             and isinstance(target.value, cst.Name)
@@ -769,6 +777,8 @@ class _Evaluation:
             return env.get(node.value) or Opaque(node)
         if isinstance(node, cst.Integer):
             return Const(int(node.evaluated_value))
+        if isinstance(node, cst.SimpleString):
+            return Key(_entry(node.evaluated_value))
         if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
             inner = self.expr(node.expression, env, depth)
             if isinstance(inner, Const):
@@ -875,9 +885,19 @@ class _Evaluation:
             return Index(0, right.element, symbolic=True, reverse=sign < 0)
         return None
 
+    def entry(self, node: cst.Subscript, env: dict) -> str | None:
+        """The key of ``d["key"]``, or of ``d[key]`` where ``key`` holds a string literal (a
+        helper's parameter: ``record(log, "h", ...)``)."""
+        entry = string_key(node)
+        if entry is None and len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index):
+            key = node.slice[0].slice.value
+            value = env.get(key.value) if isinstance(key, cst.Name) else None
+            entry = value.entry if isinstance(value, Key) else None
+        return entry
+
     def subscript(self, node: cst.Subscript, env: dict, depth: int) -> Value:
         base = self.expr(node.value, env, depth)
-        entry = string_key(node)
+        entry = self.entry(node, env)
         if entry is not None and isinstance(base, Record) and (entry in base.fields or base.base is not None):
             return base.fields[entry] if entry in base.fields else _attribute(base.base, entry)
         if entry is not None and isinstance(base, Carry):  # `log["energy"]`: an entry of a dict carry
@@ -1145,6 +1165,8 @@ def _same(a: Value, b: Value) -> bool:
         return a.offset == b.offset and a.carry.path == b.carry.path
     if isinstance(a, Const):
         return a.value == b.value
+    if isinstance(a, Key):
+        return a.entry == b.entry
     return False
 
 
