@@ -13,6 +13,7 @@ failed.
 from __future__ import annotations
 
 import ast
+import contextlib
 import dataclasses
 
 import libcst as cst
@@ -148,15 +149,22 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
     _not_rewritten: str | None = None
     """While a loop autota does not rewrite is judged, why not."""
 
+    @contextlib.contextmanager
+    def not_rewritten(self, reason: str):
+        """Judge a loop that autota reports but does not rewrite: its findings have no fix, and
+        ``reason`` says why."""
+        self._not_rewritten = reason
+        try:
+            yield
+        finally:
+            self._not_rewritten = None
+
     def visit_Call(self, node: cst.Call) -> None:
         lifted = self.matches(node.func, LIFTED_LOOPS)
         if lifted is not None:  # `nnx.fori_loop`, `hk.scan`: `lax`'s loop over a body that may hold modules
             library, short = ("Flax NNX", "nnx") if lifted.startswith("flax.") else ("Haiku", "hk")
-            self._not_rewritten = f"autota does not rewrite {library}'s `{short}.{lifted.rsplit('.', 1)[1]}`"
-            try:
+            with self.not_rewritten(f"autota does not rewrite {library}'s `{short}.{lifted.rsplit('.', 1)[1]}`"):
                 self._check_loop(node, LIFTED_LOOPS[lifted])
-            finally:
-                self._not_rewritten = None
             return
         name = self.matches(node.func, LOOPS)
         if name is not None:

@@ -146,8 +146,7 @@ class CarriedBuffers:
         init = given[1] if len(given) >= 2 and cls is None else None
         args = {"f": cst.Arg(target), **({"init": cst.Arg(init)} if init is not None else {})}
         where = f"carried through the Flax `nn.scan` of `{name}` (line {self.start_line(call)})"
-        self._not_rewritten = "autota does not rewrite Flax's lifted `nn.scan` and the calls of its scanned form"
-        try:
+        with self.not_rewritten("autota does not rewrite Flax's lifted `nn.scan` and the calls of its scanned form"):
             writes = self._writes(body)
             for group in by_buffer(writes):
                 verdict = self._judge_buffer(call, "scan", args, body, group)
@@ -160,8 +159,6 @@ class CarriedBuffers:
             for found in self._unseen(model, writes):
                 if self._modelled_matters(model, found, init):
                     self._report_modelled(model, found, where, output)
-        finally:
-            self._not_rewritten = None
 
     def _check_flax_while(self, call: cst.Call) -> None:
         """``nn.while_loop(cond_fn, body_fn, mdl, init)``: ``body_fn(mdl, carry)`` is a
@@ -184,16 +181,16 @@ class CarriedBuffers:
             "differentiable; otherwise a scan over the maximum length that masks the steps after the exit "
             "(`jnp.where(done, old, new)`); or, without `grad`, donate the buffer at the `jit` boundary"
         ).format(name=function.name.value, line=self.start_line(call))
-        reason = "autota does not rewrite Flax's lifted `nn.while_loop`"
-        writes = self._writes(body)
-        for group in by_buffer(writes):
-            if self._judge_buffer(call, "while", args, body, group) is not None:
-                self.report("AT202", group[0].call, f"`{group[0].label}` {message}", reason=reason)
-        # other spellings (an attribute carry, `val.ids = val.ids.at[...]`): the loop model's
-        model = self._model(call, "while", args)
-        for found in self._unseen(model, writes):
-            if self._modelled_matters(model, found, positional[3]):
-                self.report("AT202", found.write.call, f"`{found.label}` {message}", reason=reason)
+        with self.not_rewritten("autota does not rewrite Flax's lifted `nn.while_loop`"):
+            writes = self._writes(body)
+            for group in by_buffer(writes):
+                if self._judge_buffer(call, "while", args, body, group) is not None:
+                    self.report("AT202", group[0].call, f"`{group[0].label}` {message}")
+            # other spellings (an attribute carry, `val.ids = val.ids.at[...]`): the loop model's
+            model = self._model(call, "while", args)
+            for found in self._unseen(model, writes):
+                if self._modelled_matters(model, found, positional[3]):
+                    self.report("AT202", found.write.call, f"`{found.label}` {message}")
 
     def _report_read_back(self, kind: str, write: Write, read: cst.Name) -> None:
         loop = {"fori": "fori_loop", "scan": "scan", "while": "while_loop"}[kind]
