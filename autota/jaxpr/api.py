@@ -10,6 +10,7 @@ evaluates that jaxpr with the caller's values, so it composes with ``jit``, ``gr
 from __future__ import annotations
 
 import functools
+import inspect
 import os
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Sequence
@@ -64,7 +65,13 @@ class _Program:
     findings: tuple
 
 
-def _enabled(rules: Iterable[str] | None) -> frozenset:
+def _enabled(rules: Iterable[str] | str | None) -> frozenset:
+    """The rules ``transform`` applies: the default ones for ``None``, none for an empty
+    selection, one code or prefix given as a string (``"AT201"``)."""
+    if isinstance(rules, str):
+        rules = (rules,)
+    if rules is not None and not list(rules):
+        return frozenset()
     try:
         chosen = resolve_selection(rules, None) if rules is not None else DEFAULT
     except ValueError as err:
@@ -97,15 +104,14 @@ class _Traced:
         self.fn = fn
         self.enabled = enabled
         self.strict = _strict_default() if strict is None else strict
-        self.static_argnums = tuple(static_argnums)
-        self.static_argnames = tuple(static_argnames)
+        self.static_argnums, self.static_argnames = _static_arguments(fn, tuple(static_argnums), tuple(static_argnames))
         self.cache: dict = {}
 
     def split(self, args: tuple, kwargs: dict):
-        n = len(args)
-        statics = {i % n if n else i for i in self.static_argnums}
+        n = len(args)  # as `jax.jit`: a negative index counts from the last argument passed
+        statics = {i + n if i < 0 else i for i in self.static_argnums} & set(range(n))
         dyn_args = [None if i in statics else a for i, a in enumerate(args)]
-        static_args = tuple((i, args[i]) for i in sorted(statics) if i < n)
+        static_args = tuple((i, args[i]) for i in sorted(statics))
         dyn_kwargs = {k: v for k, v in kwargs.items() if k not in self.static_argnames}
         static_kwargs = tuple(sorted((k, v) for k, v in kwargs.items() if k in self.static_argnames))
         graph = graphs.split((dyn_args, dyn_kwargs))
@@ -170,11 +176,10 @@ class _Traced:
             original, _ = jc.make_jaxpr(flat_fn, *dynamic)
         except TransformError:
             raise
-        except Exception as err:  # the user's function failed to trace: say so in one line
-            first = (str(err).strip().splitlines() or [""])[0]
-            raise TransformError(
-                f"cannot trace {_name(self.fn)}: {type(err).__name__}: {first}"
-            ) from None
+        except Exception as err:  # the user's function failed to trace: its own error, as `jax.jit` raises it
+            if hasattr(err, "add_note"):  # Python 3.11+
+                err.add_note(f"(raised while autota.transform traced {_name(self.fn)})")
+            raise
         ctx = Context(self.enabled)
         body = from_jaxpr(original)
         rewritten, _ = jc.make_jaxpr(lambda *a: evaluate(ctx, body, a), *dynamic)
@@ -184,6 +189,21 @@ class _Traced:
             more = f" (and {len(unknown) - 1} more)" if len(unknown) > 1 else ""
             raise TransformError(f"{_name(self.fn)}: strict: {unknown[0]}{more}")
         return _Program(rewritten, outputs[0], findings)
+
+
+def _static_arguments(fn: Callable, argnums: tuple, argnames: tuple) -> tuple[tuple, tuple]:
+    """``static_argnums`` and ``static_argnames`` completed from each other as ``jax.jit`` does
+    it, through ``fn``'s signature: a parameter that may be passed by position or by keyword is
+    static however it is passed (``static_argnums=1`` with ``f(x, n=2)``)."""
+    try:
+        params = list(inspect.signature(fn).parameters.values())
+    except (TypeError, ValueError):  # a builtin or a callable without a signature: as given
+        return argnums, argnames
+    either = inspect.Parameter.POSITIONAL_OR_KEYWORD
+    names = [p.name for p in params]
+    more_names = tuple(params[i].name for i in argnums if 0 <= i < len(params) and params[i].kind is either)
+    more_nums = tuple(names.index(n) for n in argnames if n in names and params[names.index(n)].kind is either)
+    return tuple(dict.fromkeys(argnums + more_nums)), tuple(dict.fromkeys(argnames + more_names))
 
 
 def _name(fn) -> str:

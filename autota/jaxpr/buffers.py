@@ -247,6 +247,11 @@ def why_not_one_write(body: Body, cin: Var, cout) -> str:
         return f"the buffer is written by {_NESTED[name]}, not once per step of this loop"
     if name in jc.REMAT_NAMES:
         return "the buffer is written inside a checkpoint that also reads it"
+    if name in jc.CUSTOM_RULE_NAMES or name in jc.JIT_NAMES:
+        return (
+            f"the buffer is written inside `{name}` (a function with a custom derivative, or a call), which "
+            "autota passes through untouched"
+        )
     if name in ("scatter-add", "scatter_add", "scatter-mul", "scatter_mul"):
         return f"the body accumulates into the buffer ({name}) rather than setting a slot"
     if name in WRITES:

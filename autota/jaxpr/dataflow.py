@@ -67,7 +67,9 @@ def _eqn_labels(eqn: ir.Eqn, ins: list) -> list:
 
 
 def _nested(eqn: ir.Eqn, ins: list):
-    """Labels of the outputs of a ``cond``, loop or ``checkpoint`` from those of its inputs."""
+    """Labels of the outputs of a ``cond``, loop, ``checkpoint`` or call (a custom derivative's
+    function) from those of its inputs: a write made inside a call is a write the loop makes,
+    which the transform passes through and must report."""
     if eqn.name == jc.COND:
         branches = jc.cond_branches(eqn.params) or []
         outs = [frozenset()] * len(eqn.outs)
@@ -97,6 +99,11 @@ def _nested(eqn: ir.Eqn, ins: list):
             return None
         ncc = wp.cond_nconsts
         return _loop(ir.from_jaxpr(wp.body), ins[ncc:], wp.body_nconsts, len(eqn.outs), len(eqn.outs))
+    called = jc.call_body(eqn.name, eqn.params)  # a `custom_jvp`/`custom_vjp` function, a `jit` left as a call
+    if called is not None:
+        sub = ir.from_jaxpr(called)
+        if len(sub.invars) == len(ins) and len(sub.outvars) == len(eqn.outs):
+            return _through(sub, ins)
     return None
 
 

@@ -141,8 +141,8 @@ def _read_into(inner, env: dict, eqns: list, caller=None) -> list:
         if callee is not None:
             sub, sub_consts = jc.open_jaxpr(callee)
             sub_constvars, sub_invars, _, _ = jc.jaxpr_parts(sub)
-            if not sub_constvars:
-                sub_env = dict(zip(sub_invars, atoms))
+            if len(sub_consts) == len(sub_constvars):  # its constants (`v + C` of a NumPy `C`) become literals
+                sub_env = {**{v: Lit(c, jc.abstract(c)) for v, c in zip(sub_constvars, sub_consts)}, **dict(zip(sub_invars, atoms))}
                 results = _read_into(sub, sub_env, eqns, (source, info))
                 for v, r in zip(outs, results):
                     if not jc.is_dropvar(v):

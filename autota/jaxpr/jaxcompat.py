@@ -388,8 +388,14 @@ def abstract(x):
 
 
 def eval_closed(jaxpr, args) -> list:
-    """Evaluate a closed jaxpr on ``args`` by binding its equations."""
-    return list(_core.jaxpr_as_fun(jaxpr)(*args))
+    """Evaluate a closed jaxpr on ``args`` by binding its equations. An output that is one of
+    the jaxpr's literals comes back as JAX holds it (jax 0.10's ``TypedInt``, ``TypedNdArray``):
+    it is put on the device as an array, with its dtype and weak type, as the function that was
+    traced returned it."""
+    return [
+        x if isinstance(x, jax.Array) or is_tracer(x) else jax.device_put(x)
+        for x in _core.jaxpr_as_fun(jaxpr)(*args)
+    ]
 
 
 def scatter_to_gather(params: dict, operand, indices, update_shape):

@@ -15,6 +15,7 @@ from typing import Any
 
 from jax import lax
 import jax.numpy as jnp
+import numpy as np
 
 from autota.jaxpr import jaxcompat as jc
 from autota.jaxpr import write_once
@@ -92,8 +93,8 @@ def plan_while(ctx: Context, eqn: Eqn, outer: Body) -> LoopPlan | None:
             (id(eqn), "AT202"),
             LoopFinding(
                 "AT202", "buffer written in a while_loop", False,
-                "the trip count is not static (the condition is not `i < n` for a counter from a "
-                "known start and a static n)",
+                "the trip count is not static (the condition is not `i < n` for an integer counter from a "
+                "known start and a static n, stepped without passing its dtype's largest value)",
                 eqn.source, first.shape, "no reverse-mode gradient", "no reverse-mode gradient", first.source,
             ),
         )
@@ -144,7 +145,16 @@ def _static_trip_count(cond: Body, body: Body, cond_consts, body_consts, carry_i
     bound = _static_bound(cond, bound_atom, cond_consts, body, carry_init, carry_index)
     if bound is None:
         return None
-    return max(0, -(-(bound - start.b) // step.b))
+    trips = max(0, -(-(bound - start.b) // step.b))
+    # the counter's last value must be what Python's arithmetic says: a uint8 counter stepped
+    # past 255 wraps to 0 and the loop runs on; a float one may stop moving (2.0**24 + 1)
+    dtype = jc.aval_of(cin).dtype
+    if not jc.is_integer_dtype(dtype):
+        return None
+    info = np.iinfo(np.dtype(dtype))
+    if not info.min <= start.b <= info.max or start.b + trips * step.b > info.max:
+        return None
+    return trips
 
 
 def _static_bound(cond: Body, atom, cond_consts, body: Body, carry_init, carry_index) -> int | None:

@@ -122,3 +122,111 @@ def test_numpy_outputs_come_back_as_returned():
     f = lambda x: (x, np.arange(3))
     out = transform(f)(jnp.ones(2))[1]
     assert type(out) is np.ndarray and out.dtype == np.arange(3).dtype
+
+
+# -- review 45 ---------------------------------------------------------------------------------
+def test_a_while_counter_that_would_pass_its_dtype_keeps_its_loop():
+    """A uint8 counter stepped past 255 wraps, and the loop runs on: the trip count Python's
+    arithmetic gives is not the loop's, so no scan (R1)."""
+
+    def f(x):
+        def body(c):
+            i, n, buf = c
+            return i + jnp.uint8(3), n + 1, buf.at[n % 4].set(x + n)
+
+        return lax.while_loop(lambda c: c[0] < jnp.uint8(255), body, (jnp.uint8(250), 0, jnp.zeros(4)))
+
+    x = jnp.float32(1.0)
+    assert not any(f_.applied for f_ in analyze(f, x))
+    _same(jax.jit(f)(x), jax.jit(transform(f))(x))
+
+
+def test_static_arguments_resolve_as_jit_resolves_them():
+    """An index past the arguments passed is ignored, a static position passed by keyword and
+    a static name passed by position are static (R2)."""
+
+    def scaled(x, n=3, tag="a"):
+        return x * n
+
+    def sized(x, n):
+        return jnp.zeros((n,)) + x.sum()
+
+    x = jnp.ones(3)
+    _same(jax.jit(scaled, static_argnums=2)(x, 2.0), transform(scaled, static_argnums=2)(x, 2.0))
+    _same(jax.jit(scaled, static_argnums=1)(x, n=2), transform(scaled, static_argnums=1)(x, n=2))
+    _same(jax.jit(sized, static_argnames="n")(x, 4), transform(sized, static_argnames="n")(x, 4))
+    _same(jax.jit(scaled, static_argnums=-1)(x, 2), transform(scaled, static_argnums=-1)(x, 2))
+
+
+def test_an_empty_rule_selection_rewrites_nothing():
+    def f(xs):
+        return lax.fori_loop(0, 4, lambda t, b: b.at[t].set(xs[t] + b.sum()), jnp.zeros((4, 3)))
+
+    xs = jnp.ones((4, 3))
+    assert analyze(transform(f, rules=[]), xs) == []
+    assert analyze(transform(f, rules=()), xs) == []
+    assert [f_.code for f_ in analyze(transform(f, rules="AT2"), xs)] == ["AT203"]
+
+
+def test_outputs_are_arrays_without_jit():
+    """A literal output of the rewritten program (a constant, a carry a scan forwards) comes
+    back as the array the function returned, weak type included (R4)."""
+
+    def constant(x):
+        return x * 2, jnp.int32(3)
+
+    def forwarded(x):
+        def body(c):
+            i, n, buf = c
+            return i + 1, n, buf.at[i].set(x[i])
+
+        return lax.while_loop(lambda c: c[0] < c[1], body, (0, 3, jnp.zeros(3)))
+
+    x = jnp.arange(3.0)
+    for f in (constant, forwarded):
+        before, after = f(x), transform(f)(x)
+        for u, v in zip(jax.tree_util.tree_leaves(before), jax.tree_util.tree_leaves(after), strict=True):
+            assert isinstance(v, jax.Array) and type(v) is type(u)
+            assert u.aval.weak_type == v.aval.weak_type and u.dtype == v.dtype
+            np.testing.assert_array_equal(np.asarray(u), np.asarray(v))
+
+
+C = np.arange(3, dtype=np.float32)
+
+
+@jax.jit
+def _put_shifted(buf, t, v):
+    return buf.at[t].set(v + C)
+
+
+def test_a_write_in_a_jitted_helper_with_constants_is_rewritten():
+    """A `jit` whose program holds constants (a NumPy array it closes over) is read inline like
+    any other, so its write is seen (R6)."""
+
+    def f(x):
+        return lax.fori_loop(0, 4, lambda t, b: _put_shifted(b, t, x[t]), jnp.zeros((4, 3)))
+
+    x = jnp.arange(12.0).reshape(4, 3)
+    assert [f_.applied for f_ in analyze(f, x)] == [True]
+    _same(f(x), jax.jit(transform(f))(x))
+    _same(jax.grad(lambda x: f(x).sum())(x), jax.grad(lambda x: transform(f)(x).sum())(x))
+
+
+def test_a_write_inside_a_custom_jvp_function_is_reported():
+    """The transform passes a `custom_jvp` function through; a buffer it writes in a loop is
+    reported, left alone, not passed over in silence (R6)."""
+
+    @jax.custom_jvp
+    def put(buf, t, v):
+        return buf.at[t].set(v)
+
+    put.defjvp(lambda primals, tangents: (put(*primals), put(tangents[0], primals[1], tangents[2])))
+
+    def f(x):
+        return lax.fori_loop(0, 4, lambda t, b: put(b, t, x[t]), jnp.zeros((4, 3)))
+
+    x = jnp.arange(12.0).reshape(4, 3)
+    found = analyze(f, x)
+    assert [(f_.code, f_.applied) for f_ in found] == [("AT201", False)]
+    assert "custom_jvp_call" in found[0].reason
+    _same(f(x), jax.jit(transform(f))(x))
