@@ -572,6 +572,23 @@ class GrowthRule(SourceRule):
             "NumPy array, which is mutable: the fix reads the initial value after the loop)"
         ]
 
+    def _rebinder(self, loop: cst.CSTNode, name: str) -> str | None:
+        """How code that runs while ``loop`` runs may rebind ``name`` outside the loop's own
+        statements: a ``global``/``nonlocal`` declaration (a helper's, a nested function's), or
+        an assignment expression of its scope outside the loop, in a generator expression that
+        the loop may advance (``g = ((i := None) for _ in r)``)."""
+        scope = self.semantics.enclosing_scope(loop)
+        spelled = self.semantics.names_in(scope, name)
+        if any(self.semantics.declaration(n) for n in spelled):
+            return "is declared global or nonlocal"
+        walrus = next((
+            n for n in spelled if isinstance(self.parent(n), cst.NamedExpr) and self.parent(n).target is n
+            and not self.semantics.within(n, loop)
+        ), None)
+        if walrus is not None:
+            return f"is bound by an assignment expression (line {self.start_line(walrus)}) that may run while the loop runs"
+        return None
+
     def _axis_refusal(self, growth: Growth, loop: cst.CSTNode) -> str | None:
         axis = growth.axis.value if growth.axis is not None else None
         if isinstance(axis, cst.Name) and (
@@ -583,6 +600,9 @@ class GrowthRule(SourceRule):
                 f"the axis `{axis.value}` is declared `global` or `nonlocal` in a function, so a call in the loop "
                 "may rebind it"
             )
+        rebinder = self._rebinder(loop, axis.value) if isinstance(axis, cst.Name) else None
+        if rebinder:
+            return f"the axis `{axis.value}` {rebinder}, so one call after the loop may use another value"
         reader = self.frame_reader(self.context.module) if isinstance(axis, cst.Name) else None
         if reader is not None:
             return (
@@ -885,11 +905,9 @@ class GrowthRule(SourceRule):
             scopes.assign_to(a, var) for a in self.semantics.find(loop.body, lambda n: isinstance(n, cst.Assign))
         ):
             return f"the loop variable `{var}` is reassigned in the body"
-        if any(self.semantics.declaration(n) for n in self.semantics.names_in(self.semantics.enclosing_scope(loop), var)):
-            return (
-                f"the loop variable `{var}` is declared global or nonlocal, so a call in the loop may rebind it "
-                "between the fix's two reads of the index"
-            )
+        rebinder = self._rebinder(loop, var)
+        if rebinder:
+            return f"the loop variable `{var}` {rebinder}, so code run in the loop may rebind it between the fix's two reads of the index"
         writes = [
             a for a in self.semantics.find(loop, lambda n: isinstance(n, cst.Assign)) if self._update(a) and self._update(a)[0] == buf
         ]
