@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import ast
 
-
 import libcst as cst
 
 from autota.catalogue import Fix
@@ -67,7 +66,7 @@ class DonationRule(SourceRule):
         for function, jit_node in self._jitted(node):
             if self._donates(jit_node):
                 continue
-            updated = self._updated_params(function)
+            updated = self.updated_params(function)
             if not updated:
                 continue
             params = [p.name.value for p in function.params.params]
@@ -118,7 +117,7 @@ class DonationRule(SourceRule):
     def _donates(self, node) -> bool:
         return isinstance(node, cst.Call) and any(a.keyword is not None and a.keyword.value in DONATE for a in node.args)
 
-    def _updated_params(self, function: cst.FunctionDef | cst.Lambda, depth: int = 0) -> dict[int, str]:
+    def updated_params(self, function: cst.FunctionDef | cst.Lambda, depth: int = 0) -> dict[int, str]:
         """Positions of parameters whose updated copy the function returns (``depth``: how many
         helpers deep this function is called)."""
         params = [p.name.value for p in function.params.params]
@@ -323,9 +322,10 @@ class _UpdatedCopies:
         if isinstance(callee, cst.ClassDef):  # `State(idx=..., values=state.values.at[i].set(v))`: the record rebuilt
             return next((origin for a in expr.args if not a.star and (origin := self.updated(a.value)) is not None), None)
         if isinstance(callee, cst.FunctionDef) and not callee.decorators and self.depth < 2:
-            written = self.rule._updated_params(callee, self.depth + 1)  # a helper that writes its argument
+            written = self.rule.updated_params(callee, self.depth + 1)  # a helper that writes its argument
             positional = [a.value for a in expr.args if a.keyword is None and not a.star]
-            return next((self._base(positional[k]) for k in written if k < len(positional) and self._base(positional[k])), None)
+            origins = (self._base(positional[k]) for k in written if k < len(positional))
+            return next((origin for origin in origins if origin is not None), None)
         return None
 
     def _writes_first(self, fn: cst.BaseExpression) -> bool:
