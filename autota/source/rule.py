@@ -7,9 +7,8 @@ engine runs only visitors with at least one enabled code whose ``triggers`` occu
 
 from __future__ import annotations
 
-import unicodedata
-
 import re
+import unicodedata
 from dataclasses import dataclass, field
 from typing import ClassVar
 

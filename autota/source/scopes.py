@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import ast
-import unicodedata
 import dataclasses
 import itertools
+import unicodedata
 import warnings
 from typing import Iterator
 
