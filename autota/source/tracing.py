@@ -85,6 +85,8 @@ class TracedFunctions:
                             self._record_init_closures(method, node)
                         elif isinstance(method, cst.SimpleStatementLine):
                             self._record_held_functions(method, node)
+                        if isinstance(method, cst.FunctionDef):
+                            self._record_stored_functions(method, node)
             elif isinstance(node, cst.FunctionDef):
                 for decorator in node.decorators:
                     if self.rule.is_jit(decorator.decorator):
@@ -303,6 +305,19 @@ class TracedFunctions:
             if isinstance(value, cst.Call) and self.rule.matches(value.func, STATIC_METHODS) and len(value.args) == 1:
                 value = value.args[0].value
             self._record(self._function(value), Traced("model", cls))
+
+    def _record_stored_functions(self, method: cst.FunctionDef, cls: cst.ClassDef) -> None:
+        """A function a model's method stores on the model (``self.encode = partial(encode,
+        chunk=4)`` in a Flax ``setup``, an Equinox ``__init__``) is called later as one of its
+        methods: it runs as they do."""
+        params = method.params.params
+        if not params:
+            return
+        me = params[0].name.value
+        for assign in self.rule.semantics.own_nodes(method, lambda n: isinstance(n, cst.Assign)):
+            if any(isinstance(t.target, cst.Attribute) and isinstance(t.target.value, cst.Name) and t.target.value.value == me
+                   for t in assign.targets):
+                self._record(self._function(assign.value), Traced("model", cls))
 
     def _mixins(self, model: cst.ClassDef, models: set[cst.ClassDef]) -> list[cst.ClassDef]:
         """The classes of the file that ``model`` takes as bases beside its model base: their

@@ -9,6 +9,7 @@ and the empty loop included; elsewhere the finding says which condition failed.
 from __future__ import annotations
 
 import ast
+import itertools
 from dataclasses import dataclass
 
 import libcst as cst
@@ -250,6 +251,8 @@ class GrowthRule(SourceRule):
         loops = scopes.enclosing_loops(self, growth.statement)
         if not loops or all(self.few_trips(loop) for loop in loops):
             return  # no loop, or a few constant steps: a fixed cost, whatever the input
+        if self._once_per_loop(growth.statement, loops[0]):
+            return  # `if i == k:` around the growth: one copy, not one a step
         inner = loops[0]
         verdict = self._classify(growth, inner)
         if verdict == "rebound":
@@ -724,6 +727,8 @@ class GrowthRule(SourceRule):
         if all(self.few_trips(loop) for loop in loops):
             return  # a few constant steps: a few copies, whatever the input
         loop = loops[0]
+        if self._once_per_loop(statement, loop):
+            return  # `if i == order:` around the write: one copy, not one a step
         attribute = not isinstance(statement.targets[0].target, cst.Name)
         for assign in self.semantics.find(loop, lambda n: isinstance(n, cst.Assign)):
             if assign is not statement and any(self.code_of(t.target) == buf for t in assign.targets):
@@ -795,6 +800,50 @@ class GrowthRule(SourceRule):
             )
             return
         self.report("AT102", call, f"{message}; collect the rows and write them in one update after the loop", fix)
+
+    def _rebinds_in(self, tree: cst.CSTNode, name: str) -> bool:
+        """Whether a statement of ``tree`` binds ``name`` again (``i = ...``, ``i += 1``, ``del i``...)."""
+        return bool(self.semantics.stores(tree, name)) or any(
+            scopes.assign_to(a, name) for a in self.semantics.find(tree, lambda n: isinstance(n, cst.Assign))
+        )
+
+    def _once_per_loop(self, statement: cst.CSTNode, loop: cst.CSTNode) -> bool:
+        """Whether ``statement`` runs on one step of ``loop`` at most: it sits in a branch that
+        leaves the loop (``break``, ``return``, ``raise``), or under ``if t == k`` (either way
+        round), ``t`` the loop's counter (over a ``range``, or ``enumerate``'s) and ``k`` an
+        expression of no name the loop binds, which one value of ``t`` alone can equal."""
+        if any(isinstance(a, cst.If) and self.semantics.within(statement, a.body) and _leaves_loop(a.body)
+               for a in itertools.takewhile(lambda a: a is not loop, self.ancestors(statement))):
+            return True
+        if not isinstance(loop, cst.For):
+            return False
+        target, iterator = loop.target, loop.iter
+        if isinstance(iterator, cst.Call) and self.matches(iterator.func, {"builtins.enumerate"}) and (
+            isinstance(target, cst.Tuple) and len(target.elements) == 2
+        ):
+            target = target.elements[0].value  # `for i, x in enumerate(xs)`: `i` counts the steps
+        elif self.range_call(iterator) is None:
+            return False  # `for x in data`: two steps may hold equal values
+        if not isinstance(target, cst.Name) or self._rebinds_in(loop.body, target.value):
+            return False
+        var = target.value
+        bound = {n.value for n in self.semantics.find(loop, lambda n: isinstance(n, cst.Name)) if (
+            scopes.binding_role(self.semantics.parents, n)[0] is not None
+        )}
+        for ancestor in self.ancestors(statement):
+            if ancestor is loop:
+                return False
+            test = ancestor.test if isinstance(ancestor, cst.If) and self.semantics.within(statement, ancestor.body) else None
+            if isinstance(test, cst.Comparison) and len(test.comparisons) == 1 and isinstance(
+                test.comparisons[0].operator, cst.Equal
+            ):
+                sides = [test.left, test.comparisons[0].comparator]
+                for mine, other in (sides, sides[::-1]):
+                    if isinstance(mine, cst.Name) and mine.value == var and not (
+                        {n.value for n in self.semantics.find(other, lambda n: isinstance(n, cst.Name))} & bound
+                    ) and not self.semantics.find(other, lambda n: isinstance(n, cst.Call)):
+                        return True
+        return False
 
     def _index_parts_in_loop(self, call: cst.Call, method: str, written: Written) -> list:
         """The parts of the update's index as the loop gives them: a helper's parameter stands for
@@ -896,14 +945,12 @@ class GrowthRule(SourceRule):
             return "`range` may not be the builtin here (a star import or a binding of the name), whose distinct indices the fix relies on"
         index = call.func.value.slice
         if len(index) != 1 or not isinstance(index[0].slice, cst.Index):
-            return "the write is not at a single index"
+            return "the write is not at one index of the first axis (`buf.at[i]`): the fix collects whole rows"
         if not self._is_var_plus_constant(index[0].slice.value, var):
             return f"the index is not `{var}` plus a non-negative constant, so writes may collide"
         if scopes.enclosing_loops(self, statement)[0] is not loop:
             return "the write sits in a nested loop, so it may happen more than once a step"
-        if self.semantics.stores(loop.body, var) or any(
-            scopes.assign_to(a, var) for a in self.semantics.find(loop.body, lambda n: isinstance(n, cst.Assign))
-        ):
+        if self._rebinds_in(loop.body, var):
             return f"the loop variable `{var}` is reassigned in the body"
         rebinder = self._rebinder(loop, var)
         if rebinder:
@@ -997,6 +1044,17 @@ class GrowthRule(SourceRule):
             source.insert_lines_before(self.end_line(loop) + 1, rebuild),
         )
         return Fix("safe", f"collect `(index, dtype, row)` in `{rows}`, each row converted as `.at[].set` converts it, and write them once", edits)
+
+
+def _leaves_loop(block: cst.BaseSuite) -> bool:
+    """Whether ``block`` ends the loop it is in: one of its own statements is a ``break``,
+    ``return`` or ``raise`` (``if norm < tol: ...; break``), so it runs on one step at most."""
+    lines = block.body if isinstance(block, cst.IndentedBlock) else [block]
+    return any(
+        isinstance(small, (cst.Break, cst.Return, cst.Raise))
+        for line in lines if isinstance(line, (cst.SimpleStatementLine, cst.SimpleStatementSuite))
+        for small in line.body
+    )
 
 
 def _arguments(helper: cst.FunctionDef | cst.Lambda, call: cst.Call) -> dict[str, cst.BaseExpression] | None:

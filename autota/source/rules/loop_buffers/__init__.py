@@ -227,7 +227,7 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
         if kind != "while" and (reads or kept) and parts and self._invariant(body, write.index):
             return None  # one block read and rewritten every step (an accumulator): no history, O(T) memory
         previous = self._previous_rows(call, kind, args, body, group, reads)
-        data_slot = self._index_motion(body, write, self._index_kind(call, kind, args, write)) == "data"
+        data_slot = self._slot_from_data(call, kind, self._index_motion(body, write, self._index_kind(call, kind, args, write)))
         if updates_state(bool(reads) and previous is None, self._reads_old_slot(group, kept), data_slot):
             return None  # the loop's state updated in place (Gauss-Seidel, a histogram): no rows
         if kind == "while":  # `grad` cannot go through it, so nothing is saved: AT202, whatever it reads
@@ -251,6 +251,18 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
                 unseen.append(found)
         return unseen
 
+    def _slot_from_data(self, call: cst.Call, kind: str, motion: str | None) -> bool:
+        """Whether the data picks the written slot: the index reads as data, or it is the element
+        of a ``scan``'s ``xs`` that is not visibly ``jnp.arange`` (a list of slots to update, one
+        a step, which may repeat), where "one slot a step" is not shown."""
+        if motion == "data":
+            return True
+        if motion != "element" or kind != "scan":
+            return False
+        args = self._arguments(call, "scan")
+        xs = args.get("xs").value if args is not None and args.get("xs") is not None else None
+        return not (isinstance(xs, cst.Call) and self.matches(xs.func, {f"{vocabulary.JNP}.arange"}))
+
     def _modelled_matters(self, model: LoopModel, found: BufferWrite, init: cst.BaseExpression | None) -> bool:
         """Whether a write only the loop model sees is worth a finding: the same questions as
         :meth:`_judge_buffer` asks, of the model's facts."""
@@ -262,7 +274,7 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
             found.index == "data" and invariant(self, found.write.index_node, model.body.node)
         ):
             return False  # one block read and rewritten every step (an accumulator): O(T) memory
-        if updates_state(found.read is not None, found.old_slot_read is not None, found.index == "data"):
+        if updates_state(found.read is not None, found.old_slot_read is not None, self._slot_from_data(model.call, model.kind, found.index)):
             return False  # the loop's state updated in place: no rows
         if model.kind == "while":
             return not (exact or self._gradient_free(found.write.row) or found.index == "fixed" or (
@@ -289,11 +301,13 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
         """Whether a row written in a ``while_loop`` visibly has no gradient: a bool literal (a mask
         cleared slot by slot, ``mask.at[i].set(False)``) or an integer result (``jnp.argmax``, a
         ``jax.random.categorical`` draw: a decoder's next token), directly or through a name
-        bound once to one. The buffer then collects nothing that ``grad`` could go through, and
+        bound once to one, or a part of one (``tok[:2]``). The buffer then collects nothing that ``grad`` could go through, and
         forward it is updated in place: AT202's differentiable rewrite has nothing to offer. The
         result of a function of this file counts where each of its ``return`` s gives such a value
         there (``tok, _ = self.pick(logits)`` where ``pick`` returns ``jnp.argmax(...), None``)."""
         position: int | None = None
+        while isinstance(row, cst.Subscript):  # `tok[:2]`: a part of an integer array is one
+            row = row.value
         if isinstance(row, cst.Name) and not is_bool_literal(row):
             reaching = self.semantics.reaching_value(row)
             if reaching is not None and len(reaching[0]) <= 1:

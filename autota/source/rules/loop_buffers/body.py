@@ -524,6 +524,10 @@ class LoopBodies:
                 p.name for p in function.params.params
             ]:
                 continue
+            if scopes.binding_role(self.semantics.parents, name)[0] is not None:
+                continue  # `buf = r` on another path binds the name, it reads nothing
+            if self._nested_own(name, function):
+                continue  # a nested function's own `buf` (`def inner(i, val)` in a body over `val`)
             if writes[0].dict_entry:
                 # another entry of the dict (a different string key) is not a read of this buffer
                 key = entry_key(writes[0])
@@ -540,6 +544,33 @@ class LoopBodies:
                 continue
             reads.append(name)
         return reads
+
+    def _nested_own(self, name: cst.Name, function: cst.CSTNode) -> bool:
+        """Whether ``name`` in ``function``'s body stands for a nested function's or lambda's own
+        variable of that spelling (a parameter, a local), which no call of the body hands the
+        buffer: an inner loop's carry (``def inner(i, val)`` run over ``jnp.zeros(3)``), not a
+        branch given the buffer (``lax.cond(p, update, keep, val)``, whose ``update(val)`` reads it)."""
+        for scope in self.ancestors(name):
+            if scope is function:
+                return False
+            if isinstance(scope, (cst.FunctionDef, cst.Lambda)) and (
+                name.value in {p.name.value for p in scopes.all_params(scope)}
+                or isinstance(scope, cst.FunctionDef) and self.semantics.binds_here(scope, name.value)
+                and not self.semantics.declares_outer(scope, name.value)  # `nonlocal val` is the body's `val`
+            ):
+                return not self._handed_buffer(scope, name.value, function)
+        return False
+
+    def _handed_buffer(self, nested: cst.FunctionDef | cst.Lambda, buf: str, function: cst.CSTNode) -> bool:
+        """Whether a call in ``function`` involves ``nested`` (calls it, or passes it on) and
+        passes something that mentions ``buf`` beside it."""
+        spelled = nested.name.value if isinstance(nested, cst.FunctionDef) else None
+        involves = lambda e: e is nested or spelled is not None and isinstance(e, cst.Name) and e.value == spelled  # noqa: E731
+        for call in self.semantics.find(function, lambda n: isinstance(n, cst.Call)):
+            if involves(call.func) or any(involves(a.value) for a in call.args):
+                if any(self.semantics.names_in(a.value, buf) for a in call.args if not involves(a.value)):
+                    return True
+        return False
 
     def _read_of(self, name: cst.Name) -> tuple[cst.CSTNode | None, cst.Arg | None]:
         """The subscript of ``name`` (``buf[i]``), or the call that takes it first, with its

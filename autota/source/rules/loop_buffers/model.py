@@ -248,8 +248,11 @@ class LoopModeler:
         value = self._value_of(init, depth)
         for step in path:
             if isinstance(step, str) and step.startswith(".") and isinstance(value, cst.Call):
-                # a field of a NamedTuple or dataclass carry built by its constructor: `Loop(tokens=t, ...)`
+                # a field of a NamedTuple or dataclass carry built by its constructor: `Loop(tokens=t, ...)`,
+                # or by position in the order the class of this file declares its fields: `State(0, seq)`
                 given = next((a.value for a in value.args if a.keyword is not None and a.keyword.value == step[1:]), None)
+                if given is None:
+                    given = self._positional_field(value, step[1:])
                 if given is None:
                     return None
                 value = self._value_of(given, depth)
@@ -270,6 +273,20 @@ class LoopModeler:
                 return None
             value = self._value_of(elements[step].value, depth)
         return value
+
+    def _positional_field(self, made: cst.Call, field_name: str) -> cst.BaseExpression | None:
+        """The argument that ``made``, a call of a class of this file, passes by position to the
+        field ``field_name``: the class's annotated fields (``seq: jax.Array``) in their order."""
+        cls = self.semantics.binding(made.func) if isinstance(made.func, cst.Name) else None
+        if not isinstance(cls, cst.ClassDef) or any(a.star for a in made.args):
+            return None
+        fields = [
+            small.target.value for line in cls.body.body if isinstance(line, cst.SimpleStatementLine)
+            for small in line.body if isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name)
+        ]
+        positional = [a.value for a in made.args if a.keyword is None]
+        k = fields.index(field_name) if field_name in fields else None
+        return positional[k] if k is not None and k < len(positional) else None
 
     def _value_of(self, expr: cst.BaseExpression, depth: int = 0) -> cst.BaseExpression | None:
         """``expr``, or for a name the value that reaches it: through assignments and unpacking,
