@@ -273,8 +273,10 @@ class _Reader:
         module = self.module
         kind = type(node)
         if kind is ast.Call:
-            callee = dotted(node.func)
-            if callee is not None:
+            callees = [dotted(node.func)]
+            if terminal(node.func) in PARTIAL and node.args:  # `partial(encode, ...)` is called as `encode` later
+                callees.append(dotted(node.args[0]))
+            for callee in filter(None, callees):
                 for function in functions:
                     module.calls.setdefault(id(function), []).append(callee)
                 if eager:
@@ -282,6 +284,13 @@ class _Reader:
             if terminal(node.func) in TRACING:
                 for arg in node.args:
                     self.passed |= _names_passed(arg)
+        elif kind is ast.Assign and functions and isinstance(node.value, (ast.Name, ast.Attribute)) and any(
+            isinstance(t, ast.Attribute) for t in node.targets
+        ):  # `self.act = discrete_act`: stored to be called as a method is
+            stored = dotted(node.value)
+            if stored is not None:
+                for function in functions:
+                    module.calls.setdefault(id(function), []).append(stored)
         elif kind is ast.FunctionDef or kind is ast.AsyncFunctionDef:
             if not functions and id(node) in self.top:
                 module.functions[node.name] = node

@@ -278,3 +278,51 @@ def test_a_class_derived_from_a_model_class_of_another_module_runs_as_a_model(ca
     (tmp_path / "envs" / "rotate.py").write_text(DERIVED_ENV)
     assert _codes(capsys, "--select", "AT102", str(tmp_path)) == []
     assert _codes(capsys, "--select", "AT102", str(tmp_path / "envs" / "rotate.py")) == ["rotate.py:10:17 AT102"]
+
+
+CHUNKED = """\
+import jax.numpy as jnp
+
+
+def encode(layer, obs, chunk):
+    out = jnp.zeros(obs.shape[:2] + (8,))
+    for c in range(obs.shape[1] // chunk):
+        out = out.at[:, c * chunk:(c + 1) * chunk].set(layer(obs[:, c * chunk:(c + 1) * chunk]))
+    return out
+
+
+def act(layer, obs):
+    out = jnp.zeros(obs.shape[:2] + (8,))
+    for c in range(obs.shape[1]):
+        out = out.at[:, c].set(layer(obs[:, c]))
+    return out
+"""
+
+STORING_MODEL = """\
+from functools import partial
+
+import flax.linen as nn
+
+from pkg.chunked import act, encode
+
+
+class Net(nn.Module):
+    def setup(self):
+        self.layer = nn.Dense(8)
+        self.encode = partial(encode, chunk=4)
+        self.act = act
+
+    def __call__(self, obs):
+        return self.encode(self.layer, obs) + self.act(self.layer, obs)
+"""
+
+
+def test_functions_a_model_of_another_module_stores_run_as_its_methods(capsys, tmp_path):
+    """Sweep 23's og-marl: a Flax module's `setup` stores `partial(encode, ...)` and `act`,
+    imported from another module, and calls them in `__call__`: they run traced."""
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "chunked.py").write_text(CHUNKED)
+    (tmp_path / "pkg" / "model.py").write_text(STORING_MODEL)
+    assert _codes(capsys, "--select", "AT102", str(tmp_path)) == []
+    assert len(_codes(capsys, "--select", "AT102", str(tmp_path / "pkg" / "chunked.py"))) == 2
