@@ -28,6 +28,7 @@ from autota.source.rules.loop_buffers.syntax import (
     index_offset,
     all_params,
     several_slots,
+    LOOPS,
 )
 
 
@@ -562,14 +563,22 @@ class LoopBodies:
         return False
 
     def _handed_buffer(self, nested: cst.FunctionDef | cst.Lambda, buf: str, function: cst.CSTNode) -> bool:
-        """Whether a call in ``function`` involves ``nested`` (calls it, or passes it on) and
-        passes something that mentions ``buf`` beside it."""
-        spelled = nested.name.value if isinstance(nested, cst.FunctionDef) else None
-        involves = lambda e: e is nested or spelled is not None and isinstance(e, cst.Name) and e.value == spelled  # noqa: E731
-        for call in self.semantics.find(function, lambda n: isinstance(n, cst.Call)):
-            if involves(call.func) or any(involves(a.value) for a in call.args):
-                if any(self.semantics.names_in(a.value, buf) for a in call.args if not involves(a.value)):
-                    return True
+        """Whether ``nested`` may be handed the buffer: unless each of its uses in ``function`` is a
+        direct call, or the body of a ``lax`` loop, with no argument that mentions ``buf``. Any
+        other use (a ``partial``, a ``cond`` branch, stored, returned) may hand it the buffer."""
+        if isinstance(nested, cst.FunctionDef):
+            uses = [n for n in self.semantics.names_in(function, nested.name.value) if n is not nested.name]
+        else:
+            uses = [nested]
+        for use in uses:
+            parent = self.parent(use)
+            call = parent if isinstance(parent, cst.Call) and parent.func is use else (
+                self.parent(parent) if isinstance(parent, cst.Arg) else None
+            )
+            if not isinstance(call, cst.Call) or call.func is not use and self.matches(call.func, LOOPS) is None:
+                return True
+            if any(self.semantics.names_in(a.value, buf) for a in call.args):
+                return True
         return False
 
     def _read_of(self, name: cst.Name) -> tuple[cst.CSTNode | None, cst.Arg | None]:
