@@ -221,8 +221,11 @@ def transform(
     """``fn`` with its loop-accumulation anti-patterns rewritten; computes the same values.
 
     ``rules`` selects catalogue codes or prefixes (default: AT101, AT201, AT202, AT204; add
-    AT203 to rewrite provably write-once read-back buffers, at the price of forward-mode ``jvp``). ``static_argnums``/``static_argnames`` mark arguments kept as
-    Python values, as for ``jax.jit``; any other non-array leaf is static too. Apply ``vmap``
+    AT203 to rewrite provably write-once read-back buffers, at the price of forward-mode ``jvp``;
+    an empty selection rewrites nothing). ``static_argnums``/``static_argnames`` mark arguments kept as
+    Python values, as for ``jax.jit`` (each completed from the other through ``fn``'s
+    signature); any other non-array leaf is static too. An error ``fn`` raises while it is
+    traced is raised as it is, as ``jax.jit`` raises it. Apply ``vmap``
     inside (``transform(jax.vmap(f))``) for AT204 to see the batched select it rewrites.
 
     Flax NNX modules among the arguments keep the Variable updates ``fn`` makes (see
