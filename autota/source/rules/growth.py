@@ -778,7 +778,8 @@ class GrowthRule(SourceRule):
                 "promote it with the buffer, once to write its row), and a class of this file defines its own "
                 "`__jax_array__`"
             )
-        if row is not None and scopes.may_overflow_int32(row, self.semantics.value_sources):
+        made_by_jax = isinstance(row, cst.Call) and self.new_jax_array(row)  # an array already: no Python int to convert
+        if row is not None and not made_by_jax and scopes.may_overflow_int32(row, self.semantics.value_sources):
             assumptions.append(
                 f"that `{self.code_of(row)}` fits an int32: the fix promotes the value with "
                 "`jnp.asarray`, which raises OverflowError on a larger Python int that `.at[].set` converts to "
