@@ -554,6 +554,8 @@ class LoopBodies:
         for scope in self.ancestors(name):
             if scope is function:
                 return False
+            if isinstance(scope, (cst.FunctionDef, cst.Lambda)) and not self.semantics.within(name, scope.body):
+                continue  # a default, an annotation or a decorator: evaluated where the function is made
             if isinstance(scope, (cst.FunctionDef, cst.Lambda)) and (
                 name.value in {p.name.value for p in scopes.all_params(scope)}
                 or isinstance(scope, cst.FunctionDef) and self.semantics.binds_here(scope, name.value)
