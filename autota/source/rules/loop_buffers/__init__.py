@@ -231,7 +231,7 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
         if updates_state(bool(reads) and previous is None, self._reads_old_slot(group, kept), data_slot):
             return None  # the loop's state updated in place (Gauss-Seidel, a histogram): no rows
         if kind == "while":  # `grad` cannot go through it, so nothing is saved: AT202, whatever it reads
-            if exact or self._gradient_free(write.row) or self._constant_row(write.row) or self._invariant(body, write.index):
+            if exact or self._gradient_free(write.row) or self._invariant(body, write.index):
                 return None
             return Verdict()
         if reads and previous is None:
@@ -277,7 +277,7 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
         if updates_state(found.read is not None, found.old_slot_read is not None, self._slot_from_data(model.call, model.kind, found.index)):
             return False  # the loop's state updated in place: no rows
         if model.kind == "while":
-            return not (exact or self._gradient_free(found.write.row) or self._constant_row(found.write.row) or found.index == "fixed" or (
+            return not (exact or self._gradient_free(found.write.row) or found.index == "fixed" or (
                 found.write.index_node is not None and invariant(self, found.write.index_node, model.body.node)
             ))
         at201 = found.read is None or found.index == "fixed"
