@@ -50,7 +50,7 @@ DYNAMIC_UPDATES = frozenset(
 
 
 @dataclass(frozen=True)
-class Written:
+class Spelling:
     """How the loop's ``acc = value`` reaches the call that grows or updates ``acc``: the value
     itself; the value of a name bound just before in the same block (``new = f(acc, ...)`` ...
     ``acc = new``); or the one ``return`` of a helper the value calls (``acc = put(acc, i, v)``),
@@ -82,7 +82,7 @@ class Growth:
     extra: frozenset[str]
     """Arguments other than the pieces and the axis (``dtype=``, or ``dtype`` given by position),
     as the message names them: they change each step's result, so no fix."""
-    written: Written
+    spelling: Spelling
 
     def key(self, rule) -> tuple:
         axis = rule.code_of(self.axis.value) if self.axis else None
@@ -166,9 +166,9 @@ class GrowthRule(SourceRule):
         if update is not None:
             self._check_update(node, *update)
 
-    def _spellings(self, node: cst.Assign, acc: str | None) -> list[Written]:
+    def _spellings(self, node: cst.Assign, acc: str | None) -> list[Spelling]:
         """The calls that ``acc = value`` may grow or update ``acc`` by, in the spellings of
-        :class:`Written`: the value itself first."""
+        :class:`Spelling`: the value itself first."""
         value = node.value
         if acc is None:
             return []
@@ -184,10 +184,10 @@ class GrowthRule(SourceRule):
                 f"the new value is bound to `{value.value}` (line {self.start_line(made)}) before `{acc}`; the fix "
                 f"rewrites `{acc} = ...` made in one statement"
             )
-            return [Written(made, acc, made, why)]
+            return [Spelling(made, acc, made, why)]
         if not isinstance(value, cst.Call):
             return []
-        found = [Written(value, acc, value)]
+        found = [Spelling(value, acc, value)]
         helper = self.semantics.binding(value.func) if isinstance(value.func, cst.Name) else None
         returned = scopes.only_return(helper)
         arguments = _arguments(helper, value) if returned is not None else None
@@ -198,19 +198,19 @@ class GrowthRule(SourceRule):
                     f"the array is made in the helper `{value.func.value}` (line {self.start_line(helper)}); the "
                     "fix rewrites a call written in the loop"
                 )
-                found.append(Written(returned, receivers[0], value, why, tuple(arguments.items())))
+                found.append(Spelling(returned, receivers[0], value, why, tuple(arguments.items())))
         return found
 
     def _growth(self, node: cst.Assign) -> Growth | None:
         acc = scopes.assign_to(node)
-        for written in self._spellings(node, acc):
-            growth = self._growth_by(node, acc, written)
+        for spelling in self._spellings(node, acc):
+            growth = self._growth_by(node, acc, spelling)
             if growth is not None:
                 return growth
         return None
 
-    def _growth_by(self, node: cst.Assign, acc: str, written: Written) -> Growth | None:
-        call = written.call
+    def _growth_by(self, node: cst.Assign, acc: str, spelling: Spelling) -> Growth | None:
+        call = spelling.call
         function = self.matches(call.func, GROWTH)
         if function is None:
             return None
@@ -238,14 +238,14 @@ class GrowthRule(SourceRule):
             extra |= {f"a positional argument `{self.code_of(a.value)}`" for a in positional[2:]}  # `dtype`
         if len(items) < 2:
             return None
-        is_acc = [isinstance(item, cst.Name) and item.value == written.receiver for item in items]
+        is_acc = [isinstance(item, cst.Name) and item.value == spelling.receiver for item in items]
         if is_acc[0] and not any(is_acc[1:]):
             prepend, pieces = False, items[1:]
         elif is_acc[-1] and not any(is_acc[:-1]):
             prepend, pieces = True, items[:-1]
         else:
             return None
-        return Growth(node, call, function, acc, pieces, prepend, axis, frozenset(extra), written)
+        return Growth(node, call, function, acc, pieces, prepend, axis, frozenset(extra), spelling)
 
     def _check_growth(self, growth: Growth) -> None:
         loops = scopes.enclosing_loops(self, growth.statement)
@@ -261,7 +261,7 @@ class GrowthRule(SourceRule):
         if key in self._seen:
             return
         self._seen.add(key)
-        site = growth.written.site
+        site = growth.spelling.site
         traced = self.traced.context(growth.statement)
         cost = (
             "the loop runs under jit, so it is unrolled and the cost is compile time, O(T^2) "
@@ -274,8 +274,8 @@ class GrowthRule(SourceRule):
         if growth.function.endswith(".stack"):
             self.report("AT101", site, message, reason="`stack` adds an axis each step, and the pieces would need one stacked call")
             return
-        if verdict != "ok" or growth.written.indirect:
-            self.report("AT101", site, message, reason=verdict if verdict != "ok" else growth.written.indirect)
+        if verdict != "ok" or growth.spelling.indirect:
+            self.report("AT101", site, message, reason=verdict if verdict != "ok" else growth.spelling.indirect)
             return
         if growth.extra:
             self.report(
@@ -342,7 +342,7 @@ class GrowthRule(SourceRule):
                 for arg in g.call.args[:2]:
                     if isinstance(arg.value, cst.Name) and arg.value.value == growth.acc:
                         allowed.add(id(arg.value))
-            allowed |= {id(value) for _, value in g.written.arguments}  # `acc = grow(acc, x)`: the helper's receiver
+            allowed |= {id(value) for _, value in g.spelling.arguments}  # `acc = grow(acc, x)`: the helper's receiver
         growth_targets = {id(g.statement.targets[0].target) for g in growths}
         scope = self.semantics.enclosing_scope(growth.statement)
         for name in self.semantics.names_in(loop, growth.acc):
@@ -695,7 +695,7 @@ class GrowthRule(SourceRule):
     def _update(self, node: cst.Assign):
         """``buf = buf.at[idx].method(value)`` or ``buf = lax.dynamic_update_*(buf, ...)``; also
         ``obj.data = obj.data.at[idx].method(value)`` and ``d["buf"] = d["buf"].at[idx]...``,
-        ``buf`` then the target's code; in each spelling of :class:`Written`."""
+        ``buf`` then the target's code; in each spelling of :class:`Spelling`."""
         buf = scopes.assign_to(node)
         call = node.value
         held = (cst.Attribute, cst.Subscript)
@@ -708,19 +708,19 @@ class GrowthRule(SourceRule):
             if found is not None and found[1] in UPDATE_METHODS and isinstance(found[0], held) and (
                 self.code_of(found[0]) == attribute
             ):
-                return attribute, call, found[1], Written(call, attribute, call)
+                return attribute, call, found[1], Spelling(call, attribute, call)
             return None
-        for written in self._spellings(node, buf):
-            call = written.call
+        for spelling in self._spellings(node, buf):
+            call = spelling.call
             update = scopes.at_update(call)
-            if update is not None and update[0] == written.receiver and update[1] in UPDATE_METHODS:
-                return buf, call, update[1], written
+            if update is not None and update[0] == spelling.receiver and update[1] in UPDATE_METHODS:
+                return buf, call, update[1], spelling
             name = self.matches(call.func, DYNAMIC_UPDATES)
-            if name and call.args and isinstance(call.args[0].value, cst.Name) and call.args[0].value.value == written.receiver:
-                return buf, call, name.rsplit(".", 1)[1], written
+            if name and call.args and isinstance(call.args[0].value, cst.Name) and call.args[0].value.value == spelling.receiver:
+                return buf, call, name.rsplit(".", 1)[1], spelling
         return None
 
-    def _check_update(self, statement: cst.Assign, buf: str, call: cst.Call, method: str, written: Written) -> None:
+    def _check_update(self, statement: cst.Assign, buf: str, call: cst.Call, method: str, spelling: Spelling) -> None:
         loops = scopes.enclosing_loops(self, statement)
         if not loops or self.traced.context(statement) is not None:
             return  # traced: XLA updates in place (an unrolled loop is AT401's business)
@@ -737,10 +737,10 @@ class GrowthRule(SourceRule):
                     return  # rebuilt in the loop: not one array updated step by step
         if (buf, id(loop)) in self._updated:
             return  # several writes a step (a pixel and its neighbours): one finding, at the first
-        parts = self._index_parts_in_loop(call, method, written)
+        parts = self._index_parts_in_loop(call, method, spelling)
         if self._same_slots_every_step(parts, loops[0]) and not self._reads_loop_targets(parts, loops):
             return  # state overwritten in place: each step copies it, but it does not grow with the loop
-        if (method in COMBINING or self._combines_with_old_slot(call, written.receiver, method)) and self._picked_by_data(parts, loops):
+        if (method in COMBINING or self._combines_with_old_slot(call, spelling.receiver, method)) and self._picked_by_data(parts, loops):
             return  # added where the data says (a histogram): state of a fixed size, not rows
         self._updated.add((buf, id(loop)))
         message = (
@@ -749,10 +749,10 @@ class GrowthRule(SourceRule):
         )
         problem = (
             "the array is an attribute or an item; the fix rewrites a name (bind it to a local before the loop and back after it)"
-            if attribute else written.indirect or self._update_fix_problem(statement, buf, call, method, loop)
+            if attribute else spelling.indirect or self._update_fix_problem(statement, buf, call, method, loop)
         )
         if problem:
-            self.report("AT102", written.site, message, reason=problem)
+            self.report("AT102", spelling.site, message, reason=problem)
             return
         fix = self._update_fix(statement, buf, call, loop)
         if fix is None:
@@ -813,45 +813,53 @@ class GrowthRule(SourceRule):
         leaves the loop (``break``, ``return``, ``raise``), or under ``if t == k`` (either way
         round), ``t`` the loop's counter (over a ``range``, or ``enumerate``'s) and ``k`` an
         expression of no name the loop binds, which one value of ``t`` alone can equal."""
-        if any(isinstance(a, cst.If) and self.semantics.within(statement, a.body) and _leaves_loop(a.body)
-               for a in itertools.takewhile(lambda a: a is not loop, self.ancestors(statement))):
+        branches = [
+            a for a in itertools.takewhile(lambda a: a is not loop, self.ancestors(statement))
+            if isinstance(a, cst.If) and self.semantics.within(statement, a.body)
+        ]
+        if any(_leaves_loop(branch.body) for branch in branches):
             return True
-        if not isinstance(loop, cst.For):
+        counter = self._counter(loop)
+        if counter is None:
             return False
-        target, iterator = loop.target, loop.iter
-        if isinstance(iterator, cst.Call) and self.matches(iterator.func, {"builtins.enumerate"}) and (
-            isinstance(target, cst.Tuple) and len(target.elements) == 2
-        ):
-            target = target.elements[0].value  # `for i, x in enumerate(xs)`: `i` counts the steps
-        elif self.range_call(iterator) is None:
-            return False  # `for x in data`: two steps may hold equal values
-        if not isinstance(target, cst.Name) or self._rebinds_in(loop.body, target.value):
-            return False
-        var = target.value
         bound = {n.value for n in self.semantics.find(loop, lambda n: isinstance(n, cst.Name)) if (
             scopes.binding_role(self.semantics.parents, n)[0] is not None
         )}
-        for ancestor in self.ancestors(statement):
-            if ancestor is loop:
-                return False
-            test = ancestor.test if isinstance(ancestor, cst.If) and self.semantics.within(statement, ancestor.body) else None
+        for test in (branch.test for branch in branches):
             if isinstance(test, cst.Comparison) and len(test.comparisons) == 1 and isinstance(
                 test.comparisons[0].operator, cst.Equal
             ):
                 sides = [test.left, test.comparisons[0].comparator]
                 for mine, other in (sides, sides[::-1]):
-                    if isinstance(mine, cst.Name) and mine.value == var and not (
+                    if isinstance(mine, cst.Name) and mine.value == counter and not (
                         {n.value for n in self.semantics.find(other, lambda n: isinstance(n, cst.Name))} & bound
                     ) and not self.semantics.find(other, lambda n: isinstance(n, cst.Call)):
                         return True
         return False
 
-    def _index_parts_in_loop(self, call: cst.Call, method: str, written: Written) -> list:
+    def _counter(self, loop: cst.CSTNode) -> str | None:
+        """The name that counts ``loop``'s steps, one value a step: the target of a ``for`` over a
+        ``range``, or ``enumerate``'s first, where the body does not bind it again; ``for x in
+        data`` has none (two steps may hold equal values)."""
+        if not isinstance(loop, cst.For):
+            return None
+        target, iterator = loop.target, loop.iter
+        if isinstance(iterator, cst.Call) and self.matches(iterator.func, {"builtins.enumerate"}) and (
+            isinstance(target, cst.Tuple) and len(target.elements) == 2
+        ):
+            target = target.elements[0].value
+        elif self.range_call(iterator) is None:
+            return None
+        if not isinstance(target, cst.Name) or self._rebinds_in(loop.body, target.value):
+            return None
+        return target.value
+
+    def _index_parts_in_loop(self, call: cst.Call, method: str, spelling: Spelling) -> list:
         """The parts of the update's index as the loop gives them: a helper's parameter stands for
         the argument the loop passes it (``put(buf, t, v)`` writes at ``t``); a part that reads a
         parameter within an expression (``i + 1``) is judged by the arguments it reads."""
         parts = _index_parts(call, method)
-        arguments = dict(written.arguments)
+        arguments = dict(spelling.arguments)
         if not arguments:
             return parts
         given = []
