@@ -339,12 +339,10 @@ class _Walker:
             self.facts.call_assigns.append((name, self.site(node.value)))
             if _reads(node.value, name):
                 self.facts.self_assigns.append(self.site(node))
-        elif len(node.targets) == 1 and (isinstance(node.targets[0], ast.Attribute) or isinstance(node.targets[0], ast.Subscript) and (
-            isinstance(node.targets[0].slice, ast.Constant) and isinstance(node.targets[0].slice.value, str)
-        )) and (
+        elif len(node.targets) == 1 and isinstance(node.targets[0], (ast.Attribute, ast.Subscript)) and (
             at_update_receiver(node.value) == ""
         ) and ast.unparse(node.value.func.value.value.value) == ast.unparse(node.targets[0]):
-            # `obj.data = obj.data.at[i].set(v)`, `d["buf"] = d["buf"].at[i].set(v)`
+            # `obj.data = obj.data.at[i].set(v)`, `d["buf"] = d["buf"].at[i].set(v)`, `parts[s] = parts[s].at[t]...`
             self.facts.self_assigns.append(self.site(node))
         elif name is not None and isinstance(node.value, ast.Name) and self.loop_depth:
             self.facts.renames.append(self.site(node))

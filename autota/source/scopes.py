@@ -1133,13 +1133,14 @@ class Semantics:
                 return small.value
         return None
 
-    def reaching_value(self, name: cst.Name) -> tuple[tuple[int, ...], cst.BaseExpression] | None:
+    def reaching_value(self, name: cst.Name, passes=None) -> tuple[tuple[int, ...], cst.BaseExpression] | None:
         """Where the value ``name`` holds at a read comes from, in straight-line code: the last
         assignment to it among the statements before the read's own in its block, with no other
         binding of the name after it (``grid = jnp.ones(...)`` then ``grid, _ = loop(grid)``
         reads the first), as the position of the name in its target and the assigned value:
         ``((), v)`` for ``name = v``, ``((0, 1), v)`` for ``(_, name), _ = v``. Elsewhere the
-        one value of :meth:`assigned_value`."""
+        one value of :meth:`assigned_value`. ``passes(statement, bindings)``: whether a statement
+        that binds the name keeps what the caller asks about (it is passed over)."""
         scope = self.enclosing_scope(name)
         for earlier in self._statements_before(name) or ():
             bound = [
@@ -1147,7 +1148,7 @@ class Semantics:
                 if (role := binding_role(self.parents, n)[0]) is not None
                 and (self.enclosing_scope(n) is scope or role == "other")
             ]
-            if not bound:
+            if not bound or passes is not None and passes(earlier, bound):
                 continue
             small = earlier.body[0] if isinstance(earlier, cst.SimpleStatementLine) and len(earlier.body) == 1 else None
             if len(bound) == 1 and isinstance(small, cst.Assign) and len(small.targets) == 1:

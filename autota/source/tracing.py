@@ -45,7 +45,8 @@ class Traced:
     ``params["scf"].slater(x)``), ``"initializer"`` (a parameter
     initializer, run inside a model's ``init``) or ``"model"`` (a method of a Flax, Haiku or
     Equinox module or of a JAX environment, or a function given to ``hk.transform``, run inside
-    the model's ``init``/``apply`` or the environment's jitted ``step``), and the node that says
+    the model's ``init``/``apply`` or the environment's jitted ``step``), ``"collective"`` (it
+    calls ``lax.psum``, ``ppermute``... over a named axis, which only a trace binds), and the node that says
     so. Trainers usually jit a model's ``init`` and ``apply``: whether those run traced is
     decided outside this file, so rules that need to know keep off."""
 
@@ -350,6 +351,9 @@ class TracedFunctions:
             self._mark(call.args[0].value, Traced("transform", call))
         elif self.rule.matches(call.func, vocabulary.MODEL_TRANSFORMS) and call.args:
             self._mark(call.args[0].value, Traced("model", call))
+        if self.rule.matches(call.func, vocabulary.COLLECTIVES):
+            caller = next((a for a in self.rule.ancestors(call) if isinstance(a, (cst.FunctionDef, cst.Lambda))), None)
+            self._record(caller, Traced("collective", call))
         name = self.rule.matches(call.func, LOOP_BODIES)
         kind = "branch" if name is not None and vocabulary.terminal(name) in ("cond", "switch") else "loop-body"
         for index, keyword in LOOP_BODIES.get(name, ()):

@@ -296,6 +296,15 @@ TRACING_TRANSFORMS = frozenset(
     }
 )
 """Transforms that trace the function they are given (its Python loop runs on tracers)."""
+COLLECTIVES = frozenset(
+    f"{LAX}.{name}"
+    for name in (
+        "psum", "pmean", "pmax", "pmin", "ppermute", "pshuffle", "pswapaxes", "all_gather", "all_to_all",
+        "psum_scatter", "axis_index", "axis_size", "pbroadcast",
+    )
+)
+"""Collectives over a named axis: they fail outside ``pmap``/``shard_map``/``vmap(axis_name=...)``,
+so a function that calls one runs traced wherever it runs at all."""
 ARRAY_TRANSFORMS = JIT | {
     f"jax.{name}" for name in ("vmap", "grad", "value_and_grad", "jacfwd", "jacrev", "hessian", "checkpoint", "remat")
 }

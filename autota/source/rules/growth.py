@@ -701,8 +701,8 @@ class GrowthRule(SourceRule):
         held = (cst.Attribute, cst.Subscript)
         target = node.targets[0].target if type(node) is cst.Assign and len(node.targets) == 1 else None
         if buf is None and (isinstance(target, cst.Attribute) or isinstance(target, cst.Subscript) and len(target.slice) == 1 and (
-            isinstance(target.slice[0].slice, cst.Index) and isinstance(target.slice[0].slice.value, cst.SimpleString)
-        )):  # `d["buf"]`, a dict entry: not `rows[i]`, a different array each step
+            isinstance(target.slice[0].slice, cst.Index)
+        )):  # `d["buf"]`, a dict entry; `parts[s]`, where the loop may pick another array each step
             found = scopes.at_call(call)
             attribute = self.code_of(node.targets[0].target)
             if found is not None and found[1] in UPDATE_METHODS and isinstance(found[0], held) and (
@@ -738,6 +738,11 @@ class GrowthRule(SourceRule):
         if (buf, id(loop)) in self._updated:
             return  # several writes a step (a pixel and its neighbours): one finding, at the first
         parts = self._index_parts_in_loop(call, method, spelling)
+        target = statement.targets[0].target
+        if isinstance(target, cst.Subscript) and not isinstance(target.slice[0].slice.value, cst.SimpleString) and not any(
+            self._entry_repeated(target.slice[0].slice.value, parts, outer) for outer in loops
+        ):
+            return  # `rows[i] = rows[i].at[0].set(v)`: a different array each step, each updated once
         if self._same_slots_every_step(parts, loops[0]) and not self._reads_loop_targets(parts, loops):
             return  # state overwritten in place: each step copies it, but it does not grow with the loop
         if (method in COMBINING or self._combines_with_old_slot(call, spelling.receiver, method)) and self._picked_by_data(parts, loops):
@@ -879,6 +884,40 @@ class GrowthRule(SourceRule):
             if self.semantics.find(part, lambda n: isinstance(n, UNSTEADY)):
                 return False
             for name in self.semantics.variables(part):
+                if any(scopes.binding_role(self.semantics.parents, n)[0] for n in self.semantics.names_in(loop, name.value)):
+                    return False
+        return True
+
+    def _entry_repeated(self, key: cst.BaseExpression, parts: list, loop: cst.CSTNode) -> bool:
+        """Whether steps of ``loop`` update the same entry again (``parts[s]``) at slots that move
+        with the loop's target (``.at[t]`` in ``for t``): the key calls nothing, reads no
+        attribute or item, and reads no name the loop binds but the target of a loop inside it
+        over the same things every step (``for s in streams``). Each entry is then an array
+        copied once a step; ``rows[i] = rows[i].at[0].set(v)`` is a different array each step."""
+        if not isinstance(loop, cst.For) or self.semantics.find(key, lambda n: isinstance(n, UNSTEADY)):
+            return False
+        for name in self.semantics.variables(key):
+            for bound in self.semantics.names_in(loop, name.value):
+                if scopes.binding_role(self.semantics.parents, bound)[0] is None:
+                    continue
+                inner = self.parent(bound)
+                while isinstance(inner, (cst.Tuple, cst.List, cst.Element)):
+                    inner = self.parent(inner)
+                if inner is loop or not isinstance(inner, cst.For) or not self._same_every_step(inner.iter, loop):
+                    return False
+        return self._reads_loop_targets(parts, [loop])
+
+    def _same_every_step(self, iterable: cst.BaseExpression, loop: cst.CSTNode) -> bool:
+        """Whether ``iterable`` gives the same items on every step of ``loop``: a name, or
+        ``range`` of names, that ``loop`` does not bind."""
+        if isinstance(iterable, cst.Call) and self.matches(iterable.func, {"builtins.range"}):
+            operands = [a.value for a in iterable.args]
+        else:
+            operands = [iterable]
+        for operand in operands:
+            if self.semantics.find(operand, lambda n: isinstance(n, UNSTEADY)):
+                return False
+            for name in self.semantics.variables(operand):
                 if any(scopes.binding_role(self.semantics.parents, n)[0] for n in self.semantics.names_in(loop, name.value)):
                     return False
         return True

@@ -18,6 +18,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from functools import partial
+
 import libcst as cst
 
 from autota.source import scopes, vocabulary
@@ -240,13 +242,20 @@ class LoopModeler:
         """What the initial carry ``init`` holds at ``path``, where the source shows it: tuple and
         list positions, fields given by keyword to a constructor, entries of a dict display, names followed to the value that
         reaches them (``None`` elsewhere)."""
+        if isinstance(init, cst.Name) and path:
+            # a branch that runs the body once before the loop (`state = body_fn(state)`) keeps the path's value
+            reaching = self.semantics.reaching_value(init, partial(self._self_updates, init.value, path))
+            if reaching is not None and self.semantics.reaching_value(init) is None:
+                return self.initial(reaching[1], reaching[0] + path, depth + 1)
         if isinstance(init, cst.Name) and path and isinstance(path[0], str) and path[0].startswith("."):
             # a field set on the carried object before the loop: `val.ids = jnp.zeros(..., jnp.int32)`
             given = self.semantics.attribute_set_before(init, path[0][1:])
             if given is not None:
                 return self.initial(given, path[1:], depth + 1)
         value = self._value_of(init, depth)
-        for step in path:
+        for k, step in enumerate(path):
+            if isinstance(value, cst.Call) and isinstance(self.semantics.binding(value.func) if isinstance(value.func, cst.Name) else None, cst.FunctionDef):
+                return self._helper_result(value, path[k:], depth + 1)  # `state = body_fn(state)`
             if isinstance(step, str) and step.startswith(".") and isinstance(value, cst.Call):
                 # a field of a NamedTuple or dataclass carry built by its constructor: `Loop(tokens=t, ...)`,
                 # or by position in the order the class of this file declares its fields: `State(0, seq)`
@@ -309,8 +318,8 @@ class LoopModeler:
             return self.initial(value, path, depth + 1)
         loop = self.rule.matches(value.func, vocabulary.LOOPS) if isinstance(value, cst.Call) else None
         kind = vocabulary.LOOPS.get(loop)
-        if loop is None and isinstance(value, cst.Call) and len(path) == 1:
-            return self._helper_result(value, path[0], depth + 1)
+        if loop is None and isinstance(value, cst.Call):
+            return self._helper_result(value, path, depth + 1)
         if kind not in ("fori", "scan", "while") or kind == "scan" and path[0] != 0:
             return None
         args = self.rule._arguments(value, kind)
@@ -328,32 +337,103 @@ class LoopModeler:
             return first.value if first is not None and first.keyword is None and not first.star else None
         return None
 
-    def _helper_result(self, call: cst.Call, position: int, depth: int) -> cst.BaseExpression | None:
-        """The value that reaches element ``position`` of what a helper of this file returns
-        (``obs, idx = write(obs, 0, header)``), where every ``return`` of its gives there an
-        update of the same parameter (``lax.dynamic_update_slice(obs, data, ...)``) or that
-        parameter, which the helper rebinds to nothing but its own updates
-        (``obs = lax.dynamic_update_slice(obs, ...)`` then ``return obs, ...``): the argument
-        given for it, whose dtype the result keeps."""
+    def _helper_result(self, call: cst.Call, path: tuple, depth: int) -> cst.BaseExpression | None:
+        """The value that reaches ``path`` of what a helper of this file returns (``obs, idx =
+        write(obs, 0, header)``; ``state = body_fn(state)`` read at ``.sequences``), where every
+        ``return`` of its gives there the same parameter's value at one path, or an update of it
+        (``lax.dynamic_update_slice(state.sequences, ...)`` through local names and record
+        constructors), and the helper rebinds that parameter to nothing but its own updates and
+        sets none of its fields: the argument given for it, at that path, whose dtype the result keeps."""
+        kept = self._kept_argument(call, path, depth)
+        return self.initial(kept[0], kept[1], depth + 1) if kept is not None else None
+
+    def _kept_argument(self, call: cst.Call, path: tuple, depth: int) -> tuple[cst.BaseExpression, tuple] | None:
+        """For :meth:`_helper_result`: the argument of ``call`` and the path in it whose value
+        (or an update of it) the helper returns at ``path``."""
         function = self.semantics.binding(call.func) if isinstance(call.func, cst.Name) else None
-        if not isinstance(function, cst.FunctionDef) or any(a.star or a.keyword is not None for a in call.args):
+        if not isinstance(function, cst.FunctionDef) or any(a.star for a in call.args) or depth > 20:
             return None
+        if any(not self.rule.is_jit(d.decorator) for d in function.decorators):
+            return None  # a decorator may return anything; `jit` returns what the function does
+        kept = set()
+        for value in self.returned(function):
+            kept.add(self._kept_parameter(function, value, path, depth) if value is not None else None)
+        if len(kept) != 1 or None in kept:
+            return None
+        name, inner = kept.pop()
         params = [p.name.value for p in function.params.params]
-        chosen = set()
-        for element in self.returned(function, position):
-            if element is None:
-                return None
-            while (inner := self._updated(element)) is not None:
-                element = inner
-            if not isinstance(element, cst.Name) or element.value not in params:
-                return None
-            chosen.add(element.value)
-        if len(chosen) != 1:
+        index = params.index(name)
+        given = [a.value for a in call.args if a.keyword is not None and a.keyword.value == name]
+        if not given and index < len(call.args) and all(a.keyword is None for a in call.args[: index + 1]):
+            given = [call.args[index].value]
+        if len(given) != 1 or self._rebound_beyond_updates(function, name) or self._fields_set(function.body, name):
             return None
-        index = params.index(chosen.pop())
-        if index >= len(call.args) or self._rebound_beyond_updates(function, params[index]):
+        return given[0], inner
+
+    def _self_updates(self, name: str, path: tuple, statement: cst.CSTNode, bindings: list) -> bool:
+        """Whether every binding of ``name`` in ``statement`` is ``name = helper(name, ...)`` whose
+        result keeps the value at ``path`` of the ``name`` it is given (``if first_token_given:
+        state = body_fn(state)``): the value there is the one from before the statement."""
+        if self._fields_set(statement, name):
+            return False
+        for bound in bindings:
+            role, holder = scopes.binding_role(self.semantics.parents, bound)
+            if role != "plain" or not isinstance(holder.value, cst.Call):
+                return False
+            kept = self._kept_argument(holder.value, path, 0)
+            if kept is None or not (isinstance(kept[0], cst.Name) and kept[0].value == name and kept[1] == path):
+                return False
+        return True
+
+    def _kept_parameter(self, function: cst.FunctionDef, expr: cst.BaseExpression, path: tuple, depth: int):
+        """``(parameter, path)`` where the value at ``path`` of ``expr``, in ``function``, is that
+        parameter's value at that path or an update of it; ``None`` where the source does not show one."""
+        if depth > 20:
             return None
-        return self._value_of(call.args[index].value, depth + 1)
+        while not path and (inner := self._updated(expr)) is not None:
+            expr = inner  # `x.at[i].set(v)` is an array like `x`
+        if isinstance(expr, cst.Name):
+            if expr.value in [p.name.value for p in function.params.params] and (
+                self.semantics.binding_scope(expr) is function
+            ):
+                return expr.value, path
+            reaching = self.semantics.reaching_value(expr)
+            if reaching is None or self.semantics.enclosing_scope(expr) is not function:
+                return None
+            return self._kept_parameter(function, reaching[1], reaching[0] + path, depth + 1)
+        if isinstance(expr, cst.Attribute):  # `state.sequences`
+            return self._kept_parameter(function, expr.value, (f".{expr.attr.value}", *path), depth + 1)
+        if not path:
+            return None
+        step, rest = path[0], path[1:]
+        if isinstance(expr, cst.Tuple) and isinstance(step, int):
+            if step >= len(expr.elements) or any(isinstance(e, cst.StarredElement) for e in expr.elements):
+                return None
+            return self._kept_parameter(function, expr.elements[step].value, rest, depth + 1)
+        if isinstance(expr, cst.Call) and isinstance(step, str) and step.startswith("."):
+            # a record made by its constructor: `State(cur_len=n + 1, sequences=next_sequences)`
+            given = next((a.value for a in expr.args if a.keyword is not None and a.keyword.value == step[1:]), None)
+            if given is None:
+                given = self._positional_field(expr, step[1:])
+            return self._kept_parameter(function, given, rest, depth + 1) if given is not None else None
+        return None
+
+    def _fields_set(self, node: cst.CSTNode, name: str) -> bool:
+        """Whether ``node`` (a function, a statement) assigns to a field or item of ``name`` (``state.x = v``)."""
+        def sets(node: cst.CSTNode) -> bool:
+            targets = (
+                [t.target for t in node.targets] if isinstance(node, cst.Assign)
+                else [node.target] if isinstance(node, (cst.AugAssign, cst.AnnAssign)) else []
+            )
+            for target in targets:
+                for part in self.semantics.find(target, lambda n: isinstance(n, (cst.Attribute, cst.Subscript))):
+                    root = part.value
+                    while isinstance(root, (cst.Attribute, cst.Subscript)):
+                        root = root.value
+                    if isinstance(root, cst.Name) and root.value == name:
+                        return True
+            return False
+        return bool(self.semantics.find(node, sets))
 
     def returned(self, function: cst.FunctionDef, position: int | None = None) -> list[cst.BaseExpression | None]:
         """What each ``return`` (or ``yield``) of ``function`` gives: the value, or with
