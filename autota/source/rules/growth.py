@@ -911,16 +911,8 @@ class GrowthRule(SourceRule):
         """Whether ``iterable`` gives the same items on every step of ``loop``: a name, or
         ``range`` of names, that ``loop`` does not bind."""
         if isinstance(iterable, cst.Call) and self.matches(iterable.func, {"builtins.range"}):
-            operands = [a.value for a in iterable.args]
-        else:
-            operands = [iterable]
-        for operand in operands:
-            if self.semantics.find(operand, lambda n: isinstance(n, UNSTEADY)):
-                return False
-            for name in self.semantics.variables(operand):
-                if any(scopes.binding_role(self.semantics.parents, n)[0] for n in self.semantics.names_in(loop, name.value)):
-                    return False
-        return True
+            return self._same_slots_every_step([a.value for a in iterable.args], loop)
+        return self._same_slots_every_step([iterable], loop)
 
     def _picked_by_data(self, parts: list, loops: list[cst.CSTNode]) -> bool:
         """Whether the data picks the update's slot: its index reads an element or a call
