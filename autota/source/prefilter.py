@@ -184,6 +184,8 @@ class Facts:
                     passed.add(arg.id)
                 elif isinstance(arg, ast.Lambda):  # `jax.jit(lambda xs: g(xs))`
                     lambdas.add(id(arg))
+        for _ in range(3):  # `batched = jax.vmap(policy)` then `jax.jit(batched)`: `policy` is jitted
+            passed |= self.wrapped(passed)
         return [
             s
             for s in self.functions
@@ -442,6 +444,8 @@ def tracing_call_tops(facts: Facts, functions: list[Site]) -> set[int]:
             for attribute, kinds in held_objects(facts.units[shell]).items()
             if any(kind.rpartition(".")[2] in called for kind in kinds)
         }
+    if "__call__" in names:
+        names |= vocabulary.MODEL_ENTRIES  # `model.apply(params, x)` runs a Flax module's `__call__`
     found: set[int] = set()
     for shell in facts.members:  # a class attribute holding the function (`conv_op = staticmethod(conv)`)
         for statement in facts.units[shell].body:

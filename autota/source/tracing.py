@@ -28,10 +28,10 @@ COMPILED = frozenset({"jit", "loop-body", "branch"})
 def _overrides(known: Traced | None, kind: str) -> bool:
     """Whether a trace of ``kind`` (the root's, for a function called from traced code) says more
     than ``known``: a model's functions only may run traced, the rest do; and a function given
-    to ``vmap``/``grad`` runs compiled where compiled code calls it (``jax.jit(jax.vmap(f))``, a
-    jitted function calling ``batched = jax.vmap(f)``)."""
+    to ``vmap``/``grad``, or one that calls a collective, runs compiled where compiled code calls
+    it (``jax.jit(jax.vmap(f))``, a jitted function calling ``batched = jax.vmap(f)``, ``jax.pmap(step)``)."""
     return known is None or known.kind in MAY_RUN_TRACED and kind not in MAY_RUN_TRACED or (
-        known.kind == "transform" and kind in COMPILED
+        known.kind in ("transform", "collective") and kind in COMPILED
     )
 
 
@@ -70,6 +70,8 @@ class TracedFunctions:
         self.traced_calls: dict[cst.CSTNode, dict[cst.Call, None]] = {}
         """Every call of each function of the module from its traced functions, in source order."""
         models: set[cst.ClassDef] = set()
+        self.models = models
+        """The model classes of this file (Flax, Haiku, Equinox modules, JAX environments)."""
         kinds = (cst.FunctionDef, cst.Call, cst.ClassDef)
         for node in self.rule.semantics.find(module, lambda n: isinstance(n, kinds)):
             if isinstance(node, cst.ClassDef):
@@ -240,7 +242,10 @@ class TracedFunctions:
             holder = self._instance_class(owner)
             if holder is None:
                 return None
-        return _member(holder, func.attr.value)
+        method = _member(holder, func.attr.value)
+        if method is None and holder in self.models and func.attr.value in vocabulary.MODEL_ENTRIES:
+            return _member(holder, "__call__")  # `model.apply(params, x)` runs the module's `__call__`
+        return method
 
     def _own_class(self, owner: cst.Name, caller: cst.CSTNode) -> cst.ClassDef | None:
         """The class of the method ``caller`` where ``owner`` is its ``self`` (not a staticmethod)."""

@@ -336,6 +336,11 @@ MODEL_CLASSES = frozenset(
 inside their ``init``/``apply`` or a filtered ``jit``, which trainers usually jit; JAX
 environments (Jumanji, Gymnax, Brax, MuJoCo Playground, JaxMARL, XLand-MiniGrid), whose ``step``/``reset`` their
 callers jit or ``vmap``."""
+LAYER_PACKAGES = ("flax.linen.", "flax.nnx.", "haiku.", "equinox.nn.")
+"""Where a model's layers live: ``nn.Dense(16)`` made in a loop is a layer of its own each step."""
+PARAMETER_CALLS = frozenset({"haiku.get_parameter", "haiku.get_state", "haiku.set_state"})
+MODEL_ENTRIES = frozenset({"apply", "init", "init_with_output"})
+"""What a Flax module object's caller calls to run its ``__call__`` (``model.apply(params, x)``)."""
 MODEL_TRANSFORMS = frozenset({"haiku.transform", "haiku.transform_with_state", "haiku.multi_transform"})
 """Haiku's transforms: the function given runs inside the ``init``/``apply`` they return."""
 PARTIAL = frozenset({"functools.partial"})

@@ -919,10 +919,15 @@ class GrowthRule(SourceRule):
         (``counts.at[tiles[i]]``), or a target of a loop over something else than a ``range``
         or ``enumerate``'s counter (``for tile in tiles``). Combined into the old value there,
         the array is a histogram, whose size does not grow with the loop."""
-        names = [part.value if isinstance(part, cst.Index) else part for part in parts]
-        parts = parts + [  # `idx = active_of(j)`, `rows, cols = np.array(vals).T` before the update
-            reaching[1] for name in names if isinstance(name, cst.Name) and (reaching := self.semantics.reaching_value(name))
-        ]
+        # `idx = active_of(j)`, `rows, cols = np.array(vals).T` before the update; `k = bits(s)` then
+        # `idx = idx + k`: the values that reach the index's names, a few assignments back
+        pending, followed = [part.value if isinstance(part, cst.Index) else part for part in parts], set()
+        while pending and len(followed) < 8:
+            for name in self.semantics.variables(pending.pop()):
+                if name.value not in followed and (reaching := self.semantics.reaching_value(name)) is not None:
+                    followed.add(name.value)
+                    parts = parts + [reaching[1]]
+                    pending.append(reaching[1])
         if any(self.semantics.find(part, lambda n: isinstance(n, (cst.Subscript, cst.Call))) for part in parts):
             return True  # `counts.at[tiles[i]]`, or `idx = active_of(j)` ... `full.at[idx]`
         data = set()

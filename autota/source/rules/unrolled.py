@@ -93,6 +93,8 @@ class UnrolledLoopRule(SourceRule):
             return  # the index sets a shape or picks a Python item: no `lax.scan` expresses the loop
         if self.few_trips(node):
             return  # a few copies of the body, whatever the input: the program does not grow
+        if self._makes_layers(node):
+            return  # a layer (its own parameters) made each step: one `scan` body cannot hold them
         if self._python_only(node, function, carried):
             return  # Python numbers and shapes alone: the loop runs at trace time and adds no operation
         under = _where_compiled(traced, self.start_line(traced.node))
@@ -187,6 +189,26 @@ class UnrolledLoopRule(SourceRule):
             scopes.assign_to(assign, name) and isinstance(assign.value, cst.Call) and self.matches(assign.value.func, makers)
             for assign in self.semantics.find(loop.body, lambda n: isinstance(n, cst.Assign))
         )
+
+    def _makes_layers(self, loop: cst.For) -> bool:
+        """Whether the body makes a model's layer or parameter each step (``nn.Dense(16)(x)``,
+        ``Block(...)`` of a model class of this file, ``self.param(...)``, ``hk.get_parameter``):
+        each step has its own parameters, which only the framework's lifted scan could stack."""
+        def makes(call: cst.Call) -> bool:
+            func = call.func
+            if isinstance(func, cst.Attribute) and func.attr.value in vocabulary.INITIALIZER_METHODS and (
+                isinstance(func.value, cst.Name) and func.value.value == "self"
+            ):
+                return True
+            if self.matches(func, vocabulary.PARAMETER_CALLS):
+                return True
+            if isinstance(func, cst.Name) and self.semantics.binding(func) in self.traced.models:
+                return True
+            return any(
+                name.startswith(vocabulary.LAYER_PACKAGES) and name.rsplit(".", 1)[1][:1].isupper()
+                for name in self.qualified_names(func)
+            )
+        return bool(self.semantics.find(loop.body, lambda n: isinstance(n, cst.Call) and makes(n)))
 
     def _grows(self, loop: cst.For) -> bool:
         for assign in self.semantics.find(loop.body, lambda n: isinstance(n, cst.Assign)):
@@ -330,11 +352,30 @@ class UnrolledLoopRule(SourceRule):
                 if isinstance(called, cst.Call) and called.func is node:
                     return True  # `blocks[b][k](x)`: no array is callable, so this is a Python sequence of functions
                 root = _root(node)  # `table[0][k]` indexes the same container as `table[k]`
-                bound = self.semantics.assigned_value(root) if isinstance(root, cst.Name) else None
-                if isinstance(root, cst.Name) and root.value in item_assigned or isinstance(
-                    bound, (cst.List, cst.Tuple, cst.Dict, cst.ListComp, cst.DictComp)
-                ) or isinstance(bound, cst.Call) and self.matches(bound.func, PYTHON_CONTAINERS):
-                    return True
+                if isinstance(root, cst.Name) and (root.value in item_assigned or self._holds_container(root, function)):
+                    return True  # a Python container (`mems = [m for m in mems]`, `mems: list[Memory]`)
+        return False
+
+    def _holds_container(self, name: cst.Name, function: cst.FunctionDef) -> bool:
+        """Whether ``name`` may hold a Python list, tuple or dict where it is read: ``function``
+        binds it to a display, a comprehension or ``list(...)`` (anywhere: it may be the value at
+        the read), or annotates its parameter so (``memories: List[Memory]``); outside ``function``,
+        the one value the module binds to it is one."""
+        def container(value: cst.BaseExpression | None) -> bool:
+            return isinstance(value, (cst.List, cst.Tuple, cst.Dict, cst.ListComp, cst.DictComp)) or (
+                isinstance(value, cst.Call) and self.matches(value.func, PYTHON_CONTAINERS) is not None
+            )
+        if self.semantics.binding_scope(name) is not function:
+            return container(self.semantics.assigned_value(name))
+        if any(
+            p.name.value == name.value and p.annotation is not None and _annotated_container(p.annotation.annotation)
+            for p in scopes.all_params(function)
+        ):
+            return True
+        for node in self.semantics.names_in(function.body, name.value):
+            role, holder = scopes.binding_role(self.semantics.parents, node)
+            if role == "plain" and self.semantics.enclosing_scope(node) is function and container(holder.value):
+                return True
         return False
 
     def _carried(self, loop: cst.For, function: cst.FunctionDef) -> list[str]:
@@ -546,11 +587,14 @@ def _called_from(facts: prefilter.Facts, functions: list, methods: bool) -> set[
     """The names ``functions`` call (with ``methods``, also the attribute of ``x.name(...)``),
     and those they wrap where they run them: ``f`` of ``jax.vmap(f)(x)`` or ``jax.grad(f)``."""
     inside = [site for site in facts.calls if any(prefilter.inside(site, f) for f in functions)]
-    return {
+    called = {
         site.node.func.id if isinstance(site.node.func, ast.Name) else site.node.func.attr
         for site in inside
         if isinstance(site.node.func, (ast.Name, ast.Attribute) if methods else ast.Name)
-    } | {
+    }
+    if methods and called & vocabulary.MODEL_ENTRIES:
+        called.add("__call__")  # `model.apply(params, x)` runs a Flax module's `__call__`
+    return called | {
         prefilter.terminal(site.node.args[0])
         for site in inside
         if site.node.args and facts.name(site.node.func) in prefilter.TRACING_TERMINALS
@@ -620,6 +664,13 @@ def _root(expr: cst.BaseExpression) -> cst.BaseExpression:
     while isinstance(expr, cst.Subscript):
         expr = expr.value
     return expr
+
+
+def _annotated_container(annotation: cst.BaseExpression) -> bool:
+    """``list``, ``List[T]``, ``tuple[T, ...]``, ``Sequence[T]``, ``dict[K, V]``... (by its last name)."""
+    head = annotation.value if isinstance(annotation, cst.Subscript) else annotation
+    name = head.attr.value if isinstance(head, cst.Attribute) else head.value if isinstance(head, cst.Name) else None
+    return name in ("list", "List", "tuple", "Tuple", "Sequence", "MutableSequence", "dict", "Dict", "Mapping")
 
 
 def _bound_roots(target: cst.BaseExpression) -> list[cst.Name]:

@@ -228,7 +228,10 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
             return None  # one block read and rewritten every step (an accumulator): no history, O(T) memory
         previous = self._previous_rows(call, kind, args, body, group, reads)
         data_slot = self._slot_from_data(call, kind, self._index_motion(body, write, self._index_kind(call, kind, args, write)))
-        if updates_state(bool(reads) and previous is None, self._reads_old_slot(group, kept), data_slot):
+        old_slot = self._reads_old_slot(group, kept) or previous is None and self._row_of_whole(
+            write.row, write.index, [n for n in reads if not self._reads_part(n)]
+        )
+        if updates_state(bool(reads) and previous is None, old_slot, data_slot):
             return None  # the loop's state updated in place (Gauss-Seidel, a histogram): no rows
         if kind == "while":  # `grad` cannot go through it, so nothing is saved: AT202, whatever it reads
             if exact or self._gradient_free(write.row) or self._invariant(body, write.index):
@@ -274,7 +277,10 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
             found.index == "data" and invariant(self, found.write.index_node, model.body.node)
         ):
             return False  # one block read and rewritten every step (an accumulator): O(T) memory
-        if updates_state(found.read is not None, found.old_slot_read is not None, self._slot_from_data(model.call, model.kind, found.index)):
+        old_slot = found.old_slot_read is not None or found.old_whole_read is not None and self._row_of_whole(
+            found.write.row, found.write.index_node, [found.old_whole_read]
+        )
+        if updates_state(found.read is not None, old_slot, self._slot_from_data(model.call, model.kind, found.index)):
             return False  # the loop's state updated in place: no rows
         if model.kind == "while":
             return not (exact or self._gradient_free(found.write.row) or found.index == "fixed" or (
@@ -327,22 +333,52 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
             isinstance(v, cst.Call) and self.matches(v.func, vocabulary.INTEGER_RESULTS) is not None for v in given
         )
 
+    def _row_of_whole(self, row, index, whole_reads: list[cst.CSTNode]) -> bool:
+        """Whether the written row is the written slot of a value computed from the whole buffer
+        as read (``z = g(y)`` then ``y.at[i].set(z[i])``, an autoregressive inverse): the step
+        reads the slot's old value through ``g`` with the rest, an update in place (Gauss-Seidel
+        through a call), not a row made from rows written so far."""
+        if not whole_reads or index is None or not isinstance(row, cst.Subscript) or len(row.slice) != 1:
+            return False
+        element = row.slice[0].slice
+        if not isinstance(element, cst.Index) or self.code_of(element.value) != self.code_of(index):
+            return False
+        pending, followed = [row.value], 0
+        while pending and followed < 8:
+            expr = pending.pop()
+            followed += 1
+            # the read itself, or inside a helper of this file the expression calls (`g(w, y)`), as the model reads it
+            holders = [expr] + [
+                callee for call in self.semantics.find(expr, lambda n: isinstance(n, cst.Call))
+                if isinstance(call.func, cst.Name) and isinstance(callee := self.semantics.binding(call.func), cst.FunctionDef)
+            ]
+            if any(read is holder or self.semantics.contains(holder, read) for holder in holders for read in whole_reads):
+                return True
+            for name in self.semantics.variables(expr):
+                reaching = self.semantics.reaching_value(name)
+                if reaching is not None:
+                    pending.append(reaching[1])
+        return False
+
+    def _initial_buffer(self, init: cst.BaseExpression, body, write: Write) -> cst.BaseExpression | None:
+        """What the initial carry holds for the buffer ``write`` writes, where the source shows it."""
+        if write.buf not in body.elements:
+            return None
+        path = (body.elements.index(write.buf),) if body.unpack is not None else ()
+        if write.dict_entry:  # `s["valid"] = ...`: the entry of the carried dict
+            entry = string_key(write.statement.targets[0].target)
+            if entry is None:
+                return None
+            path += (entry,)
+        return self._modeler().initial(init, path)
+
     def _exact_buffer(self, init: cst.BaseExpression, body, write: Write) -> bool:
         """Whether the carried ``buf`` starts as a visibly integer or boolean array. Written and
         not read back, such a buffer costs nothing: it has no cotangent for `grad` to carry, and
         forward it is updated in place (an assignment's state). Read back whole it is still AT203:
         the backward pass may need each step's mask or indices; read at a slot or a band, only
         that part is saved. AT202 is about the `while_loop`."""
-        if write.buf not in body.elements:
-            return False
-        path = (body.elements.index(write.buf),) if body.unpack is not None else ()
-        if write.dict_entry:  # `s["valid"] = ...`: the entry of the carried dict
-            entry = string_key(write.statement.targets[0].target)
-            if entry is None:
-                return False
-            path += (entry,)
-        modeler = self._modeler()
-        return modeler.exact_dtype(modeler.initial(init, path))
+        return self._modeler().exact_dtype(self._initial_buffer(init, body, write))
 
     def _model(self, call: cst.Call, kind: str, args: dict) -> LoopModel:
         """The loop model of ``call``, built once."""

@@ -170,6 +170,9 @@ class BufferWrite:
     old_slot_read: cst.CSTNode | None = None
     """Where the body reads the written slot of the buffer as it came in (``x[i]`` before
     ``x.at[i].set(...)``), if it does."""
+    old_whole_read: cst.CSTNode | None = None
+    """Where the body reads more than a slot or a band of the buffer as it came in (``g(y)``
+    before ``y.at[i].set(...)``): the written slot's old value among the rest."""
 
 
 @dataclass
@@ -591,9 +594,11 @@ class LoopModeler:
                 old_slot = value.call if value.method != "set" else next(
                     (n for n, old in ours if old and reads_slot(self.rule, n, value.index_node)), None
                 )
+                old_whole = next((n for n, old in ours if old and n in reads and not reads_part(self.rule, n)), None)
                 model.writes.append(
                     BufferWrite(
-                        path, value, self._label(value, path), index, offset, next(iter(reads), None), whole, maybe, old_slot
+                        path, value, self._label(value, path), index, offset, next(iter(reads), None), whole, maybe, old_slot,
+                        old_whole,
                     )
                 )
         return model
