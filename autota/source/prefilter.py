@@ -85,6 +85,7 @@ class Facts:
     renames: list[Site] = field(default_factory=list)
     """``x = y`` in a loop: ``y`` may be ``x`` grown or updated a statement before."""
     range_loops: list[Site] = field(default_factory=list)
+    """``for`` loops over ``range(...)`` or ``jnp.arange(...)``, or their ``reversed``."""
     functions: list[Site] = field(default_factory=list)
     call_assigns: list[tuple[str, Site]] = field(default_factory=list)
     """``name = call(...)``: the bound name and the call's site."""
@@ -182,6 +183,8 @@ class Facts:
                     arg = arg.args[0]
                 if isinstance(arg, ast.Name):
                     passed.add(arg.id)
+                elif isinstance(arg, ast.Attribute) and isinstance(arg.value, ast.Name):  # `jax.jit(self.train)`
+                    passed.add(arg.attr)
                 elif isinstance(arg, ast.Lambda):  # `jax.jit(lambda xs: g(xs))`
                     lambdas.add(id(arg))
         for _ in range(3):  # `batched = jax.vmap(policy)` then `jax.jit(batched)`: `policy` is jitted
@@ -309,8 +312,8 @@ class _Walker:
         iterator = node.iter if isinstance(node, ast.For) else None
         if isinstance(iterator, ast.Call) and terminal(iterator.func) == "reversed" and len(iterator.args) == 1:
             iterator = iterator.args[0]  # `reversed(range(n))`
-        if isinstance(iterator, ast.Call) and terminal(iterator.func) == "range":
-            self.facts.range_loops.append(self.site(node))
+        if isinstance(iterator, ast.Call) and terminal(iterator.func) in ("range", "arange"):
+            self.facts.range_loops.append(self.site(node))  # `range(n)`, or `jnp.arange(n)` (AT401)
         self.loop_depth += 1
         self.generic_visit(node)
         self.loop_depth -= 1

@@ -160,6 +160,11 @@ PYTHON_RESULTS = frozenset(
                  "issubdtype", "promote_types", "can_cast", "finfo", "iinfo", "isdtype", "get_printoptions", "iterable")
 )
 """Functions of ``jax.numpy`` whose result is a Python value (an int, a tuple, a dtype), not an array."""
+FLOAT_CONSTANTS = frozenset(
+    [f"{module}.{name}" for module in (JNP, "numpy") for name in ("inf", "nan", "pi", "e", "euler_gamma")]
+    + [f"math.{name}" for name in ("inf", "nan", "pi", "e", "tau")]
+)
+"""Module constants that are Python floats (``jnp.inf``, ``np.pi``, ``math.e``)."""
 SHARED_MEMORY = frozenset({f"{JNP}.from_dlpack", "jax.dlpack.from_dlpack", f"{JNP}.reshape"})
 """JAX functions whose result may share memory with a NumPy array they are given: ``from_dlpack``
 on the CPU, and ``jnp.reshape``, which hands a NumPy array to its own ``reshape`` method and

@@ -23,6 +23,8 @@ UNSTEADY = (cst.Call, cst.Attribute, cst.Subscript, cst.NamedExpr, cst.Await, cs
 """What may give an index another value each step though it reads no name the loop binds."""
 
 JNP = "jax.numpy"
+FLOAT_CONSTANTS = vocabulary.FLOAT_CONSTANTS
+ARITHMETIC = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.FloorDivide, cst.Modulo, cst.Power)
 
 # Growth functions: qualified name -> (how the pieces are passed, axis keyword, default axis).
 # "seq": f([a, b, ...], axis); "pair": jnp.append(arr, values, axis).
@@ -547,6 +549,8 @@ class GrowthRule(SourceRule):
             return self._fits_int32_or_not_int(row.body, depth) and self._fits_int32_or_not_int(row.orelse, depth)
         if isinstance(row, cst.Subscript):
             return isinstance(row.value, cst.Name) and self._only_jax_values(row.value)
+        if isinstance(row, cst.Attribute):
+            return self.matches(row, FLOAT_CONSTANTS) is not None  # `jnp.inf`: a Python float
         return isinstance(row, cst.Call) and self.new_jax_array(row)
 
     def _only_jax_values(self, target: cst.Name, own_memory: bool = False) -> bool:
@@ -554,14 +558,21 @@ class GrowthRule(SourceRule):
         of itself (``x = x.at[i].set(v)``): JAX arrays, not NumPy's or another object, nor one
         that shares a NumPy array's memory (``jnp.from_dlpack``); with ``own_memory``, nor one
         that may leave it uncopied (``jnp.asarray``): immutable."""
-        values = self.semantics.bound_values(target) or [None]
-        return all(
-            isinstance(v, cst.Call) and (
+        def constant(v: cst.BaseExpression) -> bool:  # a number: a JAX array's operator takes it
+            if isinstance(v, cst.UnaryOperation) and isinstance(v.operator, (cst.Minus, cst.Plus)):
+                v = v.expression
+            return isinstance(v, (cst.Integer, cst.Float)) or self.matches(v, FLOAT_CONSTANTS) is not None
+
+        def fresh(v: cst.BaseExpression | None) -> bool:
+            if isinstance(v, cst.BinaryOperation) and isinstance(v.operator, ARITHMETIC):
+                # `jnp.ones(n) * -jnp.inf`: a JAX array's operator with a number or another array is a new array
+                return fresh(v.left) and (fresh(v.right) or constant(v.right)) or constant(v.left) and fresh(v.right)
+            return isinstance(v, cst.Call) and (
                 self.new_jax_array(v, own_memory)
                 or scopes.at_update(v) is not None and scopes.at_update(v)[0] == target.value
             )
-            for v in values
-        )
+
+        return all(fresh(v) for v in self.semantics.bound_values(target) or [None])
 
     def _in_place_writes(self, growth: Growth, loop: cst.CSTNode) -> list[str]:
         """The accumulator may start as a NumPy array (mutable), which code in the loop may change

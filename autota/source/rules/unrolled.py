@@ -74,7 +74,8 @@ class UnrolledLoopRule(SourceRule):
 
     def visit_For(self, node: cst.For) -> None:
         iterator = self.range_call(node.iter)
-        if iterator is None:
+        arange = iterator is None and self._over_arange(node.iter)
+        if iterator is None and not arange:
             return
         traced = self.traced.context(node)
         if traced is None or not COMPILED.intersection((traced.kind, traced.origin)):
@@ -87,6 +88,8 @@ class UnrolledLoopRule(SourceRule):
         if self._constant_left_off(node, function):
             return  # a branch a module constant turns off (`DEBUG = False` ... `if DEBUG:`)
         carried = [name for name in self._carried(node, function) if not self._builds_function(node, name)]
+        recurrences = [] if carried else self._list_recurrences(node)
+        carried = carried or recurrences
         if not carried or self._grows(node):
             return  # nothing carried, or an array grown by concatenation: AT101 reports that loop
         if self._static_index(node, function):
@@ -102,9 +105,14 @@ class UnrolledLoopRule(SourceRule):
             f"this Python loop {under}, so it is unrolled: the program holds one copy of the body per "
             f"iteration and compile time grows with the trip count (23 s at T=1024, 58 s with `grad`, against "
             f"0.1-0.3 s for `lax.scan`); carry {', '.join(f'`{c}`' for c in carried)} through `lax.scan`"
-            + (" with `reverse=True`" if iterator is not node.iter else "")
+            + (" with `reverse=True`" if iterator is not None and iterator is not node.iter else "")
         )
-        problem = "the loop runs over `reversed(range(...))`" if iterator is not node.iter else None
+        problem = (
+            f"the step reads back an item of the list it grows (`{recurrences[0]}`); carry that item as a value "
+            "instead, and stack the outputs" if recurrences
+            else "the loop runs over `jnp.arange(...)`, whose items are arrays already; the fix rewrites `range` loops" if arange
+            else "the loop runs over `reversed(range(...))`" if iterator is not node.iter else None
+        )
         problem = problem or self._problem(node, function, carried)
         if problem:
             self.report("AT401", node, f"{message}; no fix: {problem}")
@@ -189,6 +197,29 @@ class UnrolledLoopRule(SourceRule):
             scopes.assign_to(assign, name) and isinstance(assign.value, cst.Call) and self.matches(assign.value.func, makers)
             for assign in self.semantics.find(loop.body, lambda n: isinstance(n, cst.Assign))
         )
+
+    def _list_recurrences(self, loop: cst.For) -> list[str]:
+        """The Python lists the body grows with a value computed from one of their own items
+        (``rets.append(r[t] + d[t] * rets[-1])``, ``adv.insert(0, f(adv[0]))``): a recurrence
+        carried through the list, which the unrolled loop repeats as a name-carried one does."""
+        found = []
+        for call in self.semantics.find(loop.body, lambda n: isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute)):
+            owner = call.func.value
+            if call.func.attr.value not in ("append", "insert") or not isinstance(owner, cst.Name) or owner.value in found:
+                continue
+            if any(
+                isinstance(read.value, cst.Name) and read.value.value == owner.value
+                for arg in call.args for read in self.semantics.find(arg.value, lambda n: isinstance(n, cst.Subscript))
+            ):
+                found.append(owner.value)
+        return found
+
+    def _over_arange(self, iterator: cst.BaseExpression) -> bool:
+        """Whether the loop runs over ``jnp.arange(...)`` (or its ``reversed``): under ``jit`` each
+        of its items is a step of the unrolled program, as ``range``'s are (rlax's returns)."""
+        if isinstance(iterator, cst.Call) and self.matches(iterator.func, {"builtins.reversed"}) and len(iterator.args) == 1:
+            iterator = iterator.args[0].value
+        return isinstance(iterator, cst.Call) and self.matches(iterator.func, {f"{vocabulary.JNP}.arange"}) is not None
 
     def _makes_layers(self, loop: cst.For) -> bool:
         """Whether the body makes a model's layer or parameter each step (``nn.Dense(16)(x)``,
