@@ -88,7 +88,7 @@ class UnrolledLoopRule(SourceRule):
         if self._constant_left_off(node, function):
             return  # a branch a module constant turns off (`DEBUG = False` ... `if DEBUG:`)
         carried = [name for name in self._carried(node, function) if not self._builds_function(node, name)]
-        recurrences = [] if carried else self._list_recurrences(node)
+        recurrences = [] if carried else self._list_recurrences(node, function)
         carried = carried or recurrences
         if not carried or self._grows(node):
             return  # nothing carried, or an array grown by concatenation: AT101 reports that loop
@@ -198,10 +198,13 @@ class UnrolledLoopRule(SourceRule):
             for assign in self.semantics.find(loop.body, lambda n: isinstance(n, cst.Assign))
         )
 
-    def _list_recurrences(self, loop: cst.For) -> list[str]:
+    def _list_recurrences(self, loop: cst.For, function: cst.FunctionDef) -> list[str]:
         """The Python lists the body grows with a value computed from one of their own items
         (``rets.append(r[t] + d[t] * rets[-1])``, ``adv.insert(0, f(adv[0]))``): a recurrence
-        carried through the list, which the unrolled loop repeats as a name-carried one does."""
+        carried through the list, which the unrolled loop repeats as a name-carried one does;
+        not one of Python numbers and shapes (``strides.append(strides[-1] * shape[k])``), which
+        runs at trace time."""
+        static = self._static_locals(function) | ({loop.target.value} if isinstance(loop.target, cst.Name) else set())
         found = []
         for call in self.semantics.find(loop.body, lambda n: isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute)):
             owner = call.func.value
@@ -210,9 +213,28 @@ class UnrolledLoopRule(SourceRule):
             if any(
                 isinstance(read.value, cst.Name) and read.value.value == owner.value
                 for arg in call.args for read in self.semantics.find(arg.value, lambda n: isinstance(n, cst.Subscript))
-            ):
+            ) and not all(self._static(arg.value, static | {owner.value}) for arg in call.args):
                 found.append(owner.value)
         return found
+
+    def _static_locals(self, function: cst.FunctionDef) -> set[str]:
+        """The names ``function`` binds once, plainly, to a Python value at trace time (see
+        :meth:`_static`; ``buf_shape = cells.shape[:dim]``), a few assignments deep."""
+        values: dict[str, list] = {}
+        for node in self.semantics.own_nodes(function, lambda n: isinstance(n, cst.Name)):
+            role, holder = scopes.binding_role(self.semantics.parents, node)
+            if role is not None:
+                values.setdefault(node.value, []).append(holder.value if role == "plain" else None)
+        static: set[str] = set()
+        for _ in range(3):
+            grown = {
+                name for name, bound in values.items()
+                if name not in static and len(bound) == 1 and bound[0] is not None and self._static(bound[0], static)
+            }
+            if not grown:
+                break
+            static |= grown
+        return static
 
     def _over_arange(self, iterator: cst.BaseExpression) -> bool:
         """Whether the loop runs over ``jnp.arange(...)`` (or its ``reversed``): under ``jit`` each
@@ -519,10 +541,8 @@ class UnrolledLoopRule(SourceRule):
             return all(isinstance(e, cst.Element) and self._static(e.value, names) for e in expr.elements)
         if isinstance(expr, cst.Attribute):
             return expr.attr.value in ("shape", "ndim", "size")
-        if isinstance(expr, cst.Subscript):
-            return self._static(expr.value, names) and all(
-                isinstance(e.slice, cst.Index) and self._static(e.slice.value, names) for e in expr.slice
-            )
+        if isinstance(expr, cst.Subscript):  # `x.shape[k]`, `x.shape[:k]`: an item of a Python value is one
+            return self._static(expr.value, names)
         if isinstance(expr, cst.BinaryOperation):
             return self._static(expr.left, names) and self._static(expr.right, names)
         if isinstance(expr, cst.UnaryOperation):
