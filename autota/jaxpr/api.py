@@ -124,7 +124,10 @@ class _Traced:
         dynamic = [x for x, d in zip(leaves, is_dyn) if d]
         static_leaves = tuple(x for x, d in zip(leaves, is_dyn) if not d)
         layout = (treedef, is_dyn, static_args, static_kwargs, static_leaves, graphdef)
-        key = (*layout, tuple(jc.abstract(x) for x in dynamic))
+        # static values keyed with their types, as `jax.jit` keys them: `1`, `True` and `1.0` are
+        # equal and hash alike, but trace to different programs (`jnp.arange(n)`'s dtype)
+        types = tuple(type(v) for v in (*(v for _, v in static_args), *(v for _, v in static_kwargs), *static_leaves))
+        key = (*layout, types, tuple(jc.abstract(x) for x in dynamic))
         try:
             hash(key)
         except TypeError:

@@ -200,8 +200,8 @@ def select_write(ctx: Context, eqn: Eqn, plan: bool, invals: list, outer: Body):
         mask = pred if pred.ndim == 0 else jc.scatter_to_gather(write.params, pred, indices, update.shape)
     else:
         update, starts = invals[2], invals[3:]
-        old = lax.dynamic_slice(base, starts, update.shape)
-        mask = pred if pred.ndim == 0 else lax.dynamic_slice(pred, starts, update.shape)
+        old = jc.dynamic_slice(base, starts, update.shape)
+        mask = pred if pred.ndim == 0 else jc.dynamic_slice(pred, starts, update.shape)
     cases = (update, old) if written_case == 0 else (old, update)
     new_update = lax.select_n(mask, *cases)
     return jc.bind(write.primitive, write.params, [base, *invals[2:-1], new_update] if write.name == "scatter"

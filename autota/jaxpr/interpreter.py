@@ -139,7 +139,11 @@ class Context:
             if new is None:
                 self.record(
                     (id(eqn), key, pos),
-                    unknown_layout(eqn.name, f"its rewritten {key} would have other types or constants; kept as it was", eqn.source),
+                    unknown_layout(
+                        eqn.name, f"its rewritten {key} could not be traced again as it was (other types, "
+                        "constants or shardings, or an axis name only its own trace binds: a `shard_map` or "
+                        "`pmap` body); kept as it was", eqn.source,
+                    ),
                 )
                 continue
             replaced[(key, pos)] = new

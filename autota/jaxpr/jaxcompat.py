@@ -285,7 +285,10 @@ def retrace_like(fn, jaxpr):
     in_avals = [aval_of(v) for v in inner.invars]
     out_avals = [aval_of(v) for v in inner.outvars]
     specs = [jax.ShapeDtypeStruct(a.shape, a.dtype, weak_type=getattr(a, "weak_type", False)) for a in in_avals]
-    new = jax.make_jaxpr(fn)(*specs)
+    try:
+        new = jax.make_jaxpr(fn)(*specs)
+    except Exception:  # noqa: BLE001 - the body needs what only its own trace had (a `shard_map`'s axis names)
+        return None
     new_inner, consts = open_jaxpr(new)
     same = [_same_type(aval_of(v), a) for v, a in zip(new_inner.invars, in_avals, strict=True)]
     same += [_same_type(aval_of(v), a) for v, a in zip(new_inner.outvars, out_avals, strict=True)]
@@ -297,7 +300,14 @@ def retrace_like(fn, jaxpr):
 
 
 def _same_type(a, b) -> bool:
-    return (tuple(a.shape), a.dtype, getattr(a, "weak_type", False)) == (tuple(b.shape), b.dtype, getattr(b, "weak_type", False))
+    """Shape, dtype, weak type, and what newer JAX types carry beside them: an explicit sharding,
+    the manual axes a value varies over (``vma``), which a retrace from plain shapes loses."""
+    def kind(x):
+        sharding = getattr(x, "sharding", None)
+        spec = getattr(sharding, "spec", None)
+        return (tuple(x.shape), x.dtype, getattr(x, "weak_type", False), str(spec) if spec is not None else None,
+                getattr(x, "vma", None))
+    return kind(a) == kind(b)
 
 
 # -- write primitives --------------------------------------------------------------------------
@@ -334,8 +344,13 @@ def single_slot_scatter(params: dict, operand_shape, indices_shape, update_shape
     return ScatterSet(axis)
 
 
+def _extended(dtype) -> bool:
+    """A JAX extended dtype (a typed PRNG key's ``key<fry>``), which NumPy cannot interpret."""
+    return jax.dtypes.issubdtype(dtype, jax.dtypes.extended)
+
+
 def is_integer_dtype(dtype) -> bool:
-    return np.issubdtype(np.dtype(dtype), np.integer)
+    return not _extended(dtype) and np.issubdtype(np.dtype(dtype), np.integer)
 
 
 def is_inexact_dtype(dtype) -> bool:
@@ -441,12 +456,22 @@ def is_weak(atom) -> bool:
     return bool(getattr(aval_of(atom), "weak_type", False))
 
 
-def as_weak(x):
-    """``x`` weakly typed, as a ``.at[].set`` into a weakly typed buffer leaves it; public
-    ``lax`` has no spelling for this (``dynamic_update_slice`` always returns a strong type)."""
+def dynamic_slice(x, starts, sizes):
+    """The slice a ``dynamic_update_slice`` at ``starts`` writes, read as its primitive reads it
+    (a start out of range clamped), not as ``lax.dynamic_slice`` does (which first adds the
+    dimension to a negative start: the jaxpr's starts are normalised already)."""
+    return jax.lax.dynamic_slice_p.bind(x, *starts, slice_sizes=tuple(sizes))
+
+
+def with_weak_type(x, weak: bool):
+    """``x`` typed weakly or strongly, as the equation it stands for typed its result (a
+    ``.at[].set`` into a weakly typed buffer leaves it weak, ``dynamic_update_slice`` strong);
+    public ``lax`` has no spelling for a weak type."""
     from jax._src.lax import lax as _lax
 
-    return _lax._convert_element_type(x, x.dtype, weak_type=True)
+    if bool(getattr(x, "weak_type", False)) == weak:
+        return x
+    return _lax._convert_element_type(x, x.dtype, weak_type=weak)
 
 
 def widening_is_exact(narrow, wide) -> bool:
@@ -533,7 +558,7 @@ def user_source(traceback) -> str | None:
 
 
 def is_integer_or_bool(dtype) -> bool:
-    return np.issubdtype(np.dtype(dtype), np.integer) or np.dtype(dtype) == np.bool_
+    return not _extended(dtype) and (np.issubdtype(np.dtype(dtype), np.integer) or np.dtype(dtype) == np.bool_)
 
 
 # ==============================================================================================

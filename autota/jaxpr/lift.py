@@ -121,9 +121,11 @@ def _lift(ctx: Context, eqn: Eqn):
         value = Var(update.aval)
         outs[m] = value
         done: dict = {}
-        mapped = [_hoist(bodies[0], a, operands, after, done) for a in w.ins[1:]]
-        ins = [operands[k], *mapped]
-        ins[1 if w.name == "dynamic_update_slice" else 2] = value
+        update_at = 1 if w.name == "dynamic_update_slice" else 2
+        # the indices only (pure index arithmetic, see `_common_write`): the update's own
+        # computation stays in the branch, which alone may run it (effects, multi-output primitives)
+        ins = [operands[k], *(value if p == update_at else _hoist(bodies[0], a, operands, after, done)
+                              for p, a in enumerate(w.ins) if p > 0)]
         after.append(Eqn(w.name, w.primitive, w.params, tuple(ins), (eqn.outs[m],), w.source, w.info))
     for m in counters:  # index arithmetic the loop's affine analysis must see: computed outside
         outs[m] = Var(eqn.outs[m].aval)

@@ -260,9 +260,9 @@ def rebuild_scan(ctx: Context, form: LoopForm, plans: list[BufferPlan], invals: 
         finals[j] = value
     for plan, values in zip(plans, stacked, strict=True):
         final = _place(init[plan.carry], values, plan, form.length, form.reverse)
-        if jc.is_weak(body.invars[nc + plan.carry]) and final is not init[plan.carry]:
-            final = jc.as_weak(final)  # the scatter it replaces keeps the buffer's weak type
-        finals[plan.carry] = final
+        # weakly typed as the body's write left the buffer: a scatter keeps the buffer's weak type,
+        # `dynamic_update_slice` makes it strong
+        finals[plan.carry] = jc.with_weak_type(final, jc.is_weak(body.outvars[plan.carry]))
     return [*finals, *ys]
 
 
@@ -293,4 +293,4 @@ def _place(buffer, values, plan: BufferPlan, length: int, reverse: bool):
         return lax.dynamic_update_slice(buffer, values, starts)
     index = [slice(None)] * buffer.ndim
     index[plan.axis] = slice(beta, beta + alpha * (length - 1) + 1, alpha)
-    return buffer.at[tuple(index)].set(values)
+    return jnp.asarray(buffer).at[tuple(index)].set(values)  # a NumPy constant has no `.at`

@@ -230,3 +230,118 @@ def test_a_write_inside_a_custom_jvp_function_is_reported():
     assert [(f_.code, f_.applied) for f_ in found] == [("AT201", False)]
     assert "custom_jvp_call" in found[0].reason
     _same(f(x), jax.jit(transform(f))(x))
+
+
+# -- review 48 (jax 0.10 and 0.12) ----------------------------------------------------------------
+V = jnp.linspace(-1.0, 2.0, 6, dtype=jnp.float32)
+
+
+def test_a_lifted_write_leaves_its_value_to_the_branch_that_computes_it():
+    """Lifting `cond(p, b.at[i].set(f(x)), b.at[i].set(g(x)))` moves the write, not the value's
+    computation: a two-output primitive (`top_k`) in a branch, a key split in a checkpointed step
+    (`unstack` on jax 0.12), and an effect in the branch not taken all stay where they were."""
+
+    def topk(x):
+        def body(i, b):
+            return lax.cond(x[i, 0] > 0, lambda b: b.at[i].set(lax.top_k(x[i], 2)[0].sum()),
+                            lambda b: b.at[i].set(lax.top_k(-x[i], 2)[0].sum()), b)
+        return lax.fori_loop(0, 6, body, jnp.zeros(6))
+
+    def keys(v, key):
+        @jax.checkpoint
+        def step(i, c):
+            b, k = c
+            k, sub = jax.random.split(k)
+            return b.at[i].set(jax.random.normal(sub) * v[i]), k
+        return lax.fori_loop(0, 6, step, (jnp.zeros(6), key))
+
+    x = jnp.arange(24.0).reshape(6, 4) / 5 - 2
+    _same(topk(x), transform(topk)(x))
+    _same(keys(V, jax.random.PRNGKey(0)), transform(keys)(V, jax.random.PRNGKey(0)))
+    assert any(f.code == "AT201" and f.applied for f in analyze(topk, x))
+
+    calls = []
+
+    def effects(v):
+        def body(i, b):
+            def untaken(b):
+                jax.debug.callback(lambda: calls.append(1))
+                return b.at[i].set(v[i] * 2)
+            return lax.cond(v[i] > -10.0, lambda b: b.at[i].set(v[i]), untaken, b)
+        return lax.fori_loop(0, 6, body, jnp.zeros(6))
+
+    _same(effects(V), transform(effects)(V))
+    jax.effects_barrier()
+    assert calls == []
+
+
+def test_a_typed_key_beside_a_lifted_write_is_no_index():
+    def f(v, k):
+        def body(i, c):
+            b, k = c
+            ks = jax.random.split(k)
+            return lax.cond(v[i] > 0, lambda b: (b.at[i].set(v[i]), ks[1]), lambda b: (b.at[i].set(-v[i]), ks[1]), b)
+        return lax.fori_loop(0, 6, body, (jnp.zeros(6), k))[0]
+
+    k = jax.random.key(0)
+    _same(f(V, k), transform(f)(V, k))
+
+
+def test_dynamic_update_slice_into_a_weak_buffer_comes_back_as_the_loop_left_it():
+    def f(v):
+        return lax.fori_loop(0, 6, lambda i, b: lax.dynamic_update_slice(b, v[i][None], (i,)), jnp.full(6, 2.0))
+
+    out, new = f(V), transform(f)(V)
+    _same(out, new)
+    assert new.weak_type == out.weak_type
+    assert (new + jnp.ones(6, jnp.bfloat16)).dtype == (out + jnp.ones(6, jnp.bfloat16)).dtype
+
+
+def test_a_numpy_buffer_written_every_other_slot():
+    def f(v):
+        return lax.fori_loop(0, 6, lambda i, b: b.at[2 * i].set(v[i]), np.zeros(12, np.float32))
+
+    _same(f(V), transform(f)(V))
+
+
+def test_a_select_around_a_write_whose_start_is_still_negative():
+    """The jaxpr's starts are normalised already: the old slice is read as the primitive clamps
+    it, not normalised a second time."""
+    def f(v, p, k):
+        b = jnp.arange(6, dtype=jnp.float32) * 10
+        return jnp.where(p, lax.dynamic_update_slice(b, v[:2], (k,)), b)
+
+    for p, k in [(False, -9), (True, -9), (False, -1), (True, 5), (False, 3)]:
+        args = (V, jnp.bool_(p), jnp.int32(k))
+        _same(f(*args), transform(f)(*args))
+
+
+def test_a_loop_inside_shard_map_or_pmap_keeps_its_axis_context():
+    mesh = jax.make_mesh((1,), ("d",))
+    spec = jax.sharding.PartitionSpec()
+
+    def f(v):
+        def g(v):
+            b = lax.fori_loop(0, 6, lambda i, b: b.at[2 * i].set(v[i] * 2), jnp.zeros(12))
+            return lax.psum(b, "d")
+        return jax.shard_map(g, mesh=mesh, in_specs=spec, out_specs=spec)(v)
+
+    def p(v):
+        def g(v):
+            b = lax.fori_loop(0, 3, lambda i, b: b.at[2 * i].set(v[i] * 2), jnp.zeros(6))
+            return lax.psum(b, "d")
+        return jax.pmap(g, axis_name="d")(v[None])
+
+    for fn in (f, p):  # kept as it was, and said so
+        lenient = transform(fn, strict=False)
+        _same(fn(V), lenient(V))
+        assert any(x.code == "AT001" and "axis name" in str(x) for x in analyze(lenient, V))
+
+
+def test_static_arguments_equal_across_types_trace_apart():
+    def g(v, n):
+        return lax.fori_loop(0, 6, lambda i, b: b.at[i].set(v[i]), jnp.zeros(6)), jnp.arange(n + 2)
+
+    jitted, transformed = jax.jit(g, static_argnums=1), transform(g, static_argnums=1)
+    for n in (1, True, 1.0):
+        _same(jitted(V, n), transformed(V, n))
