@@ -642,6 +642,70 @@ class LoopBodies:
             self._reads_written_slot(name, writes[0]) for name in kept
         )
 
+    def _shared_trace(self, call: cst.Call, function, reads_initial: bool) -> str | None:
+        """What a fix of the loop ``call`` assumes where the statement may run more than once
+        with the same body function (defined at module level, in an enclosing function, or before
+        a Python loop around the call): JAX reuses a body's trace for the same function and
+        argument types, freezing what the body reads around it, and the fix changes which runs
+        share a trace (its carry has other types; a new lambda each run; a read of the initial
+        buffer, ``reads_initial``, in the body). ``None`` where the body is made anew for each run,
+        or reads around it nothing that a run may change."""
+        if function is None or self._made_per_run(function, call):
+            return None
+        changing = next((n.value for n in self._free_names(function) if not self._bound_once(n)), None)
+        if changing is None and not reads_initial:
+            return None
+        what = f"`{changing}`" if changing is not None else "the initial buffer, which the fix reads in the body"
+        return (
+            f"that the body reads nothing around it that changes between runs of this loop ({what}): the body "
+            "is defined outside the statement's run, and JAX reuses a body's trace for the same function and "
+            "argument types, freezing what it read; the fix changes which runs share a trace"
+        )
+
+    def _made_per_run(self, function, call: cst.Call) -> bool:
+        """Whether each run of ``call`` gets a body function of its own: the ``def`` (or lambda)
+        runs in the call's scope, inside every Python loop around the call there."""
+        scope = self.semantics.enclosing_scope(call)
+        if self.semantics.enclosing_scope(function) is not scope:
+            return False
+        for ancestor in self.ancestors(call):
+            if ancestor is scope:
+                return True
+            if isinstance(ancestor, (*scopes.LOOPS, cst.CompFor)) and not self.semantics.contains(ancestor, function):
+                return False
+        return True
+
+    def _free_names(self, function) -> list[cst.Name]:
+        """The names ``function`` (or a function inside it) reads that it does not bind."""
+        return [
+            n for n in self.semantics.variables(function)
+            if scopes.binding_role(self.semantics.parents, n)[0] is None
+            and not self.semantics.contains(function, self.semantics.binding_scope(n))
+            and self.semantics.binding_scope(n) is not function
+        ]
+
+    def _bound_once(self, name: cst.Name) -> bool:
+        """Whether the scope that binds ``name`` binds it once, outside any loop, and nothing
+        declares it ``global``/``nonlocal`` (an import, a ``def``, a constant); a builtin is."""
+        scope = self.semantics.binding_scope(name)
+        bindings = [
+            n for n in self.semantics.names_in(scope, name.value)
+            if scopes.binding_role(self.semantics.parents, n)[0] is not None
+        ]
+        in_scope = [n for n in bindings if self.semantics.enclosing_scope(n) is scope]
+        declared = any(isinstance(self.semantics.parents.get(n), cst.NameItem) for n in bindings)
+        if declared or len(in_scope) > 1:
+            return False  # a function declares it `global`/`nonlocal` (and may rebind it), or it is rebound
+        return not in_scope or not any(
+            isinstance(a, (*scopes.LOOPS, cst.CompFor)) for a in self._ancestors_within(in_scope[0], scope)
+        )
+
+    def _ancestors_within(self, node: cst.CSTNode, scope: cst.CSTNode):
+        for ancestor in self.ancestors(node):
+            if ancestor is scope:
+                return
+            yield ancestor
+
     def _invariant(self, body: Body, expr: cst.BaseExpression | None) -> bool:
         """Whether ``expr`` (a written index or row of the body) is the same every step (see
         :func:`.syntax.invariant`)."""

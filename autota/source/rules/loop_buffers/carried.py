@@ -545,6 +545,9 @@ class CarriedBuffers:
         after = None if plan.checked else self._after_write(plan.body, plan.write)
         if after:
             plan.assumptions.append(after)
+        shared = self._shared_trace(plan.call, plan.body.forward or plan.body.function, plan.checked)
+        if shared:
+            plan.assumptions.append(shared)
         return None
 
     def _schedule(self, plan: CarriedPlan) -> str | None:

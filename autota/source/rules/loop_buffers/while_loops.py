@@ -56,12 +56,14 @@ class WhileLoops:
                 reason=plan,
             )
             return
+        shared = self._shared_trace(call, body.forward or body.function, reads_initial=False)
         self.report(
             "AT202",
             write.call,
             f"{message}: a `fori_loop` with static bounds over the same body computes the same carry and lowers to "
             "a `scan`, so `jax.grad` works; AT201 then makes the buffer a stacked output",
-            Fix("safe", f"run the body as a `fori_loop` over `{plan[1]}` steps (was: `while_loop`)", (plan[0],)),
+            Fix("unsafe" if shared else "safe", f"run the body as a `fori_loop` over `{plan[1]}` steps (was: `while_loop`)", (plan[0],)),
+            reason=f"it assumes {shared}" if shared else None,
         )
 
     def _conditional(self, function: cst.FunctionDef, scope: cst.CSTNode, call: cst.Call) -> bool:
