@@ -110,7 +110,7 @@ def _unsuppressed(findings: list[Finding], text: str) -> list[Finding]:
         return findings
     noqa: dict[int, set[str] | None] = {}
     try:
-        for token in tokenize.generate_tokens(io.StringIO(text).readline):
+        for token in tokenize.generate_tokens(io.StringIO(text, newline=None).readline):  # CR-only lines too
             if token.type == tokenize.COMMENT:
                 match = NOQA.search(token.string)
                 if match:

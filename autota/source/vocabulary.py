@@ -281,6 +281,7 @@ TRACING_TRANSFORMS = frozenset(
         "jax.jvp",
         "jax.vjp",
         "jax.linearize",
+        "jax.linear_transpose",
         "jax.eval_shape",
         "jax.make_jaxpr",
         "equinox.filter_vmap",

@@ -164,6 +164,35 @@ def test_crlf_comments_and_encoding_survive_a_fix(capsys, tmp_path):
     assert "out_parts.append(jnp.copy(x[None]))  # grow\r\n" in text
 
 
+@pytest.mark.parametrize("newline", ["\n", "\r\n", "\r"], ids=["lf", "crlf", "cr"])
+def test_noqa_holds_whatever_the_line_endings_and_a_fix_is_idempotent(capsys, tmp_path, newline):
+    """Review 47: with CR-only line endings `# noqa` was read on the wrong line, so AT101 rewrote
+    its own `# noqa: AT101` fallback loop again on every run."""
+    lines = [
+        "import jax.numpy as jnp",
+        "",
+        "def fill(n):",
+        "    buf = jnp.zeros((n,))",
+        "    for i in range(n):",
+        "        buf = buf.at[i].set(i * 1.5)  # noqa: AT102",
+        "    return buf",
+        "",
+        "def grow(xs):",
+        "    out = jnp.zeros((0,))",
+        "    for x in xs:",
+        "        out = jnp.concatenate([out, x[None]])",
+        "    return out",
+        "",
+    ]
+    path = tmp_path / "endings.py"
+    path.write_bytes(newline.join(lines).encode())
+    assert run(capsys, "fix", str(path))[0] == 0
+    once = path.read_bytes()
+    assert run(capsys, "check", str(path))[0] == 0
+    assert run(capsys, "fix", str(path))[0] == 0
+    assert path.read_bytes() == once
+
+
 def test_parallel_run_matches_serial(capsys, tmp_path):
     for i in range(10):
         (tmp_path / f"m{i}.py").write_text(GROWTH)

@@ -470,15 +470,34 @@ class GrowthRule(SourceRule):
         return found
 
     def _patched_jax_function(self) -> str | None:
-        """The first attribute of a JAX module the file assigns (``jnp.copy = counting_copy``),
-        found once per file."""
+        """The first attribute of a JAX module the file assigns or patches (``jnp.copy =
+        counting_copy``, ``setattr(jnp, "copy", f)``, ``mock.patch.object(jnp, "asarray", ...)``,
+        ``monkeypatch.setattr(jnp, ...)``, ``mock.patch("jax.numpy.asarray", ...)``), found once per file."""
+        def jax_module(node: cst.BaseExpression) -> bool:
+            return any(q == "jax" or q.startswith("jax.") for q in self.qualified_names(node))
+
+        def patching(node: cst.CSTNode) -> str | None:
+            if isinstance(node, cst.AssignTarget) and isinstance(node.target, cst.Attribute) and jax_module(node.target.value):
+                return self.code_of(node.target)
+            if not isinstance(node, cst.Call) or not node.args:
+                return None
+            callee = node.func.attr.value if isinstance(node.func, cst.Attribute) else getattr(node.func, "value", None)
+            first = node.args[0].value
+            if callee in ("setattr", "delattr", "object") and jax_module(first):
+                attribute = node.args[1].value if len(node.args) > 1 else None
+                named = isinstance(attribute, cst.SimpleString) and isinstance(attribute.evaluated_value, str)
+                return f"{self.code_of(first)}.{attribute.evaluated_value}" if named else self.code_of(first)
+            if callee == "patch" and isinstance(first, cst.SimpleString) and str(first.evaluated_value).startswith("jax."):
+                return str(first.evaluated_value)
+            return None
+
         if not hasattr(self, "_patched"):
-            self._patched = next((
-                self.code_of(t.target)
-                for t in self.semantics.find(self.context.module, lambda n: isinstance(n, cst.AssignTarget))
-                if isinstance(t.target, cst.Attribute)
-                and any(q == "jax" or q.startswith("jax.") for q in self.qualified_names(t.target.value))
-            ), None)
+            kinds = (cst.AssignTarget, cst.Call)
+            self._patched = next(
+                (found for n in self.semantics.find(self.context.module, lambda n: isinstance(n, kinds))
+                 if (found := patching(n)) is not None),
+                None,
+            )
         return self._patched
 
     def _traced_seed(self, growth: Growth, loop: cst.CSTNode) -> bool:

@@ -548,6 +548,11 @@ class CarriedBuffers:
         shared = self._shared_trace(plan.call, plan.body.forward or plan.body.function, plan.checked)
         if shared:
             plan.assumptions.append(shared)
+        if plan.write.form == "at" and self.context.source.mentions("linear_transpose"):
+            plan.assumptions.append(
+                "that `jax.linear_transpose` is not applied to the loop's function: the fix writes the rows with "
+                "one `.at[indices]` scatter, which JAX transposes only for indices it is told are unique"
+            )
         return None
 
     def _schedule(self, plan: CarriedPlan) -> str | None:

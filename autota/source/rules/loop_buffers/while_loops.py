@@ -57,6 +57,11 @@ class WhileLoops:
             )
             return
         shared = self._shared_trace(call, body.forward or body.function, reads_initial=False)
+        if shared is None and self.context.source.mentions("linear_transpose"):
+            shared = (
+                "that `jax.linear_transpose` is not applied to the loop's function: it refuses the `while_loop` "
+                "with a `ValueError` and the fix's `fori_loop` with a `NotImplementedError`"
+            )
         self.report(
             "AT202",
             write.call,
