@@ -193,8 +193,16 @@ class Facts:
             s
             for s in self.functions
             if id(s.node) in lambdas or not isinstance(s.node, ast.Lambda)
-            and (s.node.name in passed or any(_mentions(d, JIT_NAMES, self) for d in s.node.decorator_list))
+            and (s.node.name in passed or any(_mentions(d, JIT_NAMES, self) or _jit_named(d) for d in s.node.decorator_list)
+                 or self.in_jit_named_class(s))
         ]
+
+    def in_jit_named_class(self, site: Site) -> bool:
+        """Whether ``site`` is a method of a class decorated ``@jit_class`` (a name that says it jits)."""
+        return any(
+            site.top in methods and self.units[site.top] is site.node and any(_jit_named(d) for d in self.units[shell].decorator_list)
+            for shell, methods in self.members.items()
+        )
 
     def compiled(self) -> list[Site]:
         """Functions whose program XLA compiles: the :meth:`jitted` ones, and those whose name
@@ -211,6 +219,13 @@ class Facts:
             s for s in self.functions
             if not isinstance(s.node, ast.Lambda) and s.node.name in bodies and all(s is not j for j in jitted)
         ]
+
+
+def _jit_named(decorator: ast.AST) -> bool:
+    """A decorator whose own name says it jits (``jit_method``, ``jit_class``): see
+    :func:`autota.source.tracing._jit_named`."""
+    name = terminal(decorator.func if isinstance(decorator, ast.Call) else decorator) or ""
+    return vocabulary.says_jit(name)
 
 
 def _mentions(expr: ast.AST, names, facts: Facts) -> bool:

@@ -75,6 +75,10 @@ class TracedFunctions:
         kinds = (cst.FunctionDef, cst.Call, cst.ClassDef)
         for node in self.rule.semantics.find(module, lambda n: isinstance(n, kinds)):
             if isinstance(node, cst.ClassDef):
+                if any(_jit_named(d.decorator) for d in node.decorators):  # `@jit_class`: a project's own wrapper
+                    for method in node.body.body:
+                        if isinstance(method, cst.FunctionDef) and method.name.value != "__init__":
+                            self._record(method, Traced("jit", method))
                 if any(self._is_model(base.value, models) for base in node.bases if base.keyword is None):
                     models.add(node)
                     for mixin in self._mixins(node, models):  # `class Model(hk.Module, SampleMixin)`
@@ -96,6 +100,8 @@ class TracedFunctions:
                         self.by_function[node] = Traced("jit", decorator)
                     elif self._is_transform(decorator.decorator):
                         self.by_function.setdefault(node, Traced("transform", decorator))
+                    elif _jit_named(decorator.decorator):  # `@jit_method`: a project's own wrapper of `jit`
+                        self._record(node, Traced("jit", node))
             else:
                 self._record_call(node)
         for statement in module.body:  # called from traced code in another module of the run
@@ -433,6 +439,15 @@ class TracedFunctions:
             if traced is not None:
                 return traced
         return None
+
+
+def _jit_named(decorator: cst.BaseExpression) -> bool:
+    """Whether a decorator's own name says it jits (``jit_method``, ``jit_class``, ``my_jit``,
+    ``filter_jit``): a project's wrapper of ``jax.jit``, whose functions run traced. The node of
+    such a trace is the function itself, not the decorator: its static arguments are unknown."""
+    func = decorator.func if isinstance(decorator, cst.Call) else decorator
+    name = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
+    return vocabulary.says_jit(name)
 
 
 def _named_callee(func: cst.BaseExpression) -> bool:

@@ -8,6 +8,8 @@ libcst's ``QualifiedNameProvider``. A new spelling of a JAX API is added here on
 
 from __future__ import annotations
 
+import re
+
 LAX = "jax.lax"
 JNP = "jax.numpy"
 
@@ -363,6 +365,13 @@ INITIALIZER_KEYWORDS = frozenset(
 def terminal(qualified: str) -> str:
     """The last segment of a qualified name: what the prefilter can see before resolution."""
     return qualified.rsplit(".", 1)[-1]
+
+
+def says_jit(name: str) -> bool:
+    """Whether a decorator's own name says it jits (``jit_method``, ``jit_class``, ``my_jit``,
+    ``filter_jit``; not ``no_jit``): a project's wrapper of ``jax.jit``, whose functions run traced."""
+    lowered = name.lower()
+    return re.search(r"(^|_)jit(_|$)|jit$", lowered) is not None and not re.search(r"(^|_)(no|non|un|disable)_?jit", lowered)
 
 
 LOOP_TERMINALS = frozenset(terminal(name) for name in (*LOOPS, *LIFTED_LOOPS, MAP))

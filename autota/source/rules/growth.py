@@ -977,15 +977,20 @@ class GrowthRule(SourceRule):
     def _combines_with_old_slot(self, call: cst.Call, buf: str, method: str) -> bool:
         """Whether a ``set`` writes a value computed from the slot's old value, read at the same
         index (``heat.at[k].set(jnp.maximum(row, heat[k]))``): a combining update spelled out,
-        also through names bound once (``old = heat[k]`` ... ``.set(jnp.maximum(row, old))``)."""
-        if method != "set" or not call.args:
+        also through names bound once (``old = heat[k]`` ... ``.set(jnp.maximum(row, old))``);
+        for ``dynamic_update_slice(canvas, f(old), (y, x))``, whose starts do not spell the
+        index, a value computed from any part of the array (``old = canvas[y:y + h, x:x + w]``)."""
+        if method.startswith("dynamic_update") and len(call.args) > 1:
+            index, pending = None, [call.args[1].value]
+        elif method != "set" or not call.args:
             return False
-        index = self._slice_code(call.func.value.slice)
-        pending, followed = [call.args[0].value], set()
+        else:
+            index, pending = self._slice_code(call.func.value.slice), [call.args[0].value]
+        followed = set()
         while pending:
             for node in self.semantics.find(pending.pop(), lambda n: isinstance(n, (cst.Subscript, cst.Name))):
                 if isinstance(node, cst.Subscript):
-                    if self.code_of(node.value) == buf and self._slice_code(node.slice) == index:
+                    if self.code_of(node.value) == buf and (index is None or self._slice_code(node.slice) == index):
                         return True
                 elif node.value not in followed and len(followed) < 16:
                     followed.add(node.value)

@@ -264,10 +264,24 @@ class UnrolledLoopRule(SourceRule):
         return bool(self.semantics.find(loop.body, lambda n: isinstance(n, cst.Call) and makes(n)))
 
     def _grows(self, loop: cst.For) -> bool:
+        """Whether the body grows a carried array (``xp = jnp.concatenate([...])``, or a helper of
+        this file that returns one: ``xp = pad_ends(xp)``): its shape changes every step, which
+        AT101 reports and no `scan` carry can hold."""
         for assign in self.semantics.find(loop.body, lambda n: isinstance(n, cst.Assign)):
-            if isinstance(assign.value, cst.Call) and self.matches(assign.value.func, GROWTH):
+            if isinstance(assign.value, cst.Call) and (
+                self.matches(assign.value.func, GROWTH) or self._growing_helper(assign.value.func)
+            ):
                 return True
         return False
+
+    def _growing_helper(self, func: cst.BaseExpression) -> bool:
+        helper = self.semantics.binding(func) if isinstance(func, cst.Name) else None
+        if not isinstance(helper, cst.FunctionDef):
+            return False
+        returns = self.semantics.own_nodes(helper, lambda n: isinstance(n, cst.Return))
+        return bool(returns) and all(
+            isinstance(r.value, cst.Call) and self.matches(r.value.func, GROWTH) is not None for r in returns
+        )
 
     def _static_index(self, loop: cst.For, function: cst.FunctionDef) -> bool:
         """Whether the body uses the index where Python needs an int (see :meth:`_static_use`)."""

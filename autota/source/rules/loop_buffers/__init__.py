@@ -183,6 +183,8 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
         args = self._arguments(call, kind)
         if args is None or not {BODY_ARG[kind], INIT_ARG[kind], *(("cond_fun",) if kind == "while" else ())} <= set(args):
             return
+        if kind == "fori" and any(self._array_valued(args[b].value) for b in ("lower", "upper") if b in args):
+            return  # a bound JAX computes (`jnp.minimum(level, 3)`): it runs as a `while_loop`, which `grad` cannot go through
         function = self._function(args[BODY_ARG[kind]].value)
         body = self._body(function, kind)
         modeler = self._modeler()
@@ -242,6 +244,44 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
         if exact or self._constant_row(write.row) or self._invariant(body, write.row):
             return None  # no cotangent, or a buffer cleared or filled with one value: no per-step values
         return Verdict(previous=previous or [], kept=kept)
+
+    def _array_valued(self, expr: cst.BaseExpression, depth: int = 0) -> bool:
+        """Whether ``expr`` reads the result of a JAX array function (``k - 1`` with ``k =
+        jnp.minimum(level, 3)``), directly or through names bound once: under ``jit`` a traced
+        value, so a ``fori_loop`` bounded by it runs as a ``while_loop``."""
+        if depth > 4:
+            return False
+        for node in self.semantics.find(expr, lambda n: isinstance(n, (cst.Call, cst.Name))):
+            if isinstance(node, cst.Call) and self.array_function(node.func) and not all(
+                self._shape_only(a.value) for a in node.args
+            ):
+                return True
+            if isinstance(node, cst.Name) and (bound := self.semantics.assigned_value(node)) is not None:
+                if self._array_valued(bound, depth + 1):
+                    return True
+        return False
+
+    def _shape_only(self, expr: cst.BaseExpression, depth: int = 0) -> bool:
+        """Whether ``expr`` is made of literals, shapes (``x.shape[0]``), ``len(...)`` and names
+        bound once to those: a JAX function of it (``jnp.int8(xs.shape[0])``) is a constant."""
+        if depth > 4:
+            return False
+        if isinstance(expr, (cst.Integer, cst.Float)):
+            return True
+        if isinstance(expr, cst.Subscript) and isinstance(expr.value, cst.Attribute) and expr.value.attr.value == "shape":
+            return True
+        if isinstance(expr, cst.Call) and self.matches(expr.func, {"builtins.len"}):
+            return True
+        if isinstance(expr, cst.Name):
+            bound = self.semantics.assigned_value(expr)
+            return bound is not None and self._shape_only(bound, depth + 1)
+        if isinstance(expr, cst.BinaryOperation):
+            return self._shape_only(expr.left, depth) and self._shape_only(expr.right, depth)
+        if isinstance(expr, cst.UnaryOperation):
+            return self._shape_only(expr.expression, depth)
+        if isinstance(expr, (cst.Tuple, cst.List)):
+            return all(isinstance(e, cst.Element) and self._shape_only(e.value, depth) for e in expr.elements)
+        return False
 
     def _unseen(self, model: LoopModel, writes: list[Write]) -> list[BufferWrite]:
         """The model's writes that the syntactic reading of the body did not find."""
