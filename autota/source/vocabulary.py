@@ -337,13 +337,15 @@ MODEL_CLASSES = frozenset(
         "sepes.TreeClass",
         "serket.TreeClass",
         "pytreeclass.TreeClass",
+        "evox.Algorithm",
+        "evox.Problem",
     }
 )
 """Base classes whose methods (but ``__init__``) run traced by the framework's design: models
 (Praxis layers are Flax modules; Serket's layers are ``sepes.TreeClass`` pytrees),
 inside their ``init``/``apply`` or a filtered ``jit``, which trainers usually jit; JAX
 environments (Jumanji, Gymnax, Brax, MuJoCo Playground, JaxMARL, XLand-MiniGrid), whose ``step``/``reset`` their
-callers jit or ``vmap``."""
+callers jit or ``vmap``; EvoX's algorithms and problems, whose ``ask``/``tell``/``evaluate`` its workflows jit."""
 LAYER_PACKAGES = ("flax.linen.", "flax.nnx.", "haiku.", "equinox.nn.")
 """Where a model's layers live: ``nn.Dense(16)`` made in a loop is a layer of its own each step."""
 PARAMETER_CALLS = frozenset({"haiku.get_parameter", "haiku.get_state", "haiku.set_state"})

@@ -64,7 +64,13 @@ class UnrolledLoopRule(SourceRule):
                 break
             reached += frontier
         looping = [f for f in reached if any(prefilter.inside(loop, f) for loop in facts.range_loops)]
-        called = _called_from(facts, looping, methods=False)
+        called, frontier = set(), looping
+        for _ in range(3):  # the helpers the loops call, a few calls down (whether they grow an array)
+            new = _called_from(facts, frontier, methods=False) - called
+            called |= new
+            frontier = [f for f in facts.functions if not isinstance(f.node, ast.Lambda) and f.node.name in new]
+            if not frontier:
+                break
         helpers = {
             k for k, unit in enumerate(facts.units)
             if isinstance(unit, (ast.FunctionDef, ast.AsyncFunctionDef)) and unit.name in called
@@ -274,13 +280,18 @@ class UnrolledLoopRule(SourceRule):
                 return True
         return False
 
-    def _growing_helper(self, func: cst.BaseExpression) -> bool:
-        helper = self.semantics.binding(func) if isinstance(func, cst.Name) else None
+    def _growing_helper(self, func: cst.BaseExpression, depth: int = 0) -> bool:
+        """Whether ``func`` is a helper of this file every ``return`` of which grows an array, by a
+        growth function or another such helper (``_extrapolate_left(_extrapolate_right(y))``)."""
+        helper = self.semantics.binding(func) if isinstance(func, cst.Name) and depth < 3 else None
         if not isinstance(helper, cst.FunctionDef):
             return False
         returns = self.semantics.own_nodes(helper, lambda n: isinstance(n, cst.Return))
         return bool(returns) and all(
-            isinstance(r.value, cst.Call) and self.matches(r.value.func, GROWTH) is not None for r in returns
+            isinstance(r.value, cst.Call) and (
+                self.matches(r.value.func, GROWTH) is not None or self._growing_helper(r.value.func, depth + 1)
+            )
+            for r in returns
         )
 
     def _static_index(self, loop: cst.For, function: cst.FunctionDef) -> bool:
