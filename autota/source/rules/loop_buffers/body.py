@@ -513,6 +513,8 @@ class LoopBodies:
         position = body.elements.index(buf) if buf in body.elements else None
         if body.returned is not None and position is not None and position < len(body.returned):
             element = body.returned[position]
+            if _cast_of_name(element):  # `return buf.astype(int)`: a loop keeps its carry's dtype, so a no-op
+                element = element.func.value
             if isinstance(element, cst.Name):
                 allowed.add(id(element))
         reads = []
@@ -748,6 +750,13 @@ class LoopBodies:
                 return None
             found.append(read)
         return found
+
+
+def _cast_of_name(node: cst.BaseExpression) -> bool:
+    """``name.astype(dtype)``: one argument, on a name."""
+    return isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "astype" and (
+        isinstance(node.func.value, cst.Name) and len(node.args) == 1
+    )
 
 
 @dataclass(frozen=True)

@@ -1032,6 +1032,12 @@ class _Evaluation:
         made = self.partial(node, env, depth)  # `upd = partial(dus, i=i)`: a function value
         if made is not None:
             return made
+        if isinstance(func, cst.Attribute) and func.attr.value == "astype" and len(node.args) == 1:
+            base = self.expr(func.value, env, depth)
+            if isinstance(base, (Written, Carry)):
+                # `return buf.astype(int)`: a loop keeps its carry's dtype (JAX refuses a body that
+                # changes it), so on the carry's way out the cast changes nothing
+                return base
         # `x.at[i].set(v)`
         if (
             isinstance(func, cst.Attribute)
