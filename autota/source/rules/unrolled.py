@@ -93,6 +93,8 @@ class UnrolledLoopRule(SourceRule):
             return  # a branch that only a flag the jitted code never sets takes (`if debug:`)
         if self._constant_left_off(node, function):
             return  # a branch a module constant turns off (`DEBUG = False` ... `if DEBUG:`)
+        if iterator is not None and self._traced_bound(iterator, function):
+            return  # `range(n)` of an argument `jit` traces raises: nothing unrolls
         carried = [name for name in self._carried(node, function) if not self._builds_function(node, name)]
         recurrences = [] if carried else self._list_recurrences(node, function)
         carried = carried or recurrences
@@ -203,6 +205,27 @@ class UnrolledLoopRule(SourceRule):
             scopes.assign_to(assign, name) and isinstance(assign.value, cst.Call) and self.matches(assign.value.func, makers)
             for assign in self.semantics.find(loop.body, lambda n: isinstance(n, cst.Assign))
         )
+
+    def _traced_bound(self, iterator: cst.Call, function: cst.FunctionDef) -> bool:
+        """Whether ``range(...)`` takes a parameter of ``function`` that its ``jit`` decorator
+        traces (not named by ``static_argnums``/``static_argnames``) and nothing rebinds: Python
+        cannot make a ``range`` of a tracer, so the function raises instead of unrolling."""
+        traced = self.traced.by_function.get(function)
+        if traced is None or traced.kind != "jit" or not isinstance(traced.node, cst.Decorator):
+            return False
+        static = scopes.static_arguments(traced.node.decorator)
+        if static is None:
+            return False
+        params = [p.name.value for p in function.params.params]
+        for arg in iterator.args:
+            name = arg.value
+            if isinstance(name, cst.Name) and name.value in params and not (
+                name.value in static or params.index(name.value) in static
+            ) and sum(
+                scopes.binding_role(self.semantics.parents, n)[0] is not None for n in self.semantics.names_in(function, name.value)
+            ) == 1:
+                return True
+        return False
 
     def _list_recurrences(self, loop: cst.For, function: cst.FunctionDef) -> list[str]:
         """The Python lists the body grows with a value computed from one of their own items
