@@ -15,11 +15,14 @@ owner stays. A read-only file (no write permission bit, even for root) is never 
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import fnmatch
 import os
+import signal
 import stat
 import tempfile
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -168,8 +171,25 @@ def write_atomic(path: Path | str, data: bytes) -> None:
     st = os.stat(real)
     if read_only(st, real):
         raise PermissionError(errno.EACCES, "the file is read-only")
-    if st.st_nlink > 1 or not _write_renamed(real, data, st):
-        _write_in_place(real, data)
+    with _interrupts_deferred():
+        if st.st_nlink > 1 or not _write_renamed(real, data, st):
+            _write_in_place(real, data)
+
+
+@contextlib.contextmanager
+def _interrupts_deferred():
+    """A Ctrl-C that arrives while a file is written takes effect once the file is whole and the
+    temporary file gone: between creating the temporary file and the ``try`` that removes it,
+    an interrupt would leave it behind. SIGINT is blocked in the main thread (where Python runs
+    its handler) for the write, and delivered when it is unblocked."""
+    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
 
 
 def _write_renamed(real: str, data: bytes, st: os.stat_result) -> bool:
