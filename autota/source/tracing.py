@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from autota.source import vocabulary
+from autota.source import scopes, vocabulary
 
 JIT = vocabulary.JIT
 PARTIAL = vocabulary.PARTIAL
@@ -431,6 +431,19 @@ class TracedFunctions:
         if isinstance(binding, cst.FunctionDef):
             return binding
         return self._function(binding, depth + 1) if isinstance(binding, cst.BaseExpression) else None
+
+    def traced_parameters(self, function: cst.FunctionDef) -> set[str]:
+        """The parameters of ``function`` that its ``jit`` decorator traces: those no literal
+        ``static_argnums``/``static_argnames`` names (none where the decorator is no ``jit`` of
+        known options: a static argument is whatever Python object the caller passed)."""
+        traced = self.by_function.get(function)
+        if traced is None or traced.kind != "jit" or not isinstance(traced.node, cst.Decorator):
+            return set()
+        static = scopes.static_arguments(traced.node.decorator)
+        if static is None:
+            return set()
+        params = [p.name.value for p in function.params.params]
+        return {name for k, name in enumerate(params) if name not in static and k not in static}
 
     def context(self, node: cst.CSTNode) -> Traced | None:
         """The trace that ``node`` runs under, from the innermost traced function around it."""

@@ -506,22 +506,16 @@ class GrowthRule(SourceRule):
         nothing can change. The argument must be one no ``static_argnums``/``static_argnames``
         names (a static one is whatever Python object the caller passed)."""
         function = next((a for a in self.ancestors(growth.statement) if isinstance(a, cst.FunctionDef)), None)
-        traced = self.traced.by_function.get(function) if function is not None else None
-        if traced is None or traced.kind != "jit" or not isinstance(traced.node, cst.Decorator):
+        traced = self.traced.traced_parameters(function) if function is not None else set()
+        if not traced:
             return False
-        static = scopes.static_arguments(traced.node.decorator)
-        if static is None:
-            return False
-        params = [p.name.value for p in function.params.params]
         grown = {id(g.call) for g in self._growths_in(loop, growth.acc)}
         values = [v for v in self.semantics.bound_values(growth.statement.targets[0].target) or [None] if id(v) not in grown]
         for value in values:
             root = value
             while isinstance(root, cst.Subscript):  # not `state.table`: a static field may hold NumPy's
                 root = root.value
-            if not (isinstance(root, cst.Name) and root.value in params):
-                return False
-            if root.value in static or params.index(root.value) in static:
+            if not (isinstance(root, cst.Name) and root.value in traced):
                 return False
         return bool(values)
 

@@ -210,22 +210,14 @@ class UnrolledLoopRule(SourceRule):
         """Whether ``range(...)`` takes a parameter of ``function`` that its ``jit`` decorator
         traces (not named by ``static_argnums``/``static_argnames``) and nothing rebinds: Python
         cannot make a ``range`` of a tracer, so the function raises instead of unrolling."""
-        traced = self.traced.by_function.get(function)
-        if traced is None or traced.kind != "jit" or not isinstance(traced.node, cst.Decorator):
-            return False
-        static = scopes.static_arguments(traced.node.decorator)
-        if static is None:
-            return False
-        params = [p.name.value for p in function.params.params]
-        for arg in iterator.args:
-            name = arg.value
-            if isinstance(name, cst.Name) and name.value in params and not (
-                name.value in static or params.index(name.value) in static
-            ) and sum(
-                scopes.binding_role(self.semantics.parents, n)[0] is not None for n in self.semantics.names_in(function, name.value)
-            ) == 1:
-                return True
-        return False
+        traced = self.traced.traced_parameters(function)
+        return any(
+            isinstance(arg.value, cst.Name) and arg.value.value in traced and sum(
+                scopes.binding_role(self.semantics.parents, n)[0] is not None
+                for n in self.semantics.names_in(function, arg.value.value)
+            ) == 1
+            for arg in iterator.args
+        )
 
     def _list_recurrences(self, loop: cst.For, function: cst.FunctionDef) -> list[str]:
         """The Python lists the body grows with a value computed from one of their own items

@@ -400,25 +400,22 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
                     pending.append(reaching[1])
         return False
 
-    def _initial_buffer(self, init: cst.BaseExpression, body, write: Write) -> cst.BaseExpression | None:
-        """What the initial carry holds for the buffer ``write`` writes, where the source shows it."""
-        if write.buf not in body.elements:
-            return None
-        path = (body.elements.index(write.buf),) if body.unpack is not None else ()
-        if write.dict_entry:  # `s["valid"] = ...`: the entry of the carried dict
-            entry = string_key(write.statement.targets[0].target)
-            if entry is None:
-                return None
-            path += (entry,)
-        return self._modeler().initial(init, path)
-
     def _exact_buffer(self, init: cst.BaseExpression, body, write: Write) -> bool:
         """Whether the carried ``buf`` starts as a visibly integer or boolean array. Written and
         not read back, such a buffer costs nothing: it has no cotangent for `grad` to carry, and
         forward it is updated in place (an assignment's state). Read back whole it is still AT203:
         the backward pass may need each step's mask or indices; read at a slot or a band, only
         that part is saved. AT202 is about the `while_loop`."""
-        return self._modeler().exact_dtype(self._initial_buffer(init, body, write))
+        if write.buf not in body.elements:
+            return False
+        path = (body.elements.index(write.buf),) if body.unpack is not None else ()
+        if write.dict_entry:  # `s["valid"] = ...`: the entry of the carried dict
+            entry = string_key(write.statement.targets[0].target)
+            if entry is None:
+                return False
+            path += (entry,)
+        modeler = self._modeler()
+        return modeler.exact_dtype(modeler.initial(init, path))
 
     def _model(self, call: cst.Call, kind: str, args: dict) -> LoopModel:
         """The loop model of ``call``, built once."""

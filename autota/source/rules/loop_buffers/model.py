@@ -245,10 +245,10 @@ class LoopModeler:
         """What the initial carry ``init`` holds at ``path``, where the source shows it: tuple and
         list positions, fields given by keyword to a constructor, entries of a dict display, names followed to the value that
         reaches them (``None`` elsewhere)."""
-        if isinstance(init, cst.Name) and path:
+        if isinstance(init, cst.Name) and path and self.semantics.reaching_value(init) is None:
             # a branch that runs the body once before the loop (`state = body_fn(state)`) keeps the path's value
             reaching = self.semantics.reaching_value(init, partial(self._self_updates, init.value, path))
-            if reaching is not None and self.semantics.reaching_value(init) is None:
+            if reaching is not None:
                 return self.initial(reaching[1], reaching[0] + path, depth + 1)
         if isinstance(init, cst.Name) and path and isinstance(path[0], str) and path[0].startswith("."):
             # a field set on the carried object before the loop: `val.ids = jnp.zeros(..., jnp.int32)`
