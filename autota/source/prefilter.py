@@ -359,6 +359,8 @@ class _Walker:
             self.facts.call_assigns.append((name, self.site(node.value)))
             if _reads(node.value, name):
                 self.facts.self_assigns.append(self.site(node))
+        elif name is not None and any(_reads(call, name) for call in assigned_calls(node.value)):
+            self.facts.self_assigns.append(self.site(node))  # `x = y if x is None else f([x, y])`
         elif len(node.targets) == 1 and isinstance(node.targets[0], (ast.Attribute, ast.Subscript)) and (
             at_update_receiver(node.value) == ""
         ) and ast.unparse(node.value.func.value.value.value) == ast.unparse(node.targets[0]):
@@ -371,6 +373,14 @@ class _Walker:
         elif name is not None and not self.functions and isinstance(node.value, ast.Attribute):
             self.facts.aliases.setdefault(name, node.value.attr)  # `my_jit = jax.jit`, `scan = lax.scan`
         self.generic_visit(node)
+
+
+def assigned_calls(value: ast.expr) -> list[ast.Call]:
+    """The calls an assignment may bind: its value, or either branch of a conditional
+    expression (``y if x is None else jnp.concatenate([x, y])``, a growth whose first step seeds)."""
+    if isinstance(value, ast.IfExp):
+        return [b for b in (value.body, value.orelse) if isinstance(b, ast.Call)]
+    return [value] if isinstance(value, ast.Call) else []
 
 
 def _reads(call: ast.Call, name: str) -> bool:

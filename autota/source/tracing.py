@@ -67,6 +67,9 @@ class TracedFunctions:
         )
         self._derived: dict[cst.ClassDef, list[cst.ClassDef]] | None = None
         self._held_classes: dict[tuple[cst.ClassDef, str], cst.ClassDef | None] = {}
+        self.backward_rules: list[cst.FunctionDef | cst.Lambda] = []
+        """The ``bwd`` functions of ``f.defvjp(fwd, bwd)``: they run in the backward pass, which
+        only a higher-order derivative differentiates."""
         self.traced_calls: dict[cst.CSTNode, dict[cst.Call, None]] = {}
         """Every call of each function of the module from its traced functions, in source order."""
         models: set[cst.ClassDef] = set()
@@ -374,6 +377,15 @@ class TracedFunctions:
                 ):
                     self._mark(arg.value, Traced(kind, call))
         method = call.func.attr.value if isinstance(call.func, cst.Attribute) else None
+        if method == vocabulary.DEFINE_VJP:  # `f.defvjp(fwd, bwd)`: both run only under differentiation
+            rules = dict(zip(("fwd", "bwd"), [a.value for a in call.args if a.keyword is None]))
+            rules |= {a.keyword.value: a.value for a in call.args if a.keyword is not None}
+            for role in ("fwd", "bwd"):
+                if role in rules:
+                    self._mark(rules[role], Traced("transform", call))
+            backward = self._function(rules["bwd"]) if "bwd" in rules else None
+            if backward is not None:
+                self.backward_rules.append(backward)
         position = vocabulary.INITIALIZER_METHODS.get(method)
         if position is not None and position < len(call.args) and call.args[position].keyword is None:
             self._mark_initializer(call.args[position].value, call)
@@ -435,15 +447,25 @@ class TracedFunctions:
     def traced_parameters(self, function: cst.FunctionDef) -> set[str]:
         """The parameters of ``function`` that its ``jit`` decorator traces: those no literal
         ``static_argnums``/``static_argnames`` names (none where the decorator is no ``jit`` of
-        known options: a static argument is whatever Python object the caller passed)."""
+        known options: a static argument is whatever Python object the caller passed; none for
+        Equinox's ``filter_jit``, which keeps the arguments that are not arrays static)."""
         traced = self.by_function.get(function)
         if traced is None or traced.kind != "jit" or not isinstance(traced.node, cst.Decorator):
+            return set()
+        jit = traced.node.decorator.func if isinstance(traced.node.decorator, cst.Call) else traced.node.decorator
+        if isinstance(traced.node.decorator, cst.Call) and self.rule.matches(jit, PARTIAL):
+            jit = traced.node.decorator.args[0].value
+        if not self.rule.matches(jit, vocabulary.TRACES_ARGUMENTS):
             return set()
         static = scopes.static_arguments(traced.node.decorator)
         if static is None:
             return set()
         params = [p.name.value for p in function.params.params]
         return {name for k, name in enumerate(params) if name not in static and k not in static}
+
+    def in_backward_rule(self, node: cst.CSTNode) -> bool:
+        """Whether ``node`` runs in a ``custom_vjp``'s backward rule (see :attr:`backward_rules`)."""
+        return any(self.rule.semantics.within(node, rule) for rule in self.backward_rules)
 
     def context(self, node: cst.CSTNode) -> Traced | None:
         """The trace that ``node`` runs under, from the innermost traced function around it."""

@@ -122,6 +122,9 @@ WHERE = frozenset({f"{JNP}.where", f"{LAX}.select"})
 TREE_MAP = frozenset({"jax.tree_util.tree_map", "jax.tree.map", "jax.tree_map"})
 REPLACE = frozenset({"dataclasses.replace"})
 """Functions that rebuild a dataclass with some fields changed (``x._replace``/``x.replace`` are methods)."""
+TREE_AT = "equinox.tree_at"
+"""Rebuilds a pytree with the leaves a ``where`` function picks replaced: ``tree_at(lambda s:
+(s.x, s.traj), state, (x, traj))``, an Equinox module's ``replace``."""
 
 # -- growth ------------------------------------------------------------------------------------
 ARRAY_METADATA = frozenset({"shape", "dtype", "ndim", "size"})
@@ -270,6 +273,11 @@ JIT = frozenset(
         "flax.nnx.pmap",
     }
 )
+DEFINE_VJP = "defvjp"
+"""The method of a ``jax.custom_vjp`` function that takes its forward and backward rules."""
+TRACES_ARGUMENTS = frozenset({"jax.jit", "jax.pmap", "jax.experimental.pjit.pjit"})
+"""The jits that trace every argument their static options do not name: Equinox's
+``filter_jit`` keeps every argument that is not an array static (a Python int bound included)."""
 TRACING_TRANSFORMS = frozenset(
     {
         "jax.vmap",

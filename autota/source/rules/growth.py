@@ -96,8 +96,11 @@ def _may_grow(facts: prefilter.Facts, assign: ast.Assign, helpers: dict[str, set
     in ``helpers`` (see :func:`_growing_helpers`)."""
     if not isinstance(assign.targets[0], ast.Name):
         return True  # `obj.data = obj.data.at[i].set(v)`, as the prefilter found it
-    call = assign.value
-    return _may_grow_call(facts, call, assign.targets[0].id) or isinstance(call.func, ast.Name) and call.func.id in helpers
+    name = assign.targets[0].id
+    return any(
+        _may_grow_call(facts, call, name) or isinstance(call.func, ast.Name) and call.func.id in helpers
+        for call in prefilter.assigned_calls(assign.value)
+    )
 
 
 def _may_grow_call(facts: prefilter.Facts, call: ast.Call, name: str) -> bool:
@@ -187,6 +190,15 @@ class GrowthRule(SourceRule):
                 f"rewrites `{acc} = ...` made in one statement"
             )
             return [Spelling(made, acc, made, why)]
+        if isinstance(value, cst.IfExp):
+            growing = self._growing_branch(value, acc, node)
+            if growing is None:
+                return []
+            why = (
+                f"the first step binds `{acc}` to its first piece (line {self.start_line(node)}); the fix collects "
+                "the pieces of a loop that grows an array bound before it"
+            )
+            return [Spelling(growing, acc, growing, why)]
         if not isinstance(value, cst.Call):
             return []
         found = [Spelling(value, acc, value)]
@@ -202,6 +214,44 @@ class GrowthRule(SourceRule):
                 )
                 found.append(Spelling(returned, receivers[0], value, why, tuple(arguments.items())))
         return found
+
+    def _growing_branch(self, choice: cst.IfExp, acc: str, node: cst.CSTNode) -> cst.Call | None:
+        """The call of ``acc = a if test else b`` that runs after the first step, where ``test``
+        tells the first step (see :meth:`_first_step`)."""
+        loops = scopes.enclosing_loops(self, node)
+        first = self._first_step(choice.test, acc, loops[0]) if loops else None
+        growing = None if first is None else choice.orelse if first else choice.body
+        return growing if isinstance(growing, cst.Call) else None
+
+    def _first_step(self, test: cst.BaseExpression, acc: str, loop: cst.CSTNode) -> bool | None:
+        """``True`` where ``test`` holds on one step of ``loop`` alone, the step that first binds
+        ``acc`` (``acc is None``, ``t == 0`` on the loop's counter); ``False`` for their negations
+        (``acc is not None``, ``t != 0``); else ``None``."""
+        if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1):
+            return None
+        operator, other = test.comparisons[0].operator, test.comparisons[0].comparator
+        if isinstance(test.left, cst.Name) and test.left.value == acc and self.matches(other, {"builtins.None"}):
+            return True if isinstance(operator, cst.Is) else False if isinstance(operator, cst.IsNot) else None
+        counter = self._counter(loop)
+        sides = [(test.left, other), (other, test.left)]
+        if counter is None or not any(
+            isinstance(mine, cst.Name) and mine.value == counter and isinstance(k, cst.Integer) for mine, k in sides
+        ):
+            return None
+        return True if isinstance(operator, cst.Equal) else False if isinstance(operator, cst.NotEqual) else None
+
+    def _seeds(self, name: cst.Name, acc: str, loop: cst.CSTNode) -> bool:
+        """Whether this binding of ``acc`` in ``loop`` seeds it on one step only (under ``if acc is
+        None:``, ``if t == 0:``, or in a branch that leaves the loop): the loop still grows it."""
+        if self._once_per_loop(name, loop):
+            return True
+        for branch in itertools.takewhile(lambda a: a is not loop, self.ancestors(name)):
+            first = self._first_step(branch.test, acc, loop) if isinstance(branch, cst.If) else None
+            if first and self.semantics.within(name, branch.body) or first is False and (
+                branch.orelse is not None and self.semantics.within(name, branch.orelse)
+            ):
+                return True
+        return False
 
     def _growth(self, node: cst.Assign) -> Growth | None:
         acc = scopes.assign_to(node)
@@ -347,15 +397,26 @@ class GrowthRule(SourceRule):
             allowed |= {id(value) for _, value in g.spelling.arguments}  # `acc = grow(acc, x)`: the helper's receiver
         growth_targets = {id(g.statement.targets[0].target) for g in growths}
         scope = self.semantics.enclosing_scope(growth.statement)
+        seed = None
         for name in self.semantics.names_in(loop, growth.acc):
             # bound another way in the loop (`_, acc = f(...)`, `for acc in ...`): rebuilt, not grown
             if id(name) not in growth_targets and scopes.binding_role(self.semantics.parents, name)[0] is not None and (
                 self.semantics.enclosing_scope(name) is scope
             ):
-                return "rebound"
+                if not self._seeds(name, growth.acc, loop):
+                    return "rebound"
+                seed = seed or name
+        if seed is not None:
+            return (
+                f"the first step binds `{growth.acc}` to its first piece (line {self.start_line(seed)}); the fix "
+                "collects the pieces of a loop that grows an array bound before it"
+            )
         if self.semantics.stores(loop, growth.acc):
             return "rebound"
         for name in self.semantics.variables(loop, growth.acc):  # `x.acc` is another thing
+            test = self.parent(name)
+            if isinstance(growth.statement.value, cst.IfExp) and test is growth.statement.value.test:
+                continue  # `y if acc is None else ...`: which step it is (no fix: the spelling's reason)
             if id(name) not in allowed:
                 return (
                     f"the loop also reads `{growth.acc}` (line {self.start_line(name)}), so the list "
@@ -771,6 +832,8 @@ class GrowthRule(SourceRule):
             return  # state overwritten in place: each step copies it, but it does not grow with the loop
         if (method in COMBINING or self._combines_with_old_slot(call, spelling.receiver, method)) and self._picked_by_data(parts, loops):
             return  # added where the data says (a histogram): state of a fixed size, not rows
+        if self._entries_say_where(parts, loop):
+            return  # each entry of a collection writes where it says (parameter groups, entity classes)
         self._updated.add((buf, id(loop)))
         message = (
             f"`{buf}` is updated with `{method}` in an eager Python loop: each step copies the "
@@ -788,6 +851,13 @@ class GrowthRule(SourceRule):
             self.report("AT102", call, message, reason=self._no_update_fix_reason(call))
             return
         assumptions = self._assumptions(loop, buf, "written so far", [statement])
+        writer = self.frame_reader(self.context.module)
+        if writer is not None and isinstance(loop, cst.For) and self.range_call(loop.iter) is not None:
+            assumptions.append(
+                f"that `range` is Python's: the file uses `{writer[1]}` (line {self.start_line(writer[0])}), through "
+                "which a module's names, `range` among them, can be bound by a string (the fix takes the indices "
+                "for distinct ints)"
+            )
         if not self._only_jax_values(statement.targets[0].target, own_memory=True):
             assumptions.append(
                 f"that `{buf}` is a JAX array of its own (it is bound to something else than JAX's results: an "
@@ -967,6 +1037,38 @@ class GrowthRule(SourceRule):
                 target = target.elements[1].value  # the counter is not the data
             data |= {n.value for n in self.semantics.find(target, lambda x: isinstance(x, cst.Name))}
         return any(name.value in data for part in parts for name in self.semantics.variables(part))
+
+    def _entries_say_where(self, parts: list, loop: cst.CSTNode) -> bool:
+        """Whether ``loop`` steps through the entries of a collection (not a ``range``, no
+        counter in the index) and the index is read from the entry rather than being it
+        (``for group in groups: inds = group["indices"]``, ``pos = entities[kind].position``): each
+        entry writes the slots it names, as many steps as the program has entries, not a row a
+        step of a loop over the data's length. ``for i in order: buf.at[i]`` fills a slot a step."""
+        if not isinstance(loop, cst.For) or self.range_call(loop.iter) is not None or not parts:
+            return False
+        counter = self._counter(loop)
+        if isinstance(loop.iter, cst.Call) and self.matches(loop.iter.func, {"builtins.enumerate"}):
+            target = loop.target.elements[1].value if isinstance(loop.target, cst.Tuple) and len(loop.target.elements) == 2 else None
+        else:
+            target = loop.target
+        entries = {n.value for n in self.semantics.find(target, lambda x: isinstance(x, cst.Name))} if target else set()
+        index = [part.value if isinstance(part, cst.Index) else part for part in parts]
+        if any(self._is_var_plus_constant(part, name) for part in index for name in entries | {counter} - {None}):
+            return False  # the entry is the slot
+        sources, pending, followed = list(index), list(index), set()
+        while pending and len(followed) < 8:
+            for name in self.semantics.variables(pending.pop()):
+                if name.value == counter:
+                    return False
+                if name.value not in followed:  # every value the name is given (`inds = ...` on either branch)
+                    followed.add(name.value)
+                    given = self.semantics.value_sources(name) or []
+                    sources += given
+                    pending += given
+        return any(
+            isinstance(self.parent(name), (cst.Attribute, cst.Index, cst.Subscript))
+            for source in sources for name in self.semantics.variables(source) if name.value in entries
+        )
 
     def _combines_with_old_slot(self, call: cst.Call, buf: str, method: str) -> bool:
         """Whether a ``set`` writes a value computed from the slot's old value, read at the same

@@ -71,9 +71,9 @@ class UnrolledLoopRule(SourceRule):
             frontier = [f for f in facts.functions if not isinstance(f.node, ast.Lambda) and f.node.name in new]
             if not frontier:
                 break
-        helpers = {
+        helpers = {  # and the classes they make (`Block()(x)`: a layer of its own a step)
             k for k, unit in enumerate(facts.units)
-            if isinstance(unit, (ast.FunctionDef, ast.AsyncFunctionDef)) and unit.name in called
+            if isinstance(unit, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and unit.name in called
         }
         return prefilter.tops(looping) | prefilter.tracing_call_tops(facts, looping) | helpers
 

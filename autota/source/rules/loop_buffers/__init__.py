@@ -160,6 +160,8 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
             self._not_rewritten = None
 
     def visit_Call(self, node: cst.Call) -> None:
+        if self.traced.in_backward_rule(node):
+            return  # a custom_vjp's backward pass: forward the buffer is updated in place, and `grad` does not go through it
         lifted = self.matches(node.func, LIFTED_LOOPS)
         if lifted is not None:  # `nnx.fori_loop`, `hk.scan`: `lax`'s loop over a body that may hold modules
             library, short = ("Flax NNX", "nnx") if lifted.startswith("flax.") else ("Haiku", "hk")
@@ -297,14 +299,19 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
     def _slot_from_data(self, call: cst.Call, kind: str, motion: str | None) -> bool:
         """Whether the data picks the written slot: the index reads as data, or it is the element
         of a ``scan``'s ``xs`` that is not visibly ``jnp.arange`` (a list of slots to update, one
-        a step, which may repeat), where "one slot a step" is not shown."""
+        a step, which may repeat), where "one slot a step" is not shown. The element of ``xs``
+        written out as a tuple is that of one of its ``jnp.arange`` parts (the model makes the
+        others data)."""
         if motion == "data":
             return True
         if motion != "element" or kind != "scan":
             return False
         args = self._arguments(call, "scan")
         xs = args.get("xs").value if args is not None and args.get("xs") is not None else None
-        return not (isinstance(xs, cst.Call) and self.matches(xs.func, {f"{vocabulary.JNP}.arange"}))
+        return not (
+            isinstance(xs, cst.Call) and self.matches(xs.func, {f"{vocabulary.JNP}.arange"})
+            or isinstance(xs, (cst.Tuple, cst.List))
+        )
 
     def _modelled_matters(self, model: LoopModel, found: BufferWrite, init: cst.BaseExpression | None) -> bool:
         """Whether a write only the loop model sees is worth a finding: the same questions as
@@ -477,8 +484,13 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
     def _spelling_of(self, model: LoopModel) -> str:
         """What in the body's spelling keeps the rewrite away, where the model saw the buffer."""
         body = model.body.node
-        if model.body.bound or model.body.keywords:
+        method = isinstance(body, cst.FunctionDef) and isinstance(self.semantics.enclosing_scope(body), cst.ClassDef)
+        if model.body.bound or model.body.keywords or method:
             return "the body is a `functools.partial` or a method; the rewrite takes a `def` called with the loop's arguments"
+        args = self._arguments(model.call, model.kind) or {}
+        made = args[vocabulary.BODY_ARG[model.kind]].value if vocabulary.BODY_ARG[model.kind] in args else None
+        if isinstance(made, cst.Call) and self.matches(made.func, vocabulary.PARTIAL | {"jax.checkpoint", "jax.remat"}) is None:
+            return "the body is made by a call (a factory); the rewrite takes a `def` the loop names"
         if isinstance(body, cst.Lambda):
             return "the body is a `lambda`; write it as a `def` to get a fix"
         if not any(_within(self.location(w.write.call), self.location(body)) for w in model.writes):

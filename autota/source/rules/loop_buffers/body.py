@@ -29,6 +29,7 @@ from autota.source.rules.loop_buffers.syntax import (
     all_params,
     several_slots,
     LOOPS,
+    without_trailing_ellipsis,
 )
 
 
@@ -380,7 +381,7 @@ class LoopBodies:
             and func.value.value.attr.value == "at"
             and self.code_of(func.value.value.value) == receiver
         ):
-            elements = func.value.slice
+            elements = without_trailing_ellipsis(func.value.slice)
             axis, index, fixed, ellipsis = None, None, [], False
             for position, element in enumerate(elements):
                 value = element.slice.value if isinstance(element.slice, cst.Index) else None

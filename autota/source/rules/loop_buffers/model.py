@@ -32,6 +32,7 @@ from autota.source.rules.loop_buffers.syntax import (
     reads_part,
     reads_slot,
     several_slots,
+    without_trailing_ellipsis,
 )
 
 INLINE_DEPTH = 3
@@ -217,10 +218,14 @@ class LoopModeler:
                 return Function(inner.node, inner.bound + [OPAQUE] * len(positional), {**inner.keywords, **keywords})
             if self.rule.matches(expr.func, {"jax.checkpoint", "jax.remat"}) and len(expr.args) == 1:
                 return self.callable(expr.args[0].value, depth + 1)
-            return None
-        if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) and expr.value.value == "self":
-            cls = next((a for a in self.rule.ancestors(expr) if isinstance(a, cst.ClassDef)), None)
-            if cls is None:
+            return self._made_by(expr)
+        if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name):
+            # `self.step`, or `Sim.step` on a class of this module (no instance: a plain def takes the loop's arguments)
+            on_self = expr.value.value == "self"
+            cls = next((a for a in self.rule.ancestors(expr) if isinstance(a, cst.ClassDef)), None) if on_self else (
+                self.semantics.binding(expr.value)
+            )
+            if not isinstance(cls, cst.ClassDef):
                 return None
             methods = [
                 s for s in cls.body.body if isinstance(s, cst.FunctionDef) and s.name.value == expr.attr.value
@@ -228,16 +233,31 @@ class LoopModeler:
             if len(methods) != 1:
                 return None
             (method,) = methods
-            static = any(
-                isinstance(d.decorator, cst.Name) and d.decorator.value == "staticmethod" for d in method.decorators
-            )
-            return Function(method, [] if static else [OPAQUE])
+            kinds = {d.decorator.value for d in method.decorators if isinstance(d.decorator, cst.Name)}
+            bound = "classmethod" in kinds or on_self and "staticmethod" not in kinds
+            return Function(method, [OPAQUE] if bound else [])
         if isinstance(expr, cst.Name):
             binding = self.semantics.binding(expr)
             if isinstance(binding, cst.FunctionDef):
                 return Function(binding)
             if isinstance(binding, cst.BaseExpression):
                 return self.callable(binding, depth + 1)
+        return None
+
+    def _made_by(self, call: cst.Call) -> Function | None:
+        """The function a factory of this module returns (``make_body(xs)`` whose every ``return``
+        gives its nested ``def body`` or one ``lambda``); what the body closes over in the factory
+        is data to the model."""
+        factory = self.semantics.binding(call.func) if isinstance(call.func, cst.Name) else None
+        if not isinstance(factory, cst.FunctionDef) or factory.asynchronous:
+            return None
+        made = {
+            id(m): m for v in self.returned(factory)
+            for m in [self.semantics.binding(v) if isinstance(v, cst.Name) else v]
+        }
+        (function,) = made.values() if len(made) == 1 else (None,)
+        if isinstance(function, cst.Lambda) or isinstance(function, cst.FunctionDef) and self.semantics.within(function, factory):
+            return Function(function)
         return None
 
     # -- the initial carry ---------------------------------------------------------------
@@ -499,9 +519,9 @@ class LoopModeler:
         return self.rule.dtype_in(made.dtype, vocabulary.INEXACT_DTYPES, vocabulary.INEXACT_DTYPE_STRINGS)
 
     def without_cotangent(self, init: cst.BaseExpression) -> bool:
-        """Whether every value of the initial carry is visibly an integer or boolean array, or a
-        Python int or bool: such a carry has no cotangent, so under ``grad`` the loop saves and
-        carries nothing for it, and a buffer in it costs what it costs forward (in place)."""
+        """Whether every value of the initial carry is visibly an integer or boolean array, a PRNG
+        key, or a Python int or bool: such a carry has no cotangent, so under ``grad`` the loop
+        saves and carries nothing for it, and a buffer in it costs what it costs forward (in place)."""
         if is_bool_literal(init):
             return True
         value = self._value_of(init)
@@ -509,7 +529,10 @@ class LoopModeler:
             return bool(value.elements) and all(
                 not isinstance(e, cst.StarredElement) and self.without_cotangent(e.value) for e in value.elements
             )
-        return value is not None and (int_value(value) is not None or self.exact_dtype(value))
+        return value is not None and (
+            int_value(value) is not None or self.exact_dtype(value)
+            or isinstance(value, cst.Call) and self.rule.matches(value.func, vocabulary.KEY_FUNCTIONS) is not None
+        )
 
     def exact_input(self, xs: cst.Arg | None) -> bool:
         """Whether a ``scan``'s ``xs`` visibly holds no floats: absent or ``None``, PRNG keys,
@@ -544,6 +567,20 @@ class LoopModeler:
             return bound is not None and self._python_int(bound, depth + 1)
         return False
 
+    def _scanned(self, xs: cst.Arg | None) -> Value:
+        """What a ``scan`` body gets each step: the scanned element, which moves one slot a step
+        where ``xs`` is ``jnp.arange`` (the rule asks of ``xs`` itself); for ``xs`` written out
+        as a tuple or list (``(jnp.arange(T), data)``), its parts: the element of each
+        ``jnp.arange``, data for the others."""
+        value = xs.value if xs is not None else None
+        if not isinstance(value, (cst.Tuple, cst.List)) or any(isinstance(e, cst.StarredElement) for e in value.elements):
+            return Index(element=True)
+        return Pack([
+            Index(element=True) if isinstance(e.value, cst.Call) and self.rule.matches(e.value.func, {f"{vocabulary.JNP}.arange"})
+            else OPAQUE
+            for e in value.elements
+        ])
+
     # -- the model -------------------------------------------------------------------------
     def build(self, call: cst.Call, kind: str, args: dict, module_first: bool = False) -> LoopModel:
         """The model of one loop; ``module_first``: the body takes a Flax module before the loop's
@@ -555,7 +592,7 @@ class LoopModeler:
         if body is None:
             model.problem = "the body is not a function found in this module"
             return model
-        inputs = {"fori": [Index(), Carry(())], "scan": [Carry(()), Index(element=True)], "while": [Carry(())]}[kind]
+        inputs = {"fori": [Index(), Carry(())], "scan": [Carry(()), self._scanned(args.get("xs"))], "while": [Carry(())]}[kind]
         evaluation = _Evaluation(self)
         try:
             result = evaluation.call(body, inputs, {}, 0)
@@ -1091,6 +1128,9 @@ class _Evaluation:
             base = self.expr(node.args[0].value, env, depth)
             if isinstance(base, (Carry, Record)):
                 return _replaced(base, {a.keyword.value: self.expr(a.value, env, depth) for a in node.args[1:]})
+        replaced = self.tree_at(node, env, depth) if rule.matches(func, {vocabulary.TREE_AT}) else None
+        if replaced is not None:
+            return replaced
         chosen = rule.matches(func, vocabulary.CHOICE_PARAMS)
         values = ordered_arguments(
             node, vocabulary.CHOICE_PARAMS[chosen], "operand" if chosen == vocabulary.COND else None
@@ -1153,6 +1193,29 @@ class _Evaluation:
         for _, value in args:
             self.read(value, node)
         return Opaque(node)
+
+    def tree_at(self, node: cst.Call, env: dict, depth: int) -> Record | None:
+        """``eqx.tree_at(lambda s: (s.x, s.traj), state, (x, traj))``: ``state`` with those fields
+        replaced, where ``where`` picks fields of its parameter by name (one, or a tuple of them)
+        and ``replace`` gives as many values; else ``None`` (read as any other call)."""
+        values = ordered_arguments(node, ("where", "pytree", "replace"))
+        if values is None or len(values) != 3 or not isinstance(values[0], cst.Lambda):
+            return None
+        where, pytree, replace = values
+        params = where.params.params
+        picked = [e.value for e in where.body.elements] if isinstance(where.body, cst.Tuple) else [where.body]
+        given = [e.value for e in replace.elements] if isinstance(where.body, cst.Tuple) and isinstance(
+            replace, (cst.Tuple, cst.List)
+        ) else [replace]
+        if len(params) != 1 or len(picked) != len(given) or not all(
+            isinstance(p, cst.Attribute) and isinstance(p.value, cst.Name) and p.value.value == params[0].name.value
+            for p in picked
+        ):
+            return None
+        base = self.expr(pytree, env, depth)
+        if not isinstance(base, (Carry, Record)):
+            return None
+        return _replaced(base, {p.attr.value: self.expr(v, env, depth) for p, v in zip(picked, given, strict=True)})
 
     def record(self, func: cst.Name, args) -> Record | None:
         """``State(a, b=c)`` for a NamedTuple or dataclass of this module, whose fields are its
@@ -1314,9 +1377,10 @@ def string_key(node: cst.Subscript) -> str | None:
 
 
 def _single_index(elements) -> cst.BaseExpression | None:
-    """The index of ``x.at[..., i, ...]`` with one non-``:`` element, else ``None``."""
+    """The index of ``x.at[:, i, :]`` with one non-``:`` element, else ``None``; a trailing
+    ``...`` (``x.at[i, ...]``) is the ``:`` s it stands for."""
     found = None
-    for element in elements:
+    for element in without_trailing_ellipsis(elements):
         if isinstance(element.slice, cst.Index) and not is_full_slice(element.slice):
             if found is not None:
                 return None

@@ -209,7 +209,19 @@ INDEX_ARRAYS = frozenset({f"{JNP}.array", f"{JNP}.asarray", "numpy.array", "nump
 
 def several_slots(rule, index) -> bool:
     """Whether ``index`` visibly names several slots (``[i, j]``, ``jnp.array([i, j])``): a write
-    there (a swap, a permutation step) is not one slot a step."""
+    there (a swap, a permutation step) is not one slot a step; or is a tuple built as the program
+    runs (``x.at[tuple(loc)]``), a position along several axes, as ``x.at[i, j]`` is."""
+    if isinstance(index, cst.Call) and rule.matches(index.func, {"builtins.tuple"}):
+        return True
     if isinstance(index, cst.Call) and rule.matches(index.func, INDEX_ARRAYS) and index.args:
         index = index.args[0].value
     return isinstance(index, (cst.List, cst.Tuple)) and len(index.elements) > 1
+
+
+def without_trailing_ellipsis(elements) -> list:
+    """The elements of an index but a last ``...`` after others: the full slices it stands for."""
+    elements = list(elements)
+    last = elements[-1].slice if elements else None
+    if len(elements) > 1 and isinstance(last, cst.Index) and isinstance(last.value, cst.Ellipsis):
+        return elements[:-1]
+    return elements
