@@ -1100,7 +1100,11 @@ class Semantics:
 
     def _statements_before(self, node: cst.CSTNode) -> list[cst.CSTNode] | None:
         """The statements before the one holding ``node`` in its block, nearest first, where that
-        block is in ``node``'s own scope (not a nested function's); else ``None``."""
+        block is in ``node``'s own scope (not a nested function's); else ``None``. A block that is
+        a branch of an ``if`` (or the body of a ``with``), which runs once where it runs, goes on
+        with the statements before that ``if`` in the block around it: ``st = (0, h)`` then
+        ``if early: st = while_loop(..., st) else: st = fori_loop(..., st)`` reads the first in
+        either branch (the other branch's bindings never reach it)."""
         scope = self.enclosing_scope(node)
         statement, block = node, self.parents.get(node)
         while block is not None and not isinstance(block, (cst.IndentedBlock, cst.Module)):
@@ -1108,7 +1112,15 @@ class Semantics:
         if block is None or self.enclosing_scope(statement) is not scope:
             return None
         siblings = list(block.body)
-        return siblings[: siblings.index(statement)][::-1]
+        before = siblings[: siblings.index(statement)][::-1]
+        holder = self.parents.get(block)
+        if isinstance(holder, cst.Else):
+            holder = self.parents.get(holder)
+        while isinstance(holder, cst.If) and isinstance(self.parents.get(holder), cst.If):
+            holder = self.parents.get(holder)  # an `elif`: the chain's first `if` is the statement
+        if isinstance(holder, (cst.If, cst.With)):
+            return before + (self._statements_before(holder) or [])
+        return before
 
     def attribute_set_before(self, name: cst.Name, attribute: str) -> cst.BaseExpression | None:
         """The value that ``name.attribute`` holds where ``name`` is read, in straight-line code:

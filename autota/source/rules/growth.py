@@ -224,27 +224,39 @@ class GrowthRule(SourceRule):
         return growing if isinstance(growing, cst.Call) else None
 
     def _first_step(self, test: cst.BaseExpression, acc: str, loop: cst.CSTNode) -> bool | None:
-        """``True`` where ``test`` holds on one step of ``loop`` alone, the step that first binds
-        ``acc`` (``acc is None``, ``t == 0`` on the loop's counter); ``False`` for their negations
-        (``acc is not None``, ``t != 0``); else ``None``."""
+        """``True`` where ``test`` holds on the first step of ``loop`` alone, the one that first
+        binds ``acc`` (``acc is None``, ``t == 0`` on a counter that starts at 0: ``range(n)``,
+        ``range(0, n)``, ``enumerate(xs)``); ``False`` for their negations (``acc is not None``,
+        ``t != 0``); else ``None`` (``t == 3`` binds it on a later step: the array is rebuilt)."""
         if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1):
             return None
         operator, other = test.comparisons[0].operator, test.comparisons[0].comparator
         if isinstance(test.left, cst.Name) and test.left.value == acc and self.matches(other, {"builtins.None"}):
             return True if isinstance(operator, cst.Is) else False if isinstance(operator, cst.IsNot) else None
-        counter = self._counter(loop)
+        counter = self._counter(loop) if self._counts_from_zero(loop) else None
         sides = [(test.left, other), (other, test.left)]
         if counter is None or not any(
-            isinstance(mine, cst.Name) and mine.value == counter and isinstance(k, cst.Integer) for mine, k in sides
+            isinstance(mine, cst.Name) and mine.value == counter and scopes.int_value(k) == 0 for mine, k in sides
         ):
             return None
         return True if isinstance(operator, cst.Equal) else False if isinstance(operator, cst.NotEqual) else None
 
+    def _counts_from_zero(self, loop: cst.CSTNode) -> bool:
+        """Whether the counter of ``loop`` (see :meth:`_counter`) is 0 on its first step: a
+        ``range(n)`` or ``range(0, n[, step])``, not reversed, or ``enumerate(xs)`` with no start."""
+        if not isinstance(loop, cst.For):
+            return False
+        iterator = loop.iter
+        if isinstance(iterator, cst.Call) and self.matches(iterator.func, {"builtins.enumerate"}):
+            return len(iterator.args) == 1 and iterator.args[0].keyword is None and not iterator.args[0].star
+        given = self.range_call(iterator)
+        return given is iterator and given is not None and not any(a.keyword or a.star for a in given.args) and (
+            len(given.args) == 1 or len(given.args) >= 2 and scopes.int_value(given.args[0].value) == 0
+        )
+
     def _seeds(self, name: cst.Name, acc: str, loop: cst.CSTNode) -> bool:
-        """Whether this binding of ``acc`` in ``loop`` seeds it on one step only (under ``if acc is
-        None:``, ``if t == 0:``, or in a branch that leaves the loop): the loop still grows it."""
-        if self._once_per_loop(name, loop):
-            return True
+        """Whether this binding of ``acc`` in ``loop`` seeds it on the first step only (under ``if
+        acc is None:`` or ``if t == 0:``): the loop still grows it."""
         for branch in itertools.takewhile(lambda a: a is not loop, self.ancestors(name)):
             first = self._first_step(branch.test, acc, loop) if isinstance(branch, cst.If) else None
             if first and self.semantics.within(name, branch.body) or first is False and (

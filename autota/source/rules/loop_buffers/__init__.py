@@ -241,11 +241,14 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
             if exact or self._gradient_free(write.row) or self._invariant(body, write.index):
                 return None
             return Verdict()
-        if reads and previous is None:
-            return Verdict(read=reads[0])
+        slots = all(self._reads_one_slot(name, write.axis) for name in reads)
+        if reads and previous is None and not slots:
+            return Verdict(read=reads[0])  # beyond single slots: `grad` may save as much as the buffer every step
         if exact or self._constant_row(write.row) or self._invariant(body, write.row):
             return None  # no cotangent, or a buffer cleared or filled with one value: no per-step values
-        return Verdict(previous=previous or [], kept=kept)
+        # read at single slots along the written axis only (`buf[t - 2]`): `grad` saves at most those
+        # rows, not the buffer; the buffer is still carried, and the reads keep it in the body
+        return Verdict(previous=previous or [], kept=kept + (reads if previous is None else []))
 
     def _array_valued(self, expr: cst.BaseExpression, depth: int = 0) -> bool:
         """Whether ``expr`` reads the result of a JAX array function (``k - 1`` with ``k =

@@ -22,6 +22,7 @@ from autota.source.rules.loop_buffers.syntax import (
     is_none,
     int_value,
     invariant,
+    reads_one_slot,
     reads_part,
     reads_slot,
     row_read_index,
@@ -630,6 +631,15 @@ class LoopBodies:
         (``buf[:]`` and ``buf[None]`` read it whole)."""
         read, arg = self._read_of(name)
         return read is not None and (arg is None or arg.keyword is None and not arg.star) and reads_part(self, read)
+
+    def _reads_one_slot(self, name: cst.Name, axis: int | None) -> bool:
+        """A read of one slot along the written axis, whole along the others (``buf[t - 2]``,
+        ``buf[k, :]``, ``lax.dynamic_index_in_dim(buf, i)``): under ``grad`` it keeps at most that
+        row, where a band (``buf[:i]``) or a column across the slots may keep as much as the buffer."""
+        read, arg = self._read_of(name)
+        if read is None or axis is None or arg is not None and (arg.keyword is not None or arg.star):
+            return False
+        return reads_one_slot(self, read, axis)
 
     def _reads_written_slot(self, name: cst.Name, write: Write) -> bool:
         """A read of the slot the step writes, before it is overwritten (a block accumulator): it

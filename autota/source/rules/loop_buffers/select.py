@@ -51,8 +51,9 @@ class SelectUpdates:
                 continue  # `several`: `buf.at[r, c].set(v)`, one slot of a grid
             traced = self.traced.context(call)
             in_body = traced is not None and "loop-body" in (traced.kind, traced.origin)
-            if not (in_body or scopes.enclosing_loops(self, call)):
-                return
+            loops = scopes.enclosing_loops(self, call)
+            if not (in_body or loops) or not in_body and all(self.few_trips(loop) for loop in loops):
+                return  # no loop, or a few constant steps (`for idx in [a, b]`, a swap): a fixed cost
             message = (
                 f"selecting between `{buf}` and its one-slot update rewrites the whole buffer every "
                 "step (O(size) a step, O(T^2) in all)"

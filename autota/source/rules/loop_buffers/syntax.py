@@ -81,6 +81,27 @@ def reads_part(rule, read: cst.CSTNode) -> bool:
     return isinstance(read, cst.Call) and rule.matches(read.func, PART_READERS) is not None
 
 
+def reads_one_slot(rule, read: cst.CSTNode, axis: int) -> bool:
+    """Whether a read takes one slot along ``axis`` and the whole of the other axes: ``buf[i]``,
+    ``buf[i, :]`` (``axis`` 0), ``buf[:, i]`` (1), or ``lax.dynamic_index_in_dim(buf, i, axis)``;
+    not a band, a list of slots or a part across the slots."""
+    if isinstance(read, cst.Subscript):
+        elements = without_trailing_ellipsis(read.slice)
+        if len(elements) <= axis or not all(is_full_slice(e.slice) for k, e in enumerate(elements) if k != axis):
+            return False
+        index = elements[axis].slice
+        return isinstance(index, cst.Index) and index.star is None and not (
+            is_none(index.value) or isinstance(index.value, (cst.Ellipsis, cst.List, cst.Tuple))
+        )
+    function = rule.matches(read.func, {f"{LAX}.dynamic_index_in_dim"}) if isinstance(read, cst.Call) else None
+    if function is None or any(a.star for a in read.args):
+        return False
+    positional = [a.value for a in read.args if a.keyword is None]
+    keywords = {a.keyword.value: a.value for a in read.args if a.keyword is not None}
+    given = keywords.get("axis", positional[2] if len(positional) > 2 else None)
+    return (0 if given is None else int_value(given)) == axis
+
+
 def row_read_index(rule, read: cst.CSTNode) -> cst.BaseExpression | None:
     """The index of a call in :data:`ROW_READERS` that reads one row along axis 0 (the axis
     given as ``0``, or left to its default where that is 0; a slice of size 1); else ``None``."""
