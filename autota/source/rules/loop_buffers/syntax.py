@@ -94,27 +94,32 @@ def reads_one_slot(rule, read: cst.CSTNode, axis: int) -> bool:
             is_none(index.value) or isinstance(index.value, (cst.Ellipsis, cst.List, cst.Tuple))
         )
     function = rule.matches(read.func, {f"{LAX}.dynamic_index_in_dim"}) if isinstance(read, cst.Call) else None
-    if function is None or any(a.star for a in read.args):
-        return False
-    positional = [a.value for a in read.args if a.keyword is None]
-    keywords = {a.keyword.value: a.value for a in read.args if a.keyword is not None}
-    given = keywords.get("axis", positional[2] if len(positional) > 2 else None)
-    return (0 if given is None else int_value(given)) == axis
+    given = _by_parameter(read, (*ROW_READERS[function], "keepdims")) if function is not None else None
+    return given is not None and (0 if given.get("axis") is None else int_value(given["axis"])) == axis
+
+
+def _by_parameter(call: cst.Call, params: tuple[str, ...]) -> dict[str, cst.BaseExpression] | None:
+    """``call``'s arguments by the name of the parameter each fills (positional ones in the order
+    of ``params``); ``None`` for a ``*``/``**`` argument, one beyond ``params``, or one given twice."""
+    if any(a.star for a in call.args):
+        return None
+    given = {}
+    for k, arg in enumerate(call.args):
+        name = arg.keyword.value if arg.keyword is not None else (params[k] if k < len(params) else None)
+        if name is None or name in given:
+            return None
+        given[name] = arg.value
+    return given
 
 
 def row_read_index(rule, read: cst.CSTNode) -> cst.BaseExpression | None:
     """The index of a call in :data:`ROW_READERS` that reads one row along axis 0 (the axis
     given as ``0``, or left to its default where that is 0; a slice of size 1); else ``None``."""
     function = rule.matches(read.func, ROW_READERS) if isinstance(read, cst.Call) else None
-    if function is None or any(a.star for a in read.args):
+    params = ROW_READERS[function] if function is not None else ()
+    given = _by_parameter(read, params) if function is not None else None
+    if given is None:
         return None
-    params = ROW_READERS[function]
-    given = {}
-    for k, arg in enumerate(read.args):
-        name = arg.keyword.value if arg.keyword is not None else (params[k] if k < len(params) else None)
-        if name is None or name in given:
-            return None
-        given[name] = arg.value
     axis = given.get("axis")
     if axis is None and function.endswith(".take") or axis is not None and int_value(axis) != 0:
         return None  # `jnp.take` flattens the array where no axis is given
