@@ -319,14 +319,43 @@ class SourceRule:
 
     def _display_length(self, expr: cst.BaseExpression) -> int | None:
         """The number of elements of a tuple or list display with no ``*`` element, or of a tuple
-        display that a name is bound to once (a list bound to a name may grow)."""
+        display that a name is bound to once, or of a list display whose name is only iterated,
+        indexed or measured (a list bound to a name may grow); ``enumerate`` of one of those."""
+        if isinstance(expr, cst.Call) and self.matches(expr.func, {"builtins.enumerate"}) and len(expr.args) == 1 and (
+            expr.args[0].keyword is None and not expr.args[0].star
+        ):
+            expr = expr.args[0].value
         if isinstance(expr, cst.Name):
-            expr = self.semantics.assigned_value(expr)
-            if not isinstance(expr, cst.Tuple):
+            name, expr = expr, self.semantics.assigned_value(expr)
+            if isinstance(expr, cst.List) and not self._only_read(name):
+                return None
+            if not isinstance(expr, (cst.Tuple, cst.List)):
                 return None
         if not isinstance(expr, (cst.Tuple, cst.List)) or any(isinstance(e, cst.StarredElement) for e in expr.elements):
             return None
         return len(expr.elements)
+
+    def _only_read(self, name: cst.Name) -> bool:
+        """Whether every use of the list ``name`` in its scope leaves it as it is: the loop it is
+        iterated by, an item read (``ids[k]``), ``len``/``enumerate`` of it; not a method call
+        (``ids.append``), an item stored, nor a call that may change it."""
+        scope = self.semantics.enclosing_scope(name)
+        for use in self.semantics.variables(scope, name.value):
+            parent = self.parent(use)
+            if scopes.binding_role(self.semantics.parents, use)[0] is not None:
+                continue
+            if isinstance(parent, cst.For) and parent.iter is use:
+                continue
+            if isinstance(parent, cst.Subscript) and parent.value is use and not isinstance(self.parent(parent), (
+                cst.AssignTarget, cst.AugAssign, cst.Del
+            )):
+                continue
+            if isinstance(parent, cst.Arg) and isinstance(self.parent(parent), cst.Call) and self.matches(
+                self.parent(parent).func, {"builtins.len", "builtins.enumerate"}
+            ):
+                continue
+            return False
+        return True
 
     def location(self, node: cst.CSTNode) -> Location:
         """Where ``node`` is in the file (1-based, end exclusive): what findings and edits use."""

@@ -67,9 +67,13 @@ class TracedFunctions:
         )
         self._derived: dict[cst.ClassDef, list[cst.ClassDef]] | None = None
         self._held_classes: dict[tuple[cst.ClassDef, str], cst.ClassDef | None] = {}
-        self.backward_rules: list[cst.FunctionDef | cst.Lambda] = []
-        """The ``bwd`` functions of ``f.defvjp(fwd, bwd)``: they run in the backward pass, which
-        only a higher-order derivative differentiates."""
+        self._module = module
+        self._undifferentiated_roots: list[cst.FunctionDef | cst.Lambda] = []
+        """Functions that reverse-mode autodiff never goes through: the bodies and conditions of
+        ``while_loop`` s (``grad`` of one fails), a ``custom_vjp`` or ``custom_jvp`` function's
+        own body (``grad`` runs its rules instead), and ``f.defvjp(fwd, bwd)``'s rules (run, not
+        differentiated, but by a higher-order derivative)."""
+        self._undifferentiated: list[cst.FunctionDef | cst.Lambda] | None = None
         self.traced_calls: dict[cst.CSTNode, dict[cst.Call, None]] = {}
         """Every call of each function of the module from its traced functions, in source order."""
         models: set[cst.ClassDef] = set()
@@ -78,7 +82,7 @@ class TracedFunctions:
         kinds = (cst.FunctionDef, cst.Call, cst.ClassDef)
         for node in self.rule.semantics.find(module, lambda n: isinstance(n, kinds)):
             if isinstance(node, cst.ClassDef):
-                if any(_jit_named(d.decorator) for d in node.decorators):  # `@jit_class`: a project's own wrapper
+                if any(self._jit_named(d.decorator) for d in node.decorators):  # `@jit_class`: a project's own wrapper
                     for method in node.body.body:
                         if isinstance(method, cst.FunctionDef) and method.name.value != "__init__":
                             self._record(method, Traced("jit", method))
@@ -99,11 +103,13 @@ class TracedFunctions:
                             self._record_stored_functions(method, node)
             elif isinstance(node, cst.FunctionDef):
                 for decorator in node.decorators:
+                    if self._custom_derivative(decorator.decorator):
+                        self._undifferentiated_roots.append(node)
                     if self.rule.is_jit(decorator.decorator):
                         self.by_function[node] = Traced("jit", decorator)
                     elif self._is_transform(decorator.decorator):
                         self.by_function.setdefault(node, Traced("transform", decorator))
-                    elif _jit_named(decorator.decorator):  # `@jit_method`: a project's own wrapper of `jit`
+                    elif self._jit_named(decorator.decorator):  # `@jit_method`: a project's own wrapper of `jit`
                         self._record(node, Traced("jit", node))
             else:
                 self._record_call(node)
@@ -376,6 +382,10 @@ class TracedFunctions:
                     a.star for a in call.args[: index + 1]
                 ):
                     self._mark(arg.value, Traced(kind, call))
+                    if vocabulary.terminal(name) == "while_loop":
+                        self._undifferentiated_roots.extend(self._functions(arg.value))
+        if self._custom_derivative(call.func) and call.args:  # `f = jax.custom_vjp(g)`
+            self._undifferentiated_roots.extend(self._functions(call.args[0].value))
         method = call.func.attr.value if isinstance(call.func, cst.Attribute) else None
         if method == vocabulary.DEFINE_VJP:  # `f.defvjp(fwd, bwd)`: both run only under differentiation
             rules = dict(zip(("fwd", "bwd"), [a.value for a in call.args if a.keyword is None]))
@@ -383,9 +393,7 @@ class TracedFunctions:
             for role in ("fwd", "bwd"):
                 if role in rules:
                     self._mark(rules[role], Traced("transform", call))
-            backward = self._function(rules["bwd"]) if "bwd" in rules else None
-            if backward is not None:
-                self.backward_rules.append(backward)
+                    self._undifferentiated_roots.extend(self._functions(rules[role]))
         position = vocabulary.INITIALIZER_METHODS.get(method)
         if position is not None and position < len(call.args) and call.args[position].keyword is None:
             self._mark_initializer(call.args[position].value, call)
@@ -403,6 +411,21 @@ class TracedFunctions:
         ):
             return
         self._record(function, Traced("initializer", call))
+
+    def _functions(self, expr: cst.BaseExpression) -> list[cst.FunctionDef | cst.Lambda]:
+        """The function ``expr`` runs, as a list of none or one."""
+        function = self._function(expr)
+        return [function] if function is not None else []
+
+    def _custom_derivative(self, expr: cst.BaseExpression) -> bool:
+        """``jax.custom_vjp``/``custom_jvp``, called with options or through ``partial``
+        (``@partial(jax.custom_vjp, nondiff_argnums=(0,))``)."""
+        if isinstance(expr, cst.Call):
+            if self.rule.matches(expr.func, PARTIAL) and expr.args:
+                expr = expr.args[0].value
+            elif self.rule.matches(expr.func, vocabulary.CUSTOM_DERIVATIVES):
+                return not any(a.keyword is None for a in expr.args)  # `custom_vjp(nondiff_argnums=...)`
+        return bool(self.rule.matches(expr, vocabulary.CUSTOM_DERIVATIVES))
 
     def _mark(self, expr: cst.BaseExpression, traced: Traced) -> None:
         if isinstance(expr, (cst.List, cst.Tuple)):  # `lax.switch(i, [f, g], x)`
@@ -444,6 +467,17 @@ class TracedFunctions:
             return binding
         return self._function(binding, depth + 1) if isinstance(binding, cst.BaseExpression) else None
 
+    def _jit_named(self, decorator: cst.BaseExpression) -> bool:
+        """Whether a decorator's own name says it jits (``jit_method``, ``jit_class``, ``my_jit``,
+        ``filter_jit``): a project's wrapper of ``jax.jit``, whose functions run traced; not one
+        imported from another compiler (numba's ``njit``). The node of such a trace is the
+        function itself, not the decorator: its static arguments are unknown."""
+        func = decorator.func if isinstance(decorator, cst.Call) else decorator
+        name = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
+        return vocabulary.says_jit(name) and not any(
+            q.split(".", 1)[0] in vocabulary.OTHER_COMPILERS for q in self.rule.qualified_names(func)
+        )
+
     def traced_parameters(self, function: cst.FunctionDef) -> set[str]:
         """The parameters of ``function`` that its ``jit`` decorator traces: those no literal
         ``static_argnums``/``static_argnames`` names (none where the decorator is no ``jit`` of
@@ -463,9 +497,36 @@ class TracedFunctions:
         params = [p.name.value for p in function.params.params]
         return {name for k, name in enumerate(params) if name not in static and k not in static}
 
-    def in_backward_rule(self, node: cst.CSTNode) -> bool:
-        """Whether ``node`` runs in a ``custom_vjp``'s backward rule (see :attr:`backward_rules`)."""
-        return any(self.rule.semantics.within(node, rule) for rule in self.backward_rules)
+    def never_differentiated(self, node: cst.CSTNode) -> bool:
+        """Whether reverse-mode autodiff never goes through ``node``: it lies in a function of
+        :attr:`_undifferentiated_roots`, or in one that only such functions refer to (a helper a
+        ``while_loop`` body calls, a solver step of a ``custom_vjp`` function)."""
+        if self._undifferentiated is None:
+            self._undifferentiated = self._close_undifferentiated()
+        return any(self.rule.semantics.within(node, f) for f in self._undifferentiated)
+
+    def _close_undifferentiated(self) -> list[cst.FunctionDef | cst.Lambda]:
+        """The roots, and every ``def`` of the file each of whose uses (calls, or a function
+        handed on) lies in one found already, a few levels of calls deep."""
+        found = list(dict.fromkeys(self._undifferentiated_roots))
+        if not found:
+            return found
+        semantics = self.rule.semantics
+        defs = [d for d in semantics.find(self._module, lambda n: isinstance(n, cst.FunctionDef)) if d not in found]
+        for _ in range(3):
+            grown = []
+            for definition in defs:
+                uses = [
+                    n for n in semantics.names_in(self._module, definition.name.value)
+                    if n is not definition.name and semantics.binding(n) is definition
+                ]
+                if uses and all(any(semantics.within(n, f) for f in found) for n in uses):
+                    grown.append(definition)
+            if not grown:
+                break
+            found += grown
+            defs = [d for d in defs if d not in grown]
+        return found
 
     def context(self, node: cst.CSTNode) -> Traced | None:
         """The trace that ``node`` runs under, from the innermost traced function around it."""
@@ -476,13 +537,6 @@ class TracedFunctions:
         return None
 
 
-def _jit_named(decorator: cst.BaseExpression) -> bool:
-    """Whether a decorator's own name says it jits (``jit_method``, ``jit_class``, ``my_jit``,
-    ``filter_jit``): a project's wrapper of ``jax.jit``, whose functions run traced. The node of
-    such a trace is the function itself, not the decorator: its static arguments are unknown."""
-    func = decorator.func if isinstance(decorator, cst.Call) else decorator
-    name = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
-    return vocabulary.says_jit(name)
 
 
 def _named_callee(func: cst.BaseExpression) -> bool:

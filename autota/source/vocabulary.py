@@ -273,6 +273,13 @@ JIT = frozenset(
         "flax.nnx.pmap",
     }
 )
+CUSTOM_DERIVATIVES = frozenset(
+    {"jax.custom_vjp", "jax.custom_jvp", "jax.custom_derivatives.custom_vjp", "jax.custom_derivatives.custom_jvp"}
+)
+"""Functions whose derivative is given by rules: ``grad`` runs the rules, not their own body."""
+SHALLOW_COPIES = frozenset({"builtins.dict", "builtins.list", "builtins.tuple", "copy.copy"})
+"""Calls that copy a container's entries as they are (``state = dict(state)`` before writing
+one): the arrays inside are the same, nothing of them is read."""
 DEFINE_VJP = "defvjp"
 """The method of a ``jax.custom_vjp`` function that takes its forward and backward rules."""
 TRACES_ARGUMENTS = frozenset({"jax.jit", "jax.pmap", "jax.experimental.pjit.pjit"})
@@ -375,6 +382,11 @@ INITIALIZER_KEYWORDS = frozenset(
 def terminal(qualified: str) -> str:
     """The last segment of a qualified name: what the prefilter can see before resolution."""
     return qualified.rsplit(".", 1)[-1]
+
+
+OTHER_COMPILERS = frozenset({"numba", "torch", "tensorflow", "taichi", "cupyx", "mlx", "pythran", "triton"})
+"""Packages whose ``jit``/``njit`` compile for another runtime: a function they decorate is not
+traced by JAX, whatever its name says."""
 
 
 def says_jit(name: str) -> bool:

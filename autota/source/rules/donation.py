@@ -64,7 +64,8 @@ class DonationRule(SourceRule):
 
     def visit_Module(self, node: cst.Module) -> None:
         for function, jit_node in self._jitted(node):
-            if self._donates(jit_node):
+            donated = self._donated(jit_node)
+            if donated is True:
                 continue
             updated = self.updated_params(function)
             if not updated:
@@ -72,7 +73,9 @@ class DonationRule(SourceRule):
             params = [p.name.value for p in function.params.params]
             calls = self._loop_calls(node, function, jit_node, updated, params)
             for call, position in calls:  # the jitted callable's arguments start after a partial's
-                self._report(function, jit_node, call, params[position], position - self._bound[id(jit_node)])
+                if params[position] in donated or position - self._bound[id(jit_node)] in donated:
+                    continue
+                self._report(function, jit_node, call, params[position], position - self._bound[id(jit_node)], bool(donated))
                 break
 
     # -- which functions are jitted, and how --------------------------------------------------
@@ -114,8 +117,23 @@ class DonationRule(SourceRule):
             return function, bound
         return None
 
-    def _donates(self, node) -> bool:
-        return isinstance(node, cst.Call) and any(a.keyword is not None and a.keyword.value in DONATE for a in node.args)
+    def _donated(self, node) -> bool | set:
+        """What the ``jit`` call donates: ``True`` where it may donate any argument (a keyword
+        whose value is not a literal; Equinox's ``donate=`` other than ``"none"``), else the
+        positions and names its literal ``donate_argnums``/``donate_argnames`` list (none for
+        ``()``, ``[]`` or ``None``)."""
+        donated: set = set()
+        for arg in node.args if isinstance(node, cst.Call) else ():
+            keyword = arg.keyword.value if arg.keyword is not None else None
+            if keyword == "donate":  # `eqx.filter_jit(donate="all")`
+                if not (isinstance(arg.value, cst.SimpleString) and arg.value.evaluated_value == "none"):
+                    return True
+            elif keyword in DONATE and not _donates_nothing(arg.value):
+                items = _literal_items(arg.value)
+                if items is None:
+                    return True
+                donated |= items
+        return donated
 
     def updated_params(self, function: cst.FunctionDef | cst.Lambda, depth: int = 0) -> dict[int, str]:
         """Positions of parameters whose updated copy the function returns (``depth``: how many
@@ -215,12 +233,15 @@ class DonationRule(SourceRule):
                 made = made_here[0] if len(made_here) == 1 else None
         return isinstance(made, cst.Call) and isinstance(made.func, cst.Name) and self.semantics.binding(made.func) is cls
 
-    def _report(self, function, jit_node, call, param: str, position: int) -> None:
+    def _report(self, function, jit_node, call, param: str, position: int, donates_others: bool) -> None:
         what = function.name.value if isinstance(function, cst.FunctionDef) else self._names[id(jit_node)] or "the lambda"
         message = (
             f"`{what}` is jitted without donating `{param}` and returns an updated copy of it; "
             f"called in a loop that rebinds the argument, every call copies the whole array (O(size) a step)"
         )
+        if donates_others:
+            self.report("AT301", call, f"{message}; no fix: the `jit` call donates other arguments; add position {position} to them")
+            return
         fix = self._fix(jit_node, position)
         if fix is None:
             self.report("AT301", call, f"{message}; no fix: the `jit` call cannot be extended here")
@@ -236,8 +257,11 @@ class DonationRule(SourceRule):
 
     def _fix(self, jit_node, position: int) -> Fix | None:
         keyword = f"donate_argnums=({position},)"
-        if isinstance(jit_node, cst.Call):
-            args = [self.code_of(a).strip().rstrip(",").strip() for a in jit_node.args]
+        if isinstance(jit_node, cst.Call):  # an empty donation keyword gives way to the new one
+            args = [
+                self.code_of(a).strip().rstrip(",").strip() for a in jit_node.args
+                if not (a.keyword is not None and a.keyword.value in DONATE and _donates_nothing(a.value))
+            ]
             new = f"{self.code_of(jit_node.func)}({', '.join(args + [keyword])})"
         else:
             # `@jax.jit(donate_argnums=...)` needs jax >= 0.8.1; `functools.partial` works in every
@@ -248,6 +272,28 @@ class DonationRule(SourceRule):
             else:
                 new = f"{self.code_of(jit_node)}({keyword})"
         return Fix("unsafe", f"donate argument {position}", (self.replace(jit_node, new),))
+
+
+def _literal_items(value: cst.BaseExpression) -> set | None:
+    """The ints and strings of a literal ``donate_argnums``/``donate_argnames`` (one, or a
+    tuple or list of them), else ``None``."""
+    elements = [e.value for e in value.elements] if isinstance(value, (cst.Tuple, cst.List)) else [value]
+    items: set = set()
+    for element in elements:
+        if isinstance(element, cst.Integer):
+            items.add(int(element.value, 0))
+        elif isinstance(element, cst.SimpleString):
+            items.add(element.evaluated_value)
+        else:
+            return None
+    return items
+
+
+def _donates_nothing(value: cst.BaseExpression) -> bool:
+    """``()``, ``[]`` or ``None``: a donation keyword that names no argument."""
+    return isinstance(value, (cst.Tuple, cst.List)) and not value.elements or isinstance(value, cst.Name) and (
+        value.value == "None"
+    )
 
 
 class _UpdatedCopies:

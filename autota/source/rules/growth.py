@@ -227,13 +227,19 @@ class GrowthRule(SourceRule):
         """``True`` where ``test`` holds on the first step of ``loop`` alone, the one that first
         binds ``acc`` (``acc is None``, ``t == 0`` on a counter that starts at 0: ``range(n)``,
         ``range(0, n)``, ``enumerate(xs)``); ``False`` for their negations (``acc is not None``,
-        ``t != 0``); else ``None`` (``t == 3`` binds it on a later step: the array is rebuilt)."""
+        ``t != 0``, the counter itself as a truth value); else ``None`` (``t == 3`` binds it on a
+        later step: the array is rebuilt)."""
+        if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+            negated = self._first_step(test.expression, acc, loop)  # `if not t:`
+            return None if negated is None else not negated
+        counter = self._counter(loop) if self._counts_from_zero(loop) else None
+        if isinstance(test, cst.Name):
+            return False if counter is not None and test.value == counter else None
         if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1):
             return None
         operator, other = test.comparisons[0].operator, test.comparisons[0].comparator
         if isinstance(test.left, cst.Name) and test.left.value == acc and self.matches(other, {"builtins.None"}):
             return True if isinstance(operator, cst.Is) else False if isinstance(operator, cst.IsNot) else None
-        counter = self._counter(loop) if self._counts_from_zero(loop) else None
         sides = [(test.left, other), (other, test.left)]
         if counter is None or not any(
             isinstance(mine, cst.Name) and mine.value == counter and scopes.int_value(k) == 0 for mine, k in sides
@@ -840,7 +846,14 @@ class GrowthRule(SourceRule):
             self._entry_repeated(target.slice[0].slice.value, parts, outer) for outer in loops
         ):
             return  # `rows[i] = rows[i].at[0].set(v)`: a different array each step, each updated once
-        if self._same_slots_every_step(parts, loops[0]) and not self._reads_loop_targets(parts, loops):
+        # the loops of a few constant steps (`for k in range(3)`) set a few slots, whatever the input:
+        # judged by the others, state overwritten in place copies it each step but does not grow
+        long = [outer for outer in loops if not self.few_trips(outer)]
+        bounded = {
+            n.value for inner in loops if isinstance(inner, cst.For) and self.few_trips(inner)
+            for n in self.semantics.find(inner.target, lambda x: isinstance(x, cst.Name))
+        }
+        if long and self._same_slots_every_step(parts, long[0], bounded) and not self._reads_loop_targets(parts, long):
             return  # state overwritten in place: each step copies it, but it does not grow with the loop
         if (method in COMBINING or self._combines_with_old_slot(call, spelling.receiver, method)) and self._picked_by_data(parts, loops):
             return  # added where the data says (a histogram): state of a fixed size, not rows
@@ -979,18 +992,19 @@ class GrowthRule(SourceRule):
             given += read if read else [part]
         return given
 
-    def _same_slots_every_step(self, parts: list, loop: cst.CSTNode) -> bool:
+    def _same_slots_every_step(self, parts: list, loop: cst.CSTNode, bounded: frozenset | set = frozenset()) -> bool:
         """Whether the update writes the same slots every step of ``loop`` and of the loops inside
         it: its index calls nothing, reads no attribute or subscript,
-        and reads no name that the loops bind (a target, or a name assigned in a body). Such an
-        array is state, not rows collected one a step."""
+        and reads no name that the loops bind (a target, or a name assigned in a body), but the
+        ``bounded`` targets of inner loops of a few constant steps. Such an array is state, not
+        rows collected one a step."""
         if not parts:
             return False
         for part in parts:
             if self.semantics.find(part, lambda n: isinstance(n, UNSTEADY)):
                 return False
             for name in self.semantics.variables(part):
-                if any(scopes.binding_role(self.semantics.parents, n)[0] for n in self.semantics.names_in(loop, name.value)):
+                if name.value not in bounded and any(scopes.binding_role(self.semantics.parents, n)[0] for n in self.semantics.names_in(loop, name.value)):
                     return False
         return True
 
@@ -1085,8 +1099,8 @@ class GrowthRule(SourceRule):
     def _combines_with_old_slot(self, call: cst.Call, buf: str, method: str) -> bool:
         """Whether a ``set`` writes a value computed from the slot's old value, read at the same
         index (``heat.at[k].set(jnp.maximum(row, heat[k]))``): a combining update spelled out,
-        also through names bound once (``old = heat[k]`` ... ``.set(jnp.maximum(row, old))``);
-        for ``dynamic_update_slice(canvas, f(old), (y, x))``, whose starts do not spell the
+        also through the values a name is given in its scope, and the names those read (``sol =
+        full[idx]``, ``problem = Thermal(..., sol)``, ``sol = solve(problem)``, ``.set(sol)``); for ``dynamic_update_slice(canvas, f(old), (y, x))``, whose starts do not spell the
         index, a value computed from any part of the array (``old = canvas[y:y + h, x:x + w]``)."""
         if method.startswith("dynamic_update") and len(call.args) > 1:
             index, pending = None, [call.args[1].value]
@@ -1102,9 +1116,7 @@ class GrowthRule(SourceRule):
                         return True
                 elif node.value not in followed and len(followed) < 16:
                     followed.add(node.value)
-                    bound = self.semantics.assigned_value(node)
-                    if bound is not None:
-                        pending.append(bound)
+                    pending += self.semantics.value_sources(node) or []
         return False
 
     def _slice_code(self, elements) -> str:

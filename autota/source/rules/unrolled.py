@@ -98,7 +98,7 @@ class UnrolledLoopRule(SourceRule):
         carried = [name for name in self._carried(node, function) if not self._builds_function(node, name)]
         recurrences = [] if carried else self._list_recurrences(node, function)
         carried = carried or recurrences
-        if not carried or self._grows(node):
+        if not carried or self._grows(node, carried):
             return  # nothing carried, or an array grown by concatenation: AT101 reports that loop
         if self._static_index(node, function):
             return  # the index sets a shape or picks a Python item: no `lax.scan` expresses the loop
@@ -284,15 +284,18 @@ class UnrolledLoopRule(SourceRule):
             )
         return bool(self.semantics.find(loop.body, lambda n: isinstance(n, cst.Call) and makes(n)))
 
-    def _grows(self, loop: cst.For) -> bool:
-        """Whether the body grows a carried array (``xp = jnp.concatenate([...])``, or a helper of
-        this file that returns one: ``xp = pad_ends(xp)``): its shape changes every step, which
-        AT101 reports and no `scan` carry can hold."""
+    def _grows(self, loop: cst.For, carried: list[str]) -> bool:
+        """Whether the body grows a carried array from itself (``xp = jnp.concatenate([xp, y])``,
+        or a helper of this file that returns one: ``xp = pad_ends(xp)``): its shape changes every
+        step, which AT101 reports and no `scan` carry can hold. A stack of this step's values
+        bound to a local (``c = jnp.stack([a, b])``) grows nothing."""
         for assign in self.semantics.find(loop.body, lambda n: isinstance(n, cst.Assign)):
             if isinstance(assign.value, cst.Call) and (
                 self.matches(assign.value.func, GROWTH) or self._growing_helper(assign.value.func)
             ):
-                return True
+                grown = {n.value for t in assign.targets for n in _bound_roots(t.target)} & set(carried)
+                if any(self.semantics.variables(assign.value, name) for name in grown):
+                    return True
         return False
 
     def _growing_helper(self, func: cst.BaseExpression, depth: int = 0) -> bool:
@@ -556,8 +559,10 @@ class UnrolledLoopRule(SourceRule):
     def _python_only(self, loop: cst.For, function: cst.FunctionDef, carried: list[str]) -> bool:
         """Whether every carried name holds Python numbers, tuples or shapes before the loop and
         after each assignment in it (``scale = scale * 0.5``, ``dims = dims + (x.shape[k],)``):
-        the loop then computes at trace time and puts nothing in the program."""
+        the loop then computes at trace time and puts nothing in the program. Names the function
+        binds once to such values count too (``n = u.shape[1]`` ... ``c *= (n + k) / k``)."""
         names = {*carried, loop.target.value} if isinstance(loop.target, cst.Name) else set(carried)
+        names |= self._static_locals(function) - names
         if names & {p.name.value for p in scopes.all_params(function)}:
             return False  # a parameter may hold an array
         for assign in self.semantics.own_nodes(function, lambda n: isinstance(n, (cst.Assign, cst.AugAssign, cst.AnnAssign))):

@@ -25,7 +25,17 @@ from autota.source.rules.loop_buffers.carried import CarriedBuffers, updates_sta
 from autota.source.rules.loop_buffers.model import BufferWrite, LoopModel, LoopModeler, string_key
 from autota.source.rules.loop_buffers.select import SelectUpdates
 from autota.source.rules.loop_buffers.statics import StaticFacts
-from autota.source.rules.loop_buffers.syntax import BODY_ARG, INIT_ARG, LIFTED_LOOPS, LOOPS, WHERE, invariant, is_bool_literal, is_none
+from autota.source.rules.loop_buffers.syntax import (
+    BODY_ARG,
+    INIT_ARG,
+    LIFTED_LOOPS,
+    LOOPS,
+    WHERE,
+    int_value,
+    invariant,
+    is_bool_literal,
+    is_none,
+)
 from autota.source.rules.loop_buffers.while_loops import WhileLoops
 
 
@@ -160,8 +170,11 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
             self._not_rewritten = None
 
     def visit_Call(self, node: cst.Call) -> None:
-        if self.traced.in_backward_rule(node):
-            return  # a custom_vjp's backward pass: forward the buffer is updated in place, and `grad` does not go through it
+        if self.matches(node.func, WHERE):
+            self._check_select(node)  # AT204's copy is made forward, differentiated or not
+            return
+        if self.traced.never_differentiated(node):
+            return  # a while_loop's body, a custom_vjp's own body or rules: `grad` does not go through it
         lifted = self.matches(node.func, LIFTED_LOOPS)
         if lifted is not None:  # `nnx.fori_loop`, `hk.scan`: `lax`'s loop over a body that may hold modules
             library, short = ("Flax NNX", "nnx") if lifted.startswith("flax.") else ("Haiku", "hk")
@@ -177,9 +190,6 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
                 self._check_flax_while(node)
             else:
                 self._check_loop(node, kind)
-            return
-        if self.matches(node.func, WHERE):
-            self._check_select(node)
 
     def _check_loop(self, call: cst.Call, kind: str) -> None:
         args = self._arguments(call, kind)
@@ -196,6 +206,8 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
             return  # nothing leaves the loop with a gradient: AT201-AT203 are about costs under `grad`
         writes = self._writes(body)
         for group in by_buffer(writes):
+            if self._through_while(body, group[0].buf):
+                continue  # the body hands the buffer to a `while_loop`: `grad` of the loop fails, it saves nothing
             verdict = self._judge_buffer(call, kind, args, body, group)
             if verdict is None:
                 continue
@@ -224,6 +236,9 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
         ]
         reads = [name for name in uses if name not in kept]
         init = args.get(INIT_ARG[kind])  # unknown where a scanned form is called elsewhere
+        motion = self._index_motion(body, write, self._index_kind(call, kind, args, write))
+        if init is not None and motion == "fixed" and self._few_fixed_slots(self._initial_buffer(init.value, body, write), write.axis):
+            return None  # a running value in a few slots (`stats.at[0].add(loss)`): nothing grows with the loop
         exact = init is not None and self._exact_buffer(init.value, body, write)
         parts = all(self._reads_part(name) for name in reads)
         if exact and parts:
@@ -237,6 +252,11 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
         )
         if updates_state(bool(reads) and previous is None, old_slot, data_slot):
             return None  # the loop's state updated in place (Gauss-Seidel, a histogram): no rows
+        if data_slot and len(group) > 1 and all(
+            self._slot_from_data(call, kind, self._index_motion(body, w, self._index_kind(call, kind, args, w)))
+            for w in group[1:]
+        ):
+            return None  # several slots the data picks, each step (a pair's two agents): a scatter into state, no row a step
         if kind == "while":  # `grad` cannot go through it, so nothing is saved: AT202, whatever it reads
             if exact or self._gradient_free(write.row) or self._invariant(body, write.index):
                 return None
@@ -249,6 +269,23 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
         # read at single slots along the written axis only (`buf[t - 2]`): `grad` saves at most those
         # rows, not the buffer; the buffer is still carried, and the reads keep it in the body
         return Verdict(previous=previous or [], kept=kept + (reads if previous is None else []))
+
+    def _through_while(self, body: Body, buf: str) -> bool:
+        """Whether the body passes ``buf`` into the initial carry of a ``while_loop`` it runs
+        (a retry loop that resamples a slot until it is valid): reverse-mode autodiff cannot go
+        through that ``while_loop``, so no ``grad`` of the outer loop carries the buffer."""
+        function = body.function
+        if function is None:
+            return False
+        for inner in self.semantics.find(function, lambda n: isinstance(n, cst.Call)):
+            name = self.matches(inner.func, LOOPS) or self.matches(inner.func, LIFTED_LOOPS)
+            if name is None or vocabulary.terminal(name) != "while_loop":
+                continue
+            args = self._arguments(inner, "while")
+            init = args.get(INIT_ARG["while"]) if args is not None else None
+            if init is not None and self.semantics.variables(init.value, buf):
+                return True
+        return False
 
     def _array_valued(self, expr: cst.BaseExpression, depth: int = 0) -> bool:
         """Whether ``expr`` reads the result of a JAX array function (``k - 1`` with ``k =
@@ -320,6 +357,8 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
         """Whether a write only the loop model sees is worth a finding: the same questions as
         :meth:`_judge_buffer` asks, of the model's facts."""
         modeler = self._modeler()
+        if init is not None and found.index == "fixed" and self._few_fixed_slots(modeler.initial(init, found.path), found.write.axis):
+            return False  # a running value in a few slots: nothing grows with the loop
         exact = init is not None and modeler.exact_dtype(modeler.initial(init, found.path))
         if exact and found.whole_read is None:
             found = dataclasses.replace(found, read=None)  # read at a slot or band: see `_exact_buffer`
@@ -336,7 +375,7 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
             return not (exact or self._gradient_free(found.write.row) or found.index == "fixed" or (
                 found.write.index_node is not None and invariant(self, found.write.index_node, model.body.node)
             ))
-        at201 = found.read is None or found.index == "fixed"
+        at201 = found.read is None or found.index == "fixed" or found.slot_reads
         return not at201 or not (exact or self._constant_row(found.write.row))
 
     def _constant_row(self, row: cst.BaseExpression | None) -> bool:
@@ -416,16 +455,26 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
         forward it is updated in place (an assignment's state). Read back whole it is still AT203:
         the backward pass may need each step's mask or indices; read at a slot or a band, only
         that part is saved. AT202 is about the `while_loop`."""
+        return self._modeler().exact_dtype(self._initial_buffer(init, body, write))
+
+    def _initial_buffer(self, init: cst.BaseExpression, body, write: Write) -> cst.BaseExpression | None:
+        """The expression the carried ``buf`` starts as, where the loop's initial carry shows it."""
         if write.buf not in body.elements:
-            return False
+            return None
         path = (body.elements.index(write.buf),) if body.unpack is not None else ()
         if write.dict_entry:  # `s["valid"] = ...`: the entry of the carried dict
             entry = string_key(write.statement.targets[0].target)
             if entry is None:
-                return False
+                return None
             path += (entry,)
-        modeler = self._modeler()
-        return modeler.exact_dtype(modeler.initial(init, path))
+        return self._modeler().initial(init, path)
+
+    def _few_fixed_slots(self, initial: cst.BaseExpression | None, axis: int | None) -> bool:
+        """Whether a buffer written at a fixed slot is of a constant length along the written axis
+        (``stats = jnp.zeros(2)``, ``stats.at[0].add(loss)``): a running value in a few slots,
+        whose size does not grow with the loop."""
+        length = self._buffer_length(initial, axis) if initial is not None and axis is not None else None
+        return length is not None and int_value(self._resolve(length)) is not None
 
     def _model(self, call: cst.Call, kind: str, args: dict) -> LoopModel:
         """The loop model of ``call``, built once."""
@@ -449,7 +498,7 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
         a ``lax`` loop's call."""
         loop = {"fori": "fori_loop", "scan": "scan", "while": "while_loop"}[model.kind]
         write = found.write
-        if found.read is not None and found.index != "fixed" and model.kind != "while":
+        if found.read is not None and found.index != "fixed" and model.kind != "while" and not found.slot_reads:
             self.report(
                 "AT203",
                 found.read,
@@ -519,13 +568,18 @@ def _spelling(found: BufferWrite) -> str | None:
     form = found.write.form
     if form == "some-steps":
         return (
-            "the write is made on some steps only (one branch of a `lax.cond`, `jnp.where` or `if` leaves the "
-            "buffer as it was), where a stacked output needs a row every step"
+            "the write is made on some steps only (one branch of a `lax.cond` or `jnp.where` leaves the buffer "
+            "as it was), where a stacked output needs a row every step"
         )
     if form == "cond":
         return (
-            "both branches of a `lax.cond`, `jnp.where` or `if` write the slot: select the row first and write it "
+            "both branches of a `lax.cond` or `jnp.where` write the slot: select the row first and write it "
             "once (`buf.at[i].set(lax.cond(p, f, g, x))`), then the rewrite applies"
+        )
+    if form == "flag":
+        return (
+            "the write sits under a Python `if`, which the trace decides once for every step; the rewrite takes "
+            "an unconditional write"
         )
     if form == "tree_map":
         return "the buffers are a pytree written with `tree_map`; the rewrite takes one buffer at a time"

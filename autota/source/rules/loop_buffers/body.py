@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from autota.source import scopes
+from autota.source import scopes, vocabulary
 from autota.source.vocabulary import ARRAY_METADATA, INDEX_REDUCTIONS, INDEX_SAMPLERS, METADATA_FUNCTIONS, SLOT_WRITES
 from autota.source.rules.loop_buffers.syntax import (
     JNP,
@@ -30,7 +30,7 @@ from autota.source.rules.loop_buffers.syntax import (
     all_params,
     several_slots,
     LOOPS,
-    without_trailing_ellipsis,
+    index_elements,
 )
 
 
@@ -382,7 +382,7 @@ class LoopBodies:
             and func.value.value.attr.value == "at"
             and self.code_of(func.value.value.value) == receiver
         ):
-            elements = without_trailing_ellipsis(func.value.slice)
+            elements = index_elements(func.value.slice)
             axis, index, fixed, ellipsis = None, None, [], False
             for position, element in enumerate(elements):
                 value = element.slice.value if isinstance(element.slice, cst.Index) else None
@@ -533,6 +533,10 @@ class LoopBodies:
                 continue  # `buf = r` on another path binds the name, it reads nothing
             if self._nested_own(name, function):
                 continue  # a nested function's own `buf` (`def inner(i, val)` in a body over `val`)
+            if self._shallow_copy(name):
+                continue  # `c = dict(c)`: the same entries under the same name, nothing read
+            if self.apart(name, [w.call for w in writes], function):
+                continue  # `if debug: write ... else: read`: the trace takes one side for every step
             if writes[0].dict_entry:
                 # another entry of the dict (a different string key) is not a read of this buffer
                 key = entry_key(writes[0])
@@ -549,6 +553,41 @@ class LoopBodies:
                 continue
             reads.append(name)
         return reads
+
+    def _shallow_copy(self, name: cst.Name) -> bool:
+        """Whether ``name`` is copied into itself: ``c = dict(c)``, ``copy.copy(c)``."""
+        arg = self.parent(name)
+        call = self.parent(arg) if isinstance(arg, cst.Arg) else None
+        statement = self.parent(call) if isinstance(call, cst.Call) else None
+        return (
+            isinstance(statement, cst.Assign) and statement.value is call and len(call.args) == 1 and not arg.keyword
+            and not arg.star and scopes.assign_to(statement) == name.value
+            and self.matches(call.func, vocabulary.SHALLOW_COPIES) is not None
+        )
+
+    def apart(self, node: cst.CSTNode, writes: list[cst.CSTNode], function: cst.CSTNode) -> bool:
+        """Whether ``node`` and each of ``writes`` sit on opposite sides of Python ``if`` s with
+        the same test, on names the body does not bind (``if debug:`` around the write, ``else:``
+        around the read): the body is traced once, so every step takes the same side, and the
+        read never sees the buffer the write fills."""
+        mine = self._sides(node, function)
+        return bool(mine) and all(
+            any((test, not side) in self._sides(write, function) for test, side in mine) for write in writes
+        )
+
+    def _sides(self, node: cst.CSTNode, function: cst.CSTNode) -> set[tuple[str, bool]]:
+        """``(test, side)`` for each Python ``if`` around ``node`` in ``function`` whose test reads
+        only names the function does not bind: the test's code, and whether ``node`` is in its body."""
+        sides, inner = set(), node
+        for ancestor in self.ancestors(node):
+            if ancestor is function:
+                break
+            if isinstance(ancestor, cst.If) and inner is not ancestor.test and not any(
+                self.semantics.binds_here(function, n.value) for n in self.semantics.variables(ancestor.test)
+            ):
+                sides.add((self.code_of(ancestor.test), inner is ancestor.body))
+            inner = ancestor
+        return sides
 
     def _nested_own(self, name: cst.Name, function: cst.CSTNode) -> bool:
         """Whether ``name`` in ``function``'s body stands for a nested function's or lambda's own
@@ -587,9 +626,21 @@ class LoopBodies:
                 return True
         return False
 
+    def _entry_of(self, name: cst.Name) -> cst.CSTNode:
+        """The buffer that ``name`` reads: ``st["out"]`` for the dict carry ``st`` (a string key
+        picks the entry, not a slot), else the name."""
+        parent = self.parent(name)
+        if isinstance(parent, cst.Subscript) and parent.value is name and len(parent.slice) == 1 and isinstance(
+            parent.slice[0].slice, cst.Index
+        ) and isinstance(parent.slice[0].slice.value, cst.SimpleString):
+            return parent
+        return name
+
     def _read_of(self, name: cst.Name) -> tuple[cst.CSTNode | None, cst.Arg | None]:
         """The subscript of ``name`` (``buf[i]``), or the call that takes it first, with its
-        argument (``lax.dynamic_slice(buf, ...)``, ``len(buf)``); ``(None, None)`` elsewhere."""
+        argument (``lax.dynamic_slice(buf, ...)``, ``len(buf)``); ``(None, None)`` elsewhere.
+        A dict carry's entry (``st["out"][i]``) counts as the name."""
+        name = self._entry_of(name)
         parent = self.parent(name)
         if isinstance(parent, cst.Subscript):
             return (parent if parent.value is name else None), None
@@ -601,7 +652,7 @@ class LoopBodies:
     def _reads_metadata(self, name: cst.Name) -> bool:
         """``buf.shape``, ``len(buf)``: a use that tracing answers, which reads none of the values;
         or ``jnp.argmin(buf)``, whose integer result `grad` does not go through."""
-        parent = self.parent(name)
+        parent = self.parent(self._entry_of(name))
         if isinstance(parent, cst.Attribute):
             return parent.value is name and parent.attr.value in ARRAY_METADATA
         if isinstance(parent, cst.Arg) and self._weighs_positions(parent):

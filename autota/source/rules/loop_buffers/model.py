@@ -28,11 +28,12 @@ from autota.source.rules.loop_buffers.syntax import (
     is_bool_literal,
     is_full_slice,
     is_none,
+    index_elements,
     ordered_arguments,
+    reads_one_slot,
     reads_part,
     reads_slot,
     several_slots,
-    without_trailing_ellipsis,
 )
 
 INLINE_DEPTH = 3
@@ -111,11 +112,14 @@ class Written(Value):
     index_node: cst.BaseExpression | None
     call: cst.Call
     form: str
-    """``at``, ``dus``, ``cond`` (both branches of a ``lax.cond``/``where``/``if`` write the
-    slot), ``some-steps`` (one branch leaves the buffer as it was), ``tree_map``."""
+    """``at``, ``dus``, ``cond`` (both branches of a ``lax.cond``/``where`` write the slot),
+    ``some-steps`` (one branch leaves the buffer as it was), ``flag`` (under a Python ``if``,
+    which the trace decides once: written every step or never), ``tree_map``."""
     row: cst.BaseExpression | None = None
     method: str = "set"
     """``set``, or ``add`` (``base.at[index].add(row)``), which reads the slot's old value too."""
+    axis: int | None = None
+    """The axis the slot is on, where the index shows it (``base.at[:, i]``: 1)."""
 
 
 @dataclass(eq=False)
@@ -174,6 +178,9 @@ class BufferWrite:
     old_whole_read: cst.CSTNode | None = None
     """Where the body reads more than a slot or a band of the buffer as it came in (``g(y)``
     before ``y.at[i].set(...)``): the written slot's old value among the rest."""
+    slot_reads: bool = False
+    """Whether every read takes one slot along the written axis (``buf[t - 1]``): ``grad`` keeps
+    those rows, not the buffer (AT201, not AT203)."""
 
 
 @dataclass
@@ -620,7 +627,10 @@ class LoopModeler:
         for path, value in model.outputs:
             if isinstance(value, Written) and isinstance(value.base, Carry) and value.base.path == path:
                 index, offset = self._classify(value.index, model.outputs)
-                ours = [(n, old) for p, n, old in evaluation.reads if len(p) >= len(path) and _overlap(p, path)]
+                ours = [  # not a read on the other side of a Python `if` than the write (one side a trace)
+                    (n, old) for p, n, old in evaluation.reads if len(p) >= len(path) and _overlap(p, path)
+                    and not self.rule.apart(n, [value.call], body.node)
+                ]
                 reads = [
                     n for n, _ in ours
                     if not reads_slot(self.rule, n, value.index_node)
@@ -632,10 +642,13 @@ class LoopModeler:
                     (n for n, old in ours if old and reads_slot(self.rule, n, value.index_node)), None
                 )
                 old_whole = next((n for n, old in ours if old and n in reads and not reads_part(self.rule, n)), None)
+                slot_reads = bool(reads) and value.axis is not None and all(
+                    reads_one_slot(self.rule, n, value.axis) for n in reads
+                )
                 model.writes.append(
                     BufferWrite(
                         path, value, self._label(value, path), index, offset, next(iter(reads), None), whole, maybe, old_slot,
-                        old_whole,
+                        old_whole, slot_reads,
                     )
                 )
         return model
@@ -762,7 +775,7 @@ class _Evaluation:
                     rest = self.block(statements[place + 1 :], falling, depth)
                     if rest is None:
                         raise _GiveUp("the body returns from one branch of an `if` only")
-                    return _merge(returned, rest, statement)
+                    return _merge(returned, rest, statement, static=True)
                 if returned is not None:
                     return returned
             elif isinstance(statement, cst.With):
@@ -803,14 +816,14 @@ class _Evaluation:
         else:
             returned_right = None
         if returned_left is not None and returned_right is not None:
-            return _merge(returned_left, returned_right, statement), None
+            return _merge(returned_left, returned_right, statement, static=True), None
         if returned_left is not None:
             return returned_left, right
         if returned_right is not None:
             return returned_right, left
         for name in {*left, *right}:
             a, b = left.get(name, OPAQUE), right.get(name, OPAQUE)
-            env[name] = a if a is b else _merge(a, b, statement)
+            env[name] = a if a is b else _merge(a, b, statement, static=True)
         return None, None
 
     def small(self, small: cst.BaseSmallStatement, env: dict, depth: int) -> None:
@@ -973,7 +986,7 @@ class _Evaluation:
         if isinstance(node, cst.IfExp):
             self.read(self.expr(node.test, env, depth), node.test)
             body, orelse = self.expr(node.body, env, depth), self.expr(node.orelse, env, depth)
-            merged = _merge(body, orelse, node)
+            merged = _merge(body, orelse, node, static=True)
             if isinstance(merged, Opaque) and isinstance(body, Pack) and isinstance(orelse, Pack):
                 return Either([body, orelse])
             if isinstance(merged, Opaque):  # `outs if flag else 0.0`: what either side reads is read
@@ -1069,6 +1082,8 @@ class _Evaluation:
         made = self.partial(node, env, depth)  # `upd = partial(dus, i=i)`: a function value
         if made is not None:
             return made
+        if rule.matches(func, vocabulary.SHALLOW_COPIES) and len(node.args) == 1 and not (node.args[0].keyword or node.args[0].star):
+            return self.expr(node.args[0].value, env, depth)  # `c = dict(c)`: the same entries, nothing read
         if isinstance(func, cst.Attribute) and func.attr.value == "astype" and len(node.args) == 1:
             base = self.expr(func.value, env, depth)
             if isinstance(base, (Written, Carry)):
@@ -1093,7 +1108,8 @@ class _Evaluation:
             if method in vocabulary.SLOT_WRITES and index_node is not None and len(node.args) == 1 and not node.args[0].keyword:
                 index = self.expr(index_node, env, depth)
                 self.read(index, index_node)
-                return Written(base, index, index_node, node, "at", node.args[0].value, method)
+                axis = next(k for k, e in enumerate(index_elements(func.value.slice)) if not is_full_slice(e.slice))
+                return Written(base, index, index_node, node, "at", node.args[0].value, method, axis)
             self.read(base, node)
             for element in func.value.slice:
                 self.read_slice(element.slice, env, depth)
@@ -1168,7 +1184,9 @@ class _Evaluation:
             if isinstance(function, Function):
                 result = self.call(function, trees, {}, depth + 1)
                 if isinstance(result, Written) and isinstance(result.base, Carry):
-                    return Written(result.base, result.index, result.index_node, node, "tree_map", result.row, result.method)
+                    return Written(
+                        result.base, result.index, result.index_node, node, "tree_map", result.row, result.method, result.axis
+                    )
             for value in trees:
                 self.read(value, node)
             return Opaque(node)
@@ -1341,12 +1359,14 @@ def _same(a: Value, b: Value) -> bool:
     return False
 
 
-def _merge(a: Value, b: Value, node: cst.CSTNode) -> Value:
-    """What a value is after a branch: the same on both sides, or a write of the same slot."""
+def _merge(a: Value, b: Value, node: cst.CSTNode, static: bool = False) -> Value:
+    """What a value is after a branch: the same on both sides, or a write of the same slot.
+    ``static``: a Python ``if``, which the trace decides once for every step, where a write on
+    one side is made every step or never (form ``flag``), not on some steps as under `lax.cond`."""
     if _same(a, b):
         return a
     if isinstance(a, Pack) and isinstance(b, Pack) and len(a.items) == len(b.items):
-        return Pack([_merge(x, y, node) for x, y in zip(a.items, b.items)])
+        return Pack([_merge(x, y, node, static) for x, y in zip(a.items, b.items)])
     if isinstance(a, Record) and isinstance(b, Record) and (
         a.base is b.base or a.base is not None and b.base is not None and _same(a.base, b.base)
     ):
@@ -1355,14 +1375,17 @@ def _merge(a: Value, b: Value, node: cst.CSTNode) -> Value:
         if a.fields.keys() != b.fields.keys() and a.base is None:
             return Opaque(node)
         pick = lambda r, k: r.fields[k] if k in r.fields else _attribute(r.base, k[1:] if k.startswith(".") else k)
-        return Record({k: _merge(pick(a, k), pick(b, k), node) for k in {**a.fields, **b.fields}}, a.base)
+        return Record({k: _merge(pick(a, k), pick(b, k), node, static) for k in {**a.fields, **b.fields}}, a.base)
     if isinstance(a, Written) and isinstance(b, Written) and _same(a.base, b.base) and _same(a.index, b.index) and (
-        a.method == b.method
+        a.method == b.method and a.axis == b.axis
     ):
-        return Written(a.base, a.index, a.index_node, a.call, "cond", None, a.method)
-    for written, other in ((a, b), (b, a)):
-        if isinstance(written, Written) and _same(written.base, other):
-            return Written(written.base, written.index, written.index_node, written.call, "some-steps", None, written.method)
+        return Written(a.base, a.index, a.index_node, a.call, "flag" if static else "cond", None, a.method, a.axis)
+    for written, other in ((a, b), (b, a)):  # under a Python `if`, the trace that writes the buffer carries it
+        if isinstance(written, Written) and (_same(written.base, other) or static and isinstance(written.base, Carry)):
+            form = "flag" if static else "some-steps"
+            return Written(
+                written.base, written.index, written.index_node, written.call, form, None, written.method, written.axis
+            )
     return Opaque(node)
 
 
@@ -1380,7 +1403,7 @@ def _single_index(elements) -> cst.BaseExpression | None:
     """The index of ``x.at[:, i, :]`` with one non-``:`` element, else ``None``; a trailing
     ``...`` (``x.at[i, ...]``) is the ``:`` s it stands for."""
     found = None
-    for element in without_trailing_ellipsis(elements):
+    for element in index_elements(elements):
         if isinstance(element.slice, cst.Index) and not is_full_slice(element.slice):
             if found is not None:
                 return None

@@ -47,7 +47,7 @@ class SelectUpdates:
             write = self._write_call(updated, buf, None)
             at = scopes.at_call(updated)
             several = write is None and at is not None and at[1] == "set" and self.code_of(at[0]) == buf
-            if (write is None or write.form != "at") and not several:
+            if write is None and not several:
                 continue  # `several`: `buf.at[r, c].set(v)`, one slot of a grid
             traced = self.traced.context(call)
             in_body = traced is not None and "loop-body" in (traced.kind, traced.origin)
@@ -63,6 +63,12 @@ class SelectUpdates:
                 return
             if spelled:
                 self.report("AT204", call, message, reason=spelled)
+                return
+            if write.form != "at":
+                self.report(
+                    "AT204", call, message,
+                    reason="the update is a `lax.dynamic_update_*` call; the rewrite takes `buf.at[i].set(row)`",
+                )
                 return
             if write.problem or write.row is None or write.axis != 0:
                 self.report("AT204", call, message, reason=write.problem or "the write is not on axis 0")

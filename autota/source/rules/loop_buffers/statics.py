@@ -260,6 +260,10 @@ class StaticFacts:
                 if other is not node
             ):
                 node, parent = parent, self.parent(parent)
+            if isinstance(parent, cst.Element) and isinstance(self.parent(parent), cst.Tuple):
+                packed = self.parent(parent)  # `x[(t, ...)]` is `x[t, ...]`
+                if isinstance(self.parent(packed), cst.Index):
+                    parent = self.parent(packed)
             if isinstance(parent, cst.Index) and isinstance(self.parent(parent), cst.SubscriptElement):
                 subscript = self.parent(self.parent(parent))
                 why = self._custom_subscript(subscript, function)

@@ -86,7 +86,7 @@ def reads_one_slot(rule, read: cst.CSTNode, axis: int) -> bool:
     ``buf[i, :]`` (``axis`` 0), ``buf[:, i]`` (1), or ``lax.dynamic_index_in_dim(buf, i, axis)``;
     not a band, a list of slots or a part across the slots."""
     if isinstance(read, cst.Subscript):
-        elements = without_trailing_ellipsis(read.slice)
+        elements = index_elements(read.slice)
         if len(elements) <= axis or not all(is_full_slice(e.slice) for k, e in enumerate(elements) if k != axis):
             return False
         index = elements[axis].slice
@@ -244,9 +244,16 @@ def several_slots(rule, index) -> bool:
     return isinstance(index, (cst.List, cst.Tuple)) and len(index.elements) > 1
 
 
-def without_trailing_ellipsis(elements) -> list:
-    """The elements of an index but a last ``...`` after others: the full slices it stands for."""
+def index_elements(elements) -> list:
+    """The elements of an index as Python reads them: ``x[(i, j)]`` is ``x[i, j]``, and a last
+    ``...`` after others is left out (the full slices it stands for)."""
     elements = list(elements)
+    if len(elements) == 1 and isinstance(elements[0].slice, cst.Index):
+        packed = elements[0].slice.value
+        if isinstance(packed, cst.Tuple) and packed.elements and not any(
+            isinstance(e, cst.StarredElement) for e in packed.elements
+        ):
+            elements = [cst.SubscriptElement(cst.Index(e.value)) for e in packed.elements]
     last = elements[-1].slice if elements else None
     if len(elements) > 1 and isinstance(last, cst.Index) and isinstance(last.value, cst.Ellipsis):
         return elements[:-1]
