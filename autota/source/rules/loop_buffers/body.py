@@ -17,6 +17,7 @@ from autota.source.rules.loop_buffers.syntax import (
     DYNAMIC_WRITES,
     COND,
     CHOICE_PARAMS,
+    block_of_rows,
     ordered_arguments,
     is_full_slice,
     is_none,
@@ -448,6 +449,8 @@ class LoopBodies:
             axis = int_value(args["axis"]) if "axis" in args else None
             if index is None or axis is None or axis < 0:
                 return None
+        if block_of_rows(self, args["update"], axis):
+            return None  # a block of slots a step (a swap of neighbours), not a row
         if set(args) - {"operand", "update", "start_indices", "index", "start_index", "axis"}:
             problem = problem or "the write passes keyword arguments"
         row = self._unit_axis_removed(args["update"], axis)

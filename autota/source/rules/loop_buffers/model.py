@@ -24,6 +24,7 @@ import libcst as cst
 
 from autota.source import scopes, vocabulary
 from autota.source.rules.loop_buffers.syntax import (
+    block_of_rows,
     int_value,
     is_bool_literal,
     is_full_slice,
@@ -1120,6 +1121,11 @@ class _Evaluation:
             update = self.expr(node.args[1].value, env, depth)
             self.read(update, node)
             start = node.args[2].value
+            axis = 0 if len(node.args) < 4 else int_value(node.args[3].value)
+            made = update.node if isinstance(update, Opaque) and isinstance(update.node, cst.BaseExpression) else None
+            if name == vocabulary.DUS_IN_DIM and block_of_rows(rule, made or node.args[1].value, axis):
+                self.read(base, node)  # a block of slots a step (a swap of neighbours), not a row
+                return Opaque(node)
             if name == vocabulary.DUS and isinstance(start, (cst.Tuple, cst.List)):
                 moving = [e.value for e in start.elements if int_value(e.value) != 0]
                 index_node = moving[0] if len(moving) == 1 else None

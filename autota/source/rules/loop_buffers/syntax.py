@@ -258,3 +258,27 @@ def index_elements(elements) -> list:
     if len(elements) > 1 and isinstance(last, cst.Index) and isinstance(last.value, cst.Ellipsis):
         return elements[:-1]
     return elements
+
+
+SHAPE_KEEPING = frozenset({f"{JNP}.flip", f"{JNP}.roll", f"{JNP}.flipud", f"{JNP}.negative", f"{JNP}.conj"})
+"""Calls whose result has their first argument's shape: a block of rows stays a block."""
+
+
+def block_of_rows(rule, update: cst.BaseExpression, axis: int | None) -> bool:
+    """Whether a ``dynamic_update_slice`` writes a block thicker than one slot along ``axis``:
+    its update is (a name bound just before to, a flip of) a ``lax.dynamic_slice_in_dim`` of a
+    literal size above 1 there (``jnp.flip(lax.dynamic_slice_in_dim(x, i, 2))``, a swap of two
+    neighbours): several slots a step, not a row."""
+    if isinstance(update, cst.Name):
+        reaching = rule.semantics.reaching_value(update)
+        update = reaching[1] if reaching is not None and reaching[0] == () else update
+    while isinstance(update, cst.Call) and update.args and rule.matches(update.func, SHAPE_KEEPING):
+        update = update.args[0].value
+    if not (isinstance(update, cst.Call) and rule.matches(update.func, {f"{LAX}.dynamic_slice_in_dim"})):
+        return False
+    given = _by_parameter(update, ROW_READERS[f"{LAX}.dynamic_slice_in_dim"])
+    if given is None or "slice_size" not in given:
+        return False
+    along = 0 if given.get("axis") is None else int_value(given["axis"])
+    return along == axis and (int_value(given["slice_size"]) or 0) > 1
+
