@@ -134,7 +134,16 @@ class SourceRule:
 
     # -- helpers shared by every rule -------------------------------------------------------
     def code_of(self, node: cst.CSTNode) -> str:
-        return self.context.module.code_for_node(node)
+        """The code of ``node``. A node over several lines is taken from the file as written:
+        libcst renders it without the indentation of the blocks around it, which its
+        continuation lines inside brackets then lose."""
+        code = self.context.module.code_for_node(node)
+        if "\n" not in code or node not in self.semantics.parents:
+            return code
+        where, source = self.location(node), self.context.source
+        written = source.text[source.offset(where.line, where.column) : source.offset(where.end_line, where.end_column)]
+        same = [line.strip() for line in written.splitlines()] == [line.strip() for line in code.splitlines()]
+        return written if same else code
 
     def fresh_name(self, base: str, near: cst.CSTNode) -> str:
         """A name for a fix at ``near`` to introduce: unused in the module, and not given to another

@@ -236,9 +236,11 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
         ]
         reads = [name for name in uses if name not in kept]
         init = args.get(INIT_ARG[kind])  # unknown where a scanned form is called elsewhere
-        motion = self._index_motion(body, write, self._index_kind(call, kind, args, write))
-        if init is not None and motion == "fixed" and self._few_fixed_slots(self._initial_buffer(init.value, body, write), write.axis):
+        fixed = [self._index_motion(body, w, self._index_kind(call, kind, args, w)) == "fixed" or self._invariant(body, w.index) for w in group]
+        if init is not None and fixed[0] and self._few_fixed_slots(self._initial_buffer(init.value, body, write), write.axis):
             return None  # a running value in a few slots (`stats.at[0].add(loss)`): nothing grows with the loop
+        if len(group) > 1 and all(fixed):
+            return None  # several fixed slots each step (`it.at[0]`, `it.at[1]`): a recurrence's state, no rows
         exact = init is not None and self._exact_buffer(init.value, body, write)
         parts = all(self._reads_part(name) for name in reads)
         if exact and parts:
@@ -357,7 +359,8 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
         """Whether a write only the loop model sees is worth a finding: the same questions as
         :meth:`_judge_buffer` asks, of the model's facts."""
         modeler = self._modeler()
-        if init is not None and found.index == "fixed" and self._few_fixed_slots(modeler.initial(init, found.path), found.write.axis):
+        fixed = found.index == "fixed" or found.write.index_node is not None and invariant(self, found.write.index_node, model.body.node)
+        if init is not None and fixed and self._few_fixed_slots(modeler.initial(init, found.path), found.write.axis):
             return False  # a running value in a few slots: nothing grows with the loop
         exact = init is not None and modeler.exact_dtype(modeler.initial(init, found.path))
         if exact and found.whole_read is None:

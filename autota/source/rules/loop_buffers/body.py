@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 import libcst as cst
@@ -719,15 +720,55 @@ class LoopBodies:
         or reads around it nothing that a run may change."""
         if function is None or self._made_per_run(function, call):
             return None
-        changing = next((n.value for n in self._free_names(function) if not self._bound_once(n)), None)
-        if changing is None and not reads_initial:
+        changing = next(
+            (n.value for n in self._free_names(function) if not self._bound_once(n) or self._changed_in_place(n)), None
+        )
+        effect = self._trace_effect(function)
+        if changing is None and effect is None and not reads_initial:
             return None
-        what = f"`{changing}`" if changing is not None else "the initial buffer, which the fix reads in the body"
+        what = (
+            f"`{changing}`" if changing is not None
+            else f"`{effect}`, which runs once a trace" if effect is not None
+            else "the initial buffer, which the fix reads in the body"
+        )
         return (
             f"that the body reads nothing around it that changes between runs of this loop ({what}): the body "
             "is defined outside the statement's run, and JAX reuses a body's trace for the same function and "
             "argument types, freezing what it read; the fix changes which runs share a trace"
         )
+
+    def _changed_in_place(self, name: cst.Name) -> bool:
+        """Whether the object ``name`` holds may change without a new binding: an item or an
+        attribute is stored through it (``scale[0] = k``, ``cfg.lr = x``), a method that changes
+        a container is called on it (``table.update(...)``), or, for a module's global, the
+        module can rebind it unseen (``globals()``, ``vars()``)."""
+        scope = self.semantics.binding_scope(name)
+        if isinstance(scope, cst.Module):  # a global: the parsed slice may leave out the function that changes it
+            text, word = self.context.source.text, re.escape(name.value)
+            stored = rf"\b{word}\s*(\[[^\n]*\]|\.\w+)\s*([-+*/%&|^@]|//|\*\*|>>|<<)?=(?!=)"
+            mutated = rf"\b{word}\.({'|'.join(sorted(MUTATORS))})\s*\(|\bdel\s+{word}\s*[\[.]"
+            return re.search(f"{stored}|{mutated}|\\b(globals|vars)\\s*\\(", text) is not None
+        for use in self.semantics.names_in(self.context.module, name.value):
+            if self.semantics.binding_scope(use) is not scope:
+                continue
+            parent = self.parent(use)
+            holder = self.parent(parent)
+            if isinstance(parent, (cst.Subscript, cst.Attribute)) and parent.value is use:
+                if isinstance(holder, (cst.AssignTarget, cst.Del)) or isinstance(holder, cst.AugAssign) and holder.target is parent:
+                    return True
+                if isinstance(parent, cst.Attribute) and parent.attr.value in MUTATORS and isinstance(holder, cst.Call):
+                    return True
+        return False
+
+    def _trace_effect(self, function) -> str | None:
+        """A call in ``function`` whose effect or result depends on when it runs (``print``,
+        ``np.random.rand``, ``next``): it runs once per trace, and the fix changes how many
+        traces there are."""
+        for found in self.semantics.find(function, lambda n: isinstance(n, cst.Call)):
+            name = next((q for q in self.qualified_names(found.func) if q in TRACE_EFFECTS or q.startswith(TRACE_EFFECT_MODULES)), None)
+            if name is not None:
+                return f"{self.code_of(found.func)}(...)"
+        return None
 
     def _made_per_run(self, function, call: cst.Call) -> bool:
         """Whether each run of ``call`` gets a body function of its own: the ``def`` (or lambda)
@@ -815,6 +856,16 @@ class LoopBodies:
                 return None
             found.append(read)
         return found
+
+
+MUTATORS = frozenset(
+    {"append", "extend", "insert", "pop", "remove", "clear", "update", "setdefault", "popitem", "sort", "reverse",
+     "add", "discard", "__setitem__", "__delitem__"}
+)
+"""Methods that change a Python container in place."""
+TRACE_EFFECTS = frozenset({"builtins.print", "builtins.next", "builtins.input", "builtins.open"})
+TRACE_EFFECT_MODULES = ("numpy.random.", "random.", "time.", "logging.", "os.", "sys.")
+"""Calls whose result or effect depends on when they run: once per trace, inside a traced body."""
 
 
 def _cast_of_name(node: cst.BaseExpression) -> bool:
