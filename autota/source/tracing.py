@@ -69,10 +69,13 @@ class TracedFunctions:
         self._held_classes: dict[tuple[cst.ClassDef, str], cst.ClassDef | None] = {}
         self._module = module
         self._undifferentiated_roots: list[cst.FunctionDef | cst.Lambda] = []
-        """Functions that reverse-mode autodiff never goes through: the bodies and conditions of
-        ``while_loop`` s (``grad`` of one fails), a ``custom_vjp`` or ``custom_jvp`` function's
-        own body (``grad`` runs its rules instead), and ``f.defvjp(fwd, bwd)``'s rules (run, not
-        differentiated, but by a higher-order derivative)."""
+        """Functions that reverse-mode autodiff never goes through: a ``custom_vjp`` or
+        ``custom_jvp`` function's own body (``grad`` runs its rules instead), and lambdas given
+        as a ``while_loop``'s body or condition (``grad`` of one fails) or as ``defvjp`` rules."""
+        self._undifferentiated_uses: set[int] = set()
+        """Names that hand a ``def`` to such a place (``lax.while_loop(cond, body, ...)``,
+        ``f.defvjp(fwd, bwd)``, ``jax.custom_vjp(g)``): a ``def`` all of whose uses are such, or
+        lie in code autodiff never goes through, is never differentiated."""
         self._undifferentiated: list[cst.FunctionDef | cst.Lambda] | None = None
         self.traced_calls: dict[cst.CSTNode, dict[cst.Call, None]] = {}
         """Every call of each function of the module from its traced functions, in source order."""
@@ -383,9 +386,9 @@ class TracedFunctions:
                 ):
                     self._mark(arg.value, Traced(kind, call))
                     if vocabulary.terminal(name) == "while_loop":
-                        self._undifferentiated_roots.extend(self._functions(arg.value))
+                        self._hand_undifferentiated(arg.value)
         if self._custom_derivative(call.func) and call.args:  # `f = jax.custom_vjp(g)`
-            self._undifferentiated_roots.extend(self._functions(call.args[0].value))
+            self._hand_undifferentiated(call.args[0].value)
         method = call.func.attr.value if isinstance(call.func, cst.Attribute) else None
         if method == vocabulary.DEFINE_VJP:  # `f.defvjp(fwd, bwd)`: both run only under differentiation
             rules = dict(zip(("fwd", "bwd"), [a.value for a in call.args if a.keyword is None]))
@@ -393,7 +396,7 @@ class TracedFunctions:
             for role in ("fwd", "bwd"):
                 if role in rules:
                     self._mark(rules[role], Traced("transform", call))
-                    self._undifferentiated_roots.extend(self._functions(rules[role]))
+                    self._hand_undifferentiated(rules[role])
         position = vocabulary.INITIALIZER_METHODS.get(method)
         if position is not None and position < len(call.args) and call.args[position].keyword is None:
             self._mark_initializer(call.args[position].value, call)
@@ -412,10 +415,13 @@ class TracedFunctions:
             return
         self._record(function, Traced("initializer", call))
 
-    def _functions(self, expr: cst.BaseExpression) -> list[cst.FunctionDef | cst.Lambda]:
-        """The function ``expr`` runs, as a list of none or one."""
-        function = self._function(expr)
-        return [function] if function is not None else []
+    def _hand_undifferentiated(self, expr: cst.BaseExpression) -> None:
+        """``expr`` goes where autodiff does not follow: a lambda is never differentiated; a name
+        is a use of its ``def`` that does not differentiate it (its other uses decide)."""
+        if isinstance(expr, cst.Lambda):
+            self._undifferentiated_roots.append(expr)
+        elif isinstance(expr, cst.Name):
+            self._undifferentiated_uses.add(id(expr))
 
     def _custom_derivative(self, expr: cst.BaseExpression) -> bool:
         """``jax.custom_vjp``/``custom_jvp``, called with options or through ``partial``
@@ -503,24 +509,64 @@ class TracedFunctions:
         ``while_loop`` body calls, a solver step of a ``custom_vjp`` function)."""
         if self._undifferentiated is None:
             self._undifferentiated = self._close_undifferentiated()
-        return any(self.rule.semantics.within(node, f) for f in self._undifferentiated)
+        return any(self._inside_undifferentiated(node, f) for f in self._undifferentiated)
+
+    def _inside_undifferentiated(self, node: cst.CSTNode, function: cst.CSTNode) -> bool:
+        """Whether ``node`` lies in ``function`` with no function between them that is handed to
+        ``jax.grad`` and the like (a ``grad`` taken inside a ``while_loop`` body differentiates)."""
+        if not self.rule.semantics.within(node, function):
+            return False
+        for ancestor in self.rule.ancestors(node):
+            if ancestor is function:
+                return True
+            if isinstance(ancestor, (cst.FunctionDef, cst.Lambda)) and self._differentiated(ancestor):
+                return False
+        return True
+
+    def _differentiated(self, function: cst.FunctionDef | cst.Lambda) -> bool:
+        """Whether ``function`` is handed to a reverse-mode transform (``jax.grad(f)``,
+        ``jax.vjp(lambda w: ..., w)``), by itself or by its name."""
+        if isinstance(function, cst.Lambda):
+            return self._graded(function)
+        return any(self._graded(n) for n in self._uses(function))
+
+    def _graded(self, expr: cst.CSTNode) -> bool:
+        arg = self.rule.parent(expr)
+        call = self.rule.parent(arg) if isinstance(arg, cst.Arg) else None
+        return isinstance(call, cst.Call) and call.args and call.args[0] is arg and bool(
+            self.rule.matches(call.func, vocabulary.REVERSE_TRANSFORMS)
+        )
+
+    def _uses(self, definition: cst.FunctionDef) -> list[cst.Name]:
+        semantics = self.rule.semantics
+        return [
+            n for n in semantics.names_in(self._module, definition.name.value)
+            if n is not definition.name and semantics.binding(n) is definition
+        ]
+
+    def _all_seen(self, definition: cst.FunctionDef, uses: list[cst.Name]) -> bool:
+        """Whether ``uses`` are all the file's mentions of the function's name: the parsed slice
+        may leave out a function that calls it (``jax.grad(loss)`` where ``loss`` calls it)."""
+        name = definition.name.value
+        seen = len(self.rule.semantics.names_in(self._module, name))
+        return self.rule.context.name_count(name) <= seen
 
     def _close_undifferentiated(self) -> list[cst.FunctionDef | cst.Lambda]:
         """The roots, and every ``def`` of the file each of whose uses (calls, or a function
-        handed on) lies in one found already, a few levels of calls deep."""
+        handed on) is a hand-over that autodiff does not follow or lies in a function found
+        already, and none hands it to ``grad``, a few levels of calls deep."""
         found = list(dict.fromkeys(self._undifferentiated_roots))
-        if not found:
+        if not found and not self._undifferentiated_uses:
             return found
-        semantics = self.rule.semantics
-        defs = [d for d in semantics.find(self._module, lambda n: isinstance(n, cst.FunctionDef)) if d not in found]
-        for _ in range(3):
+        defs = [d for d in self.rule.semantics.find(self._module, lambda n: isinstance(n, cst.FunctionDef)) if d not in found]
+        for _ in range(4):
             grown = []
             for definition in defs:
-                uses = [
-                    n for n in semantics.names_in(self._module, definition.name.value)
-                    if n is not definition.name and semantics.binding(n) is definition
-                ]
-                if uses and all(any(semantics.within(n, f) for f in found) for n in uses):
+                uses = self._uses(definition)
+                if uses and self._all_seen(definition, uses) and not any(self._graded(n) for n in uses) and all(
+                    id(n) in self._undifferentiated_uses or any(self._inside_undifferentiated(n, f) for f in found)
+                    for n in uses
+                ):
                     grown.append(definition)
             if not grown:
                 break

@@ -277,6 +277,12 @@ CUSTOM_DERIVATIVES = frozenset(
     {"jax.custom_vjp", "jax.custom_jvp", "jax.custom_derivatives.custom_vjp", "jax.custom_derivatives.custom_jvp"}
 )
 """Functions whose derivative is given by rules: ``grad`` runs the rules, not their own body."""
+REVERSE_TRANSFORMS = frozenset(
+    {"jax.grad", "jax.value_and_grad", "jax.vjp", "jax.jacrev", "jax.hessian", "jax.linearize",
+     "equinox.filter_grad", "equinox.filter_value_and_grad", "equinox.filter_vjp", "flax.linen.grad",
+     "flax.linen.value_and_grad", "flax.linen.vjp", "flax.nnx.grad", "flax.nnx.value_and_grad"}
+)
+"""Transforms that differentiate the function they are given in reverse mode."""
 SHALLOW_COPIES = frozenset({"builtins.dict", "builtins.list", "builtins.tuple", "copy.copy"})
 """Calls that copy a container's entries as they are (``state = dict(state)`` before writing
 one): the arrays inside are the same, nothing of them is read."""

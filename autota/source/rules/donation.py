@@ -73,9 +73,13 @@ class DonationRule(SourceRule):
             params = [p.name.value for p in function.params.params]
             calls = self._loop_calls(node, function, jit_node, updated, params)
             for call, position in calls:  # the jitted callable's arguments start after a partial's
-                if params[position] in donated or position - self._bound[id(jit_node)] in donated:
+                argument = position - self._bound[id(jit_node)]
+                if donated == EXCEPT_FIRST:
+                    if argument != 0:
+                        continue
+                elif params[position] in donated or argument in donated:
                     continue
-                self._report(function, jit_node, call, params[position], position - self._bound[id(jit_node)], bool(donated))
+                self._report(function, jit_node, call, params[position], argument, bool(donated))
                 break
 
     # -- which functions are jitted, and how --------------------------------------------------
@@ -117,16 +121,20 @@ class DonationRule(SourceRule):
             return function, bound
         return None
 
-    def _donated(self, node) -> bool | set:
+    def _donated(self, node) -> bool | str | set:
         """What the ``jit`` call donates: ``True`` where it may donate any argument (a keyword
-        whose value is not a literal; Equinox's ``donate=`` other than ``"none"``), else the
-        positions and names its literal ``donate_argnums``/``donate_argnames`` list (none for
-        ``()``, ``[]`` or ``None``)."""
+        whose value is not a literal; Equinox's ``donate="all"``), :data:`EXCEPT_FIRST` for
+        Equinox's ``"all-except-first"``/``"warn-except-first"``, else the positions and names
+        its literal ``donate_argnums``/``donate_argnames`` list (none for ``()``, ``[]``,
+        ``None``, or Equinox's ``"none"``)."""
         donated: set = set()
         for arg in node.args if isinstance(node, cst.Call) else ():
             keyword = arg.keyword.value if arg.keyword is not None else None
             if keyword == "donate":  # `eqx.filter_jit(donate="all")`
-                if not (isinstance(arg.value, cst.SimpleString) and arg.value.evaluated_value == "none"):
+                value = arg.value.evaluated_value if isinstance(arg.value, cst.SimpleString) else None
+                if value in ("all-except-first", "warn-except-first"):
+                    return EXCEPT_FIRST
+                if value != "none":
                     return True
             elif keyword in DONATE and not _donates_nothing(arg.value):
                 items = _literal_items(arg.value)
@@ -239,6 +247,12 @@ class DonationRule(SourceRule):
             f"`{what}` is jitted without donating `{param}` and returns an updated copy of it; "
             f"called in a loop that rebinds the argument, every call copies the whole array (O(size) a step)"
         )
+        jit = jit_node.func if isinstance(jit_node, cst.Call) else jit_node
+        if isinstance(jit_node, cst.Call) and self.matches(jit, PARTIAL) and jit_node.args:
+            jit = jit_node.args[0].value
+        if self.matches(jit, {"equinox.filter_jit"}):
+            self.report("AT301", call, f"{message}; no fix: Equinox's `filter_jit` donates by `donate=` (`\"all\"` donates every array argument)")
+            return
         if donates_others:
             self.report("AT301", call, f"{message}; no fix: the `jit` call donates other arguments; add position {position} to them")
             return
@@ -272,6 +286,10 @@ class DonationRule(SourceRule):
             else:
                 new = f"{self.code_of(jit_node)}({keyword})"
         return Fix("unsafe", f"donate argument {position}", (self.replace(jit_node, new),))
+
+
+EXCEPT_FIRST = "all-except-first"
+"""What Equinox's ``donate="all-except-first"`` donates: every argument but the first."""
 
 
 def _literal_items(value: cst.BaseExpression) -> set | None:

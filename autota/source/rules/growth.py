@@ -1114,9 +1114,15 @@ class GrowthRule(SourceRule):
                 if isinstance(node, cst.Subscript):
                     if self.code_of(node.value) == buf and (index is None or self._slice_code(node.slice) == index):
                         return True
-                elif node.value not in followed and len(followed) < 16:
-                    followed.add(node.value)
-                    pending += self.semantics.value_sources(node) or []
+                elif id(node) not in followed and len(followed) < 16:
+                    followed.add(id(node))
+                    # the value that reaches this read in straight-line code, else every value
+                    # the name is given (`problem` bound under an `if` on an earlier step)
+                    reaching = self.semantics.reaching_value(node)
+                    if reaching is not None and reaching[0] == ():
+                        pending.append(reaching[1])
+                    else:
+                        pending += self.semantics.value_sources(node) or []
         return False
 
     def _slice_code(self, elements) -> str:

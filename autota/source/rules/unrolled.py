@@ -285,17 +285,16 @@ class UnrolledLoopRule(SourceRule):
         return bool(self.semantics.find(loop.body, lambda n: isinstance(n, cst.Call) and makes(n)))
 
     def _grows(self, loop: cst.For, carried: list[str]) -> bool:
-        """Whether the body grows a carried array from itself (``xp = jnp.concatenate([xp, y])``,
-        or a helper of this file that returns one: ``xp = pad_ends(xp)``): its shape changes every
-        step, which AT101 reports and no `scan` carry can hold. A stack of this step's values
-        bound to a local (``c = jnp.stack([a, b])``) grows nothing."""
+        """Whether the body grows a carried array (``xp = jnp.concatenate([xp, y])``, or a helper
+        of this file that returns one: ``xp = pad_ends(xp)``; also through a temporary or another
+        carried name): its shape changes every step, which AT101 reports and no `scan` carry can
+        hold. A stack of this step's values alone (``c = jnp.stack([a, b])``) grows nothing."""
         for assign in self.semantics.find(loop.body, lambda n: isinstance(n, cst.Assign)):
             if isinstance(assign.value, cst.Call) and (
                 self.matches(assign.value.func, GROWTH) or self._growing_helper(assign.value.func)
             ):
-                grown = {n.value for t in assign.targets for n in _bound_roots(t.target)} & set(carried)
-                if any(self.semantics.variables(assign.value, name) for name in grown):
-                    return True
+                if any(self.semantics.variables(assign.value, name) for name in carried):
+                    return True  # `acc = concatenate([acc, y])`, also through a temporary (`tmp = ...; acc = tmp`)
         return False
 
     def _growing_helper(self, func: cst.BaseExpression, depth: int = 0) -> bool:
@@ -565,6 +564,11 @@ class UnrolledLoopRule(SourceRule):
         names |= self._static_locals(function) - names
         if names & {p.name.value for p in scopes.all_params(function)}:
             return False  # a parameter may hold an array
+        if any(
+            not (isinstance(small, (cst.Assign, cst.AugAssign, cst.Pass)))
+            for small in self.semantics.find(loop.body, lambda n: isinstance(n, cst.BaseSmallStatement))
+        ):
+            return False  # the body does more than compute its numbers (`terms.append(c * u[:, k])`)
         for assign in self.semantics.own_nodes(function, lambda n: isinstance(n, (cst.Assign, cst.AugAssign, cst.AnnAssign))):
             targets = [t.target for t in assign.targets] if isinstance(assign, cst.Assign) else [assign.target]
             if not any(isinstance(t, cst.Name) and t.value in carried for t in targets):

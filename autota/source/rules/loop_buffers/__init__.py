@@ -237,9 +237,9 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
         reads = [name for name in uses if name not in kept]
         init = args.get(INIT_ARG[kind])  # unknown where a scanned form is called elsewhere
         fixed = [self._index_motion(body, w, self._index_kind(call, kind, args, w)) == "fixed" or self._invariant(body, w.index) for w in group]
-        if init is not None and fixed[0] and self._few_fixed_slots(self._initial_buffer(init.value, body, write), write.axis):
+        if init is not None and all(fixed) and self._few_fixed_slots(self._initial_buffer(init.value, body, write)):
             return None  # a running value in a few slots (`stats.at[0].add(loss)`): nothing grows with the loop
-        if len(group) > 1 and all(fixed):
+        if all(fixed) and self._several_slots(body, group):
             return None  # several fixed slots each step (`it.at[0]`, `it.at[1]`): a recurrence's state, no rows
         exact = init is not None and self._exact_buffer(init.value, body, write)
         parts = all(self._reads_part(name) for name in reads)
@@ -254,7 +254,7 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
         )
         if updates_state(bool(reads) and previous is None, old_slot, data_slot):
             return None  # the loop's state updated in place (Gauss-Seidel, a histogram): no rows
-        if data_slot and len(group) > 1 and all(
+        if data_slot and self._several_slots(body, group) and all(
             self._slot_from_data(call, kind, self._index_motion(body, w, self._index_kind(call, kind, args, w)))
             for w in group[1:]
         ):
@@ -285,7 +285,7 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
                 continue
             args = self._arguments(inner, "while")
             init = args.get(INIT_ARG["while"]) if args is not None else None
-            if init is not None and self.semantics.variables(init.value, buf):
+            if init is not None and _holds(init.value, buf):
                 return True
         return False
 
@@ -360,7 +360,7 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
         :meth:`_judge_buffer` asks, of the model's facts."""
         modeler = self._modeler()
         fixed = found.index == "fixed" or found.write.index_node is not None and invariant(self, found.write.index_node, model.body.node)
-        if init is not None and fixed and self._few_fixed_slots(modeler.initial(init, found.path), found.write.axis):
+        if init is not None and fixed and self._few_fixed_slots(modeler.initial(init, found.path)):
             return False  # a running value in a few slots: nothing grows with the loop
         exact = init is not None and modeler.exact_dtype(modeler.initial(init, found.path))
         if exact and found.whole_read is None:
@@ -472,12 +472,21 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
             path += (entry,)
         return self._modeler().initial(init, path)
 
-    def _few_fixed_slots(self, initial: cst.BaseExpression | None, axis: int | None) -> bool:
-        """Whether a buffer written at a fixed slot is of a constant length along the written axis
-        (``stats = jnp.zeros(2)``, ``stats.at[0].add(loss)``): a running value in a few slots,
-        whose size does not grow with the loop."""
-        length = self._buffer_length(initial, axis) if initial is not None and axis is not None else None
-        return length is not None and int_value(self._resolve(length)) is not None
+    def _few_fixed_slots(self, initial: cst.BaseExpression | None) -> bool:
+        """Whether a buffer written at fixed slots is of a constant shape (``stats =
+        jnp.zeros(2)``, ``stats.at[0].add(loss)``): a running value in a few slots, whose size
+        does not grow with the loop."""
+        dims = self._buffer_dims(initial) if initial is not None else None
+        return dims is not None and all(int_value(self._resolve(n)) is not None for n in dims)
+
+    def _several_slots(self, body: Body, group: list[Write]) -> bool:
+        """Whether a step writes two different slots (indices spelled differently) on the same
+        trace (not on two sides of a Python ``if``)."""
+        return any(
+            self.code_of(a.index) != self.code_of(b.index) and not self.apart(a.call, [b.call], body.function)
+            for k, a in enumerate(group) for b in group[k + 1 :]
+            if a.index is not None and b.index is not None
+        )
 
     def _model(self, call: cst.Call, kind: str, args: dict) -> LoopModel:
         """The loop model of ``call``, built once."""
@@ -556,6 +565,18 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
             "the carry is indexed (`state[k]`) or the write is bound to another name than the buffer's; unpack the "
             "carry into names and write `buf = buf.at[i].set(row)` to get a fix"
         )
+
+
+def _holds(expr: cst.BaseExpression, name: str) -> bool:
+    """Whether ``expr`` is the name ``name`` or a tuple, list or dict display holding it as an
+    item (``(key, pair, case)``): the array itself, not a value computed from it."""
+    if isinstance(expr, cst.Name):
+        return expr.value == name
+    if isinstance(expr, (cst.Tuple, cst.List)):
+        return any(isinstance(e, cst.Element) and _holds(e.value, name) for e in expr.elements)
+    if isinstance(expr, cst.Dict):
+        return any(isinstance(e, cst.DictElement) and _holds(e.value, name) for e in expr.elements)
+    return False
 
 
 def _within(inner, outer) -> bool:

@@ -64,6 +64,12 @@ class StaticFacts:
         return f"{self._canonical(value)}.shape[0]" if self._stable(value) else None
 
     def _buffer_length(self, init: cst.BaseExpression, axis: int) -> cst.BaseExpression | None:
+        dims = self._buffer_dims(init)
+        return dims[axis] if dims is not None and axis < len(dims) else None
+
+    def _buffer_dims(self, init: cst.BaseExpression) -> list[cst.BaseExpression] | None:
+        """The shape's entries of a ``jnp.zeros``/``ones``/``empty``/``full`` buffer, where its
+        shape is written out (an int, or a tuple or list of them)."""
         init = self._resolve(init)
         if not isinstance(init, cst.Call) or not self.matches(init.func, CONSTRUCTORS):
             return None
@@ -74,10 +80,10 @@ class StaticFacts:
             return None
         shape = shapes[0]
         if isinstance(shape, (cst.Tuple, cst.List)):
-            if axis < len(shape.elements):
-                return shape.elements[axis].value
-            return None
-        return shape if axis == 0 else None
+            if any(not isinstance(e, cst.Element) for e in shape.elements):
+                return None
+            return [e.value for e in shape.elements]
+        return [shape]
 
     def _resolve(self, expr: cst.BaseExpression, depth: int = 0) -> cst.BaseExpression:
         if isinstance(expr, cst.Name) and depth < 5:

@@ -248,7 +248,7 @@ def index_elements(elements) -> list:
     """The elements of an index as Python reads them: ``x[(i, j)]`` is ``x[i, j]``, and a last
     ``...`` after others is left out (the full slices it stands for)."""
     elements = list(elements)
-    if len(elements) == 1 and isinstance(elements[0].slice, cst.Index):
+    if len(elements) == 1 and isinstance(elements[0].slice, cst.Index) and not isinstance(elements[0].comma, cst.Comma):
         packed = elements[0].slice.value
         if isinstance(packed, cst.Tuple) and packed.elements and not any(
             isinstance(e, cst.StarredElement) for e in packed.elements
