@@ -531,6 +531,7 @@ class TracedFunctions:
         return any(self._graded(n) for n in self._uses(function))
 
     def _graded(self, expr: cst.CSTNode) -> bool:
+        """Whether ``expr`` is the function argument of a reverse-mode transform (``jax.grad(expr)``)."""
         arg = self.rule.parent(expr)
         call = self.rule.parent(arg) if isinstance(arg, cst.Arg) else None
         return isinstance(call, cst.Call) and call.args and call.args[0] is arg and bool(
