@@ -236,7 +236,8 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
         ]
         reads = [name for name in uses if name not in kept]
         init = args.get(INIT_ARG[kind])  # unknown where a scanned form is called elsewhere
-        fixed = [self._index_motion(body, w, self._index_kind(call, kind, args, w)) == "fixed" or self._invariant(body, w.index) for w in group]
+        motions = [self._index_motion(body, w, self._index_kind(call, kind, args, w)) for w in group]
+        fixed = [motion == "fixed" or self._invariant(body, w.index) for motion, w in zip(motions, group, strict=True)]
         if init is not None and all(fixed) and self._few_fixed_slots(self._initial_buffer(init.value, body, write)):
             return None  # a running value in a few slots (`stats.at[0].add(loss)`): nothing grows with the loop
         if all(fixed) and self._several_slots(body, group):
@@ -248,16 +249,13 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
         if kind != "while" and (reads or kept) and parts and self._invariant(body, write.index):
             return None  # one block read and rewritten every step (an accumulator): no history, O(T) memory
         previous = self._previous_rows(call, kind, args, body, group, reads)
-        data_slot = self._slot_from_data(call, kind, self._index_motion(body, write, self._index_kind(call, kind, args, write)))
+        data_slot = self._slot_from_data(call, kind, motions[0])
         old_slot = self._reads_old_slot(group, kept) or previous is None and self._row_of_whole(
             write.row, write.index, [n for n in reads if not self._reads_part(n)]
         )
         if updates_state(bool(reads) and previous is None, old_slot, data_slot):
             return None  # the loop's state updated in place (Gauss-Seidel, a histogram): no rows
-        if data_slot and self._several_slots(body, group) and all(
-            self._slot_from_data(call, kind, self._index_motion(body, w, self._index_kind(call, kind, args, w)))
-            for w in group[1:]
-        ):
+        if data_slot and self._several_slots(body, group) and all(self._slot_from_data(call, kind, m) for m in motions[1:]):
             return None  # several slots the data picks, each step (a pair's two agents): a scatter into state, no row a step
         if kind == "while":  # `grad` cannot go through it, so nothing is saved: AT202, whatever it reads
             if exact or self._gradient_free(write.row) or self._invariant(body, write.index):

@@ -634,9 +634,7 @@ class LoopBodies:
         """The buffer that ``name`` reads: ``st["out"]`` for the dict carry ``st`` (a string key
         picks the entry, not a slot), else the name."""
         parent = self.parent(name)
-        if isinstance(parent, cst.Subscript) and parent.value is name and len(parent.slice) == 1 and isinstance(
-            parent.slice[0].slice, cst.Index
-        ) and isinstance(parent.slice[0].slice.value, cst.SimpleString):
+        if isinstance(parent, cst.Subscript) and parent.value is name and isinstance(_subscript_index(parent), cst.SimpleString):
             return parent
         return name
 
