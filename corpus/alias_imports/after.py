@@ -9,7 +9,7 @@ def features(xs):
     rows_parts = []
     for x in xs:
         row = cat([np.sin(x), np.cos(x)])
-        rows_parts.append(np.copy(row[None]))
+        rows_parts.append(np.copy(np.squeeze(row[None], ())))
     if rows_parts:
         if not np.asarray(rows).aval.weak_type and np.result_type(np.asarray(rows), *rows_parts) == np.asarray(rows).dtype:
             rows = cat([rows, *rows_parts])

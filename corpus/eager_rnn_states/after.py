@@ -11,7 +11,7 @@ def rnn_states(params, xs, h0):
     states_parts = []
     for t in range(xs.shape[0]):
         h = jnp.tanh(xs[t] @ w_xh + h @ w_hh + b)
-        states_parts.append(jnp.copy(h[None, :]))  # grow by one row
+        states_parts.append(jnp.copy(jnp.squeeze(h[None, :], ())))  # grow by one row
     if states_parts:
         if not jnp.asarray(states).aval.weak_type and jnp.result_type(jnp.asarray(states), *states_parts) == jnp.asarray(states).dtype:
             states = jnp.concatenate([states, *states_parts], axis=0)

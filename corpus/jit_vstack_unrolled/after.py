@@ -13,7 +13,7 @@ def simulate(x, v, steps, dt=0.01):
     for _ in range(steps):
         v = v - dt * x
         x = x + dt * v
-        trajectory_parts.append(jnp.copy(x[None]))
+        trajectory_parts.append(jnp.copy(jnp.vstack([x[None]])))
     if trajectory_parts:
         if not jnp.asarray(trajectory).aval.weak_type and jnp.result_type(jnp.asarray(trajectory), *trajectory_parts) == jnp.asarray(trajectory).dtype:
             trajectory = jnp.vstack([trajectory, *trajectory_parts])

@@ -7,7 +7,7 @@ def newest_first(values, scale):
     log = jnp.zeros((0,), jnp.float32)
     log_parts = []
     for v in values:
-        log_parts.append(jnp.copy(v * scale))
+        log_parts.append(jnp.copy(jnp.hstack([v * scale])))
     if log_parts:
         if not jnp.asarray(log).aval.weak_type and jnp.result_type(jnp.asarray(log), *log_parts) == jnp.asarray(log).dtype:
             log = jnp.hstack([*log_parts[::-1], log])

@@ -87,7 +87,7 @@ def test_fix_changes_only_the_fixed_cells_source(capsys, nb):
         "    out = jnp.zeros((0, 3))\n",
         "    out_parts = []\n",
         "    for x in xs:\n",
-        "        out_parts.append(jnp.copy(x[None]))\n",
+        "        out_parts.append(jnp.copy(jnp.squeeze(x[None], ())))\n",
         "    if out_parts:\n",
         "        if not jnp.asarray(out).aval.weak_type and jnp.result_type(jnp.asarray(out), *out_parts) == jnp.asarray(out).dtype:\n",
         "            out = jnp.concatenate([out, *out_parts], axis=0)\n",
@@ -106,7 +106,7 @@ def test_fix_changes_only_the_fixed_cells_source(capsys, nb):
 
 
 FIXED_GROWTH = (
-    "        out_parts.append(jnp.copy(x[None]))\n    if out_parts:\n"
+    "        out_parts.append(jnp.copy(jnp.squeeze(x[None], ())))\n    if out_parts:\n"
     "        if not jnp.asarray(out).aval.weak_type and jnp.result_type(jnp.asarray(out), *out_parts) == jnp.asarray(out).dtype:\n"
     "            out = jnp.concatenate([out, *out_parts], axis=0)\n"
     "        else:  # a piece widens the dtype part-way: grow step by step, as the loop did\n"
@@ -144,7 +144,7 @@ def test_magics_are_skipped_and_kept_by_a_fix(capsys, tmp_path):
     assert run(capsys, "fix", str(path))[0] == 0
     fixed = json.loads(path.read_text(encoding="utf-8"))["cells"][0]["source"]
     assert fixed[:6] == source[:6]
-    assert "        %time g(x)\n" in fixed and "        out_parts.append(jnp.copy(x[None]))\n" in fixed
+    assert "        %time g(x)\n" in fixed and "        out_parts.append(jnp.copy(jnp.squeeze(x[None], ())))\n" in fixed
 
 
 def test_shell_lines_continued_with_a_backslash_are_one_magic(capsys, tmp_path):

@@ -724,9 +724,9 @@ class GrowthRule(SourceRule):
         return [f"that the axis `{self.code_of(axis)}` has the same value at every step"]
 
     def _growth_fix(self, growth: Growth, loop: cst.CSTNode) -> Fix | None:
-        """Pieces converted as the growth call converts them when they are made (``copy``, which
-        like the growth functions refuses lists and tuples, and ``ravel`` first for a flat
-        ``append``), then one call after the loop. A copy, not ``asarray``: that returns the very
+        """Pieces converted as the growth call converts them when they are made (see
+        :meth:`_checked_piece`), then one call after the loop. Each is copied, not only
+        converted: a conversion may return the very
         array, which a later call in the loop may donate, where the loop had copied its value.
         Where a piece would widen the accumulator's dtype part-way, promotion step by step can
         round differently from one promotion over everything, so the collected pieces are then
@@ -747,10 +747,7 @@ class GrowthRule(SourceRule):
         grouped = any(len(g.pieces) > 1 for g in growths)
         edits = []
         for g in growths:
-            pieces = [
-                f"{namespace}.copy({namespace}.ravel({self.code_of(p)}))" if flat else f"{namespace}.copy({self.code_of(p)})"
-                for p in g.pieces
-            ]
+            pieces = [f"{namespace}.copy({self._checked_piece(g, p, namespace, part)})" for p in g.pieces]
             item = (f"({pieces[0]},)" if len(pieces) == 1 else f"({', '.join(pieces)})") if grouped else pieces[0]
             edits.append(self.replace(g.statement, f"{parts}.append({item})"))
         axis = ""
@@ -787,6 +784,34 @@ class GrowthRule(SourceRule):
             )
         )
         return Fix("safe", f"collect the pieces in `{parts}` and grow `{acc}` once after the loop", tuple(edits))
+
+    def _checked_piece(self, growth: Growth, piece: cst.BaseExpression, namespace: str, temporary: str) -> str:
+        """``piece`` passed through a call that accepts and converts it as the growth call does,
+        keeping its shape (the join after the loop needs it). Which objects a growth function
+        refuses differs between functions and JAX versions (a NumPy masked array: refused by
+        every one in jax 0.10, by the jitted ones alone in 0.12; an object with
+        ``__jax_array__``: by the jitted ones), and the refusal must come at the step that made
+        the piece: so the stacks are called on the one piece (``vstack([p])`` is ``atleast_2d``,
+        which the join leaves alone), and the others through a function built as they are:
+        ``append``, a jitted function, through the jitted ``ravel`` (and back to the piece's
+        shape, the piece bound to ``temporary`` so that it is computed once);
+        ``jnp.concatenate``, which checks its arguments and converts them with
+        ``asarray``, through ``squeeze`` of no axis, which does the same and, unlike
+        ``concatenate`` of one piece, lets a zero-dimensional piece through to the join, which
+        refuses it with the loop's ``TypeError``."""
+        code = self.code_of(piece)
+        style = GROWTH[growth.function][0]
+        if style == "pair":
+            if growth.axis is None:
+                return f"{namespace}.ravel({code})"
+            return f"{namespace}.reshape({namespace}.ravel({temporary} := {code}), {namespace}.shape({temporary}))"
+        if growth.function == f"{JNP}.concatenate":
+            return f"{namespace}.squeeze({code}, ())"
+        axis = ""
+        if growth.axis is not None:
+            axis_code = self.code_of(growth.axis.value)
+            axis = f", {growth.axis.keyword.value}={axis_code}" if growth.axis.keyword else f", {axis_code}"
+        return f"{self.code_of(growth.call.func)}([{code}]{axis})"
 
     def _jnp_namespace(self, func: cst.BaseExpression) -> str | None:
         """The user's spelling of ``jax.numpy``: as in ``<that>.append``, else as imported."""
