@@ -155,8 +155,12 @@ INDEX_SAMPLERS = {"jax.random.categorical": (1, "logits"), "jax.random.choice": 
 """Random functions and the argument (position, keyword) that only weighs which position they
 pick: the result is an index, or an element of another argument, so `grad` goes through none of
 what that argument reads."""
-KEY_FUNCTIONS = frozenset({"jax.random.split", "jax.random.PRNGKey", "jax.random.key", "jax.random.fold_in"})
-"""Functions that make PRNG keys, which hold no floats."""
+KEY_FUNCTIONS = frozenset({
+    "jax.random.split", "jax.random.PRNGKey", "jax.random.key", "jax.random.fold_in", "jax.random.wrap_key_data",
+    "jax.random.clone",
+})
+"""Functions that make PRNG keys, which hold no floats; typed ones (``jax.random.key``) have a
+dtype that ``jnp.result_type`` refuses to promote with anything else."""
 GROWTH_FUNCTIONS = ("concatenate", "append", "vstack", "row_stack", "hstack", "dstack", "column_stack", "stack")
 
 PYTHON_RESULTS = frozenset(

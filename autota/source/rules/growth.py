@@ -914,6 +914,12 @@ class GrowthRule(SourceRule):
                 "object with its own `.at[...]` would not take the fix's row read, and `jnp.asarray` may share a "
                 "NumPy array's memory, which the loop may change before the fix reads the buffer)"
             )
+        target = statement.targets[0].target
+        if any(isinstance(v, cst.Call) and self.matches(v.func, vocabulary.KEY_FUNCTIONS) for v in self.semantics.bound_values(target) or ()):
+            assumptions.append(
+                f"that `{buf}` holds no typed PRNG keys (`jax.random.key`): where the value is of another kind, the "
+                "fix's `jnp.result_type` raises ValueError, where `.at[].set` raised TypeError"
+            )
         index = call.func.value.slice[0].slice.value
         if scopes.may_overflow_int32(index, self.semantics.value_sources):
             assumptions.append(
