@@ -66,12 +66,35 @@ class SourceText:
         return sorted((replaced - kept).elements())
 
     def mentions(self, word: str) -> bool:
-        """Whether ``word`` is anywhere in the text, in any case (a name, a string, a comment)."""
-        return word.lower() in self._lowered
+        """Whether ``word`` is anywhere in the text, in any case (a name, a string, a comment), or
+        in the value of a string literal spelled otherwise (``"jax_disable\\x5fjit"``, or
+        ``"jax_disable" "_jit"`` implicitly concatenated): an option may be named either way."""
+        word = word.lower()
+        return word in self._lowered or any(word in value for value in self._string_values)
 
     @cached_property
     def _lowered(self) -> str:
         return self.text.lower()
+
+    @cached_property
+    def _string_values(self) -> list[str]:
+        """The lowered values of the text's string literals, each run of adjacent ones (implicit
+        concatenation) joined, as far as the tokenizer reads the text."""
+        runs, run = [], []
+        try:
+            for token in tokenize.generate_tokens(io.StringIO(self.text).readline):
+                if token.type == tokenize.STRING:
+                    try:
+                        value = ast.literal_eval(token.string)
+                    except (ValueError, SyntaxError, MemoryError, RecursionError):
+                        value = token.string  # an f-string: its text
+                    run.append(value.decode("latin-1") if isinstance(value, bytes) else str(value))
+                elif token.type not in (tokenize.NL, tokenize.COMMENT) and run:
+                    runs.append("".join(run).lower())
+                    run = []
+        except (tokenize.TokenError, IndentationError, SyntaxError):
+            pass
+        return [*runs, "".join(run).lower()] if run else runs
 
     def parses_after(self, edits: Iterable[Edit]) -> bool:
         """Whether the text with ``edits`` applied is still Python that Python's parser reads (or,

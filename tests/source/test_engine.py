@@ -68,3 +68,23 @@ def test_a_fix_parses_in_its_statements_as_in_the_whole_file(path: Path):
                          Edit(line, 1, min(line + 1, source.line_count), 1, content)):
                 whole = fix_parse_error(source.apply([edit]), text, "<fix>") is None
                 assert source.parses_after([edit]) == whole, (line, edit)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'jax.config.update("jax_disable_jit", True)\n',
+        'jax.config.update("jax_disable\\x5fjit", True)\n',
+        'jax.config.update(\n    "jax_disable"  # the option\n    "_jit", True)\n',
+        'jax.config.update("jax_disable\\N{LOW LINE}jit", True)\n',
+        'getattr(jax, b"DISABLE\\x5fJIT".decode())()\n',
+        "# jax.disable_jit() while debugging\n",
+    ],
+)
+def test_a_name_is_mentioned_however_a_string_spells_it(text: str):
+    """Review 51: an option named by a string literal's value, not its text, is mentioned too."""
+    assert SourceText(text).mentions("disable_jit")
+
+
+def test_strings_apart_are_not_joined():
+    assert not SourceText('a = "jax_disable"\nb = "_jit"\n').mentions("disable_jit")
