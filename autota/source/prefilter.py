@@ -89,6 +89,8 @@ class Facts:
     functions: list[Site] = field(default_factory=list)
     call_assigns: list[tuple[str, Site]] = field(default_factory=list)
     """``name = call(...)``: the bound name and the call's site."""
+    name_aliases: list[tuple[str, str]] = field(default_factory=list)
+    """``(g, f)`` for ``g = f`` or ``g = f if c else h`` (and ``(g, h)``): calling ``g`` may run ``f``."""
     classes: list[tuple[int, ast.ClassDef]] = field(default_factory=list)
     """Every class, at any depth, with its unit."""
     named_lambdas: dict[str, list[ast.Lambda]] = field(default_factory=dict)
@@ -150,7 +152,8 @@ class Facts:
 
     def wrappings(self) -> list[tuple[str, str]]:
         """``(g, f)`` for each ``g = jax.vmap(f, ...)``, ``g = partial(f, ...)`` or ``g = jax.jit(f)``
-        (``f`` the method's name for ``partial(self.f, ...)``): calling ``g`` runs ``f``. Found
+        (``f`` the method's name for ``partial(self.f, ...)``), and each alias ``g = f`` or ``g = f if
+        c else h`` (:attr:`Facts.name_aliases`): calling ``g`` runs ``f``. Found
         once, asked every round of the callers' search."""
         if self._wrappings is None:
             self._wrappings = [
@@ -158,7 +161,7 @@ class Facts:
                 for name, site in self.call_assigns
                 if site.node.args and self.name(site.node.func) in TRACING_TERMINALS
                 and terminal(site.node.args[0]) is not None
-            ]
+            ] + self.name_aliases
         return self._wrappings
 
     def wrappers(self, names: set[str]) -> set[str]:
@@ -372,7 +375,18 @@ class _Walker:
             self.facts.named_lambdas.setdefault(name, []).append(node.value)
         elif name is not None and not self.functions and isinstance(node.value, ast.Attribute):
             self.facts.aliases.setdefault(name, node.value.attr)  # `my_jit = jax.jit`, `scan = lax.scan`
+        if name is not None:
+            self.facts.name_aliases.extend((name, f) for f in _named_branches(node.value))
         self.generic_visit(node)
+
+
+def _named_branches(value: ast.expr) -> list[str]:
+    """The names ``value`` may evaluate to: ``f``, or the branches of ``f if c else g``."""
+    if isinstance(value, ast.Name):
+        return [value.id]
+    if isinstance(value, ast.IfExp):
+        return _named_branches(value.body) + _named_branches(value.orelse)
+    return []
 
 
 def assigned_calls(value: ast.expr) -> list[ast.Call]:

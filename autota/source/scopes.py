@@ -151,6 +151,20 @@ def sees(scope: cst.CSTNode, name: str) -> bool:
     return bool(declared) or not binds_locally
 
 
+
+def _member_of(target: cst.BaseExpression | None, name: str) -> str | None:
+    """``".attr"`` for a target ``name.attr``, ``"['key']"`` for ``name["key"]`` (a string key),
+    ``""`` for another subscript of ``name`` (some member, which cannot be told), else ``None``."""
+    if isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) and target.value.value == name:
+        return f".{target.attr.value}"
+    if isinstance(target, cst.Subscript) and isinstance(target.value, cst.Name) and target.value.value == name:
+        element = target.slice[0].slice if len(target.slice) == 1 else None
+        if isinstance(element, cst.Index) and isinstance(element.value, cst.SimpleString):
+            return f"[{element.value.evaluated_value!r}]"
+        return ""
+    return None
+
+
 def all_params(function: cst.FunctionDef | cst.Lambda) -> list[cst.Param]:
     params = function.params
     return [*params.posonly_params, *params.params, *params.kwonly_params]
@@ -1122,12 +1136,14 @@ class Semantics:
             return before + (self._statements_before(holder) or [])
         return before
 
-    def attribute_set_before(self, name: cst.Name, attribute: str) -> cst.BaseExpression | None:
-        """The value that ``name.attribute`` holds where ``name`` is read, in straight-line code:
-        the last ``name.attribute = value`` among the statements before the read's own in its
-        block, where every statement between mentions ``name`` only to set another attribute of
-        it, or defines a function (``val.ids = jnp.zeros(...)`` ... ``def body(val)`` ...
-        ``while_loop(cond, body, val)``). Anything else that mentions the name may change it."""
+    def member_set_before(self, name: cst.Name, member: str) -> cst.BaseExpression | None:
+        """The value that a member of ``name`` holds where ``name`` is read, in straight-line code:
+        ``member`` is ``".attr"`` for ``name.attr`` or ``"['key']"`` for ``name["key"]``. It is
+        the last ``name.attr = value`` (``name["key"] = value``) among the statements before the
+        read's own in its block, where every statement between mentions ``name`` only to set
+        another member of it, or defines a function (``val.ids = jnp.zeros(...)`` ... ``def
+        body(val)`` ... ``while_loop(cond, body, val)``). Anything else that mentions the name may
+        change it."""
         for earlier in self._statements_before(name) or ():
             if isinstance(earlier, cst.FunctionDef):
                 if name.value in {p.name.value for p in all_params(earlier)}:
@@ -1137,11 +1153,10 @@ class Semantics:
                 continue
             small = earlier.body[0] if isinstance(earlier, cst.SimpleStatementLine) and len(earlier.body) == 1 else None
             target = small.targets[0].target if isinstance(small, cst.Assign) and len(small.targets) == 1 else None
-            if not (isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) and target.value.value == name.value):
+            set_member = _member_of(target, name.value)
+            if not set_member or self.names_in(small.value, name.value):  # `name[k] = v` may set any entry
                 return None
-            if self.names_in(small.value, name.value):
-                return None
-            if target.attr.value == attribute:
+            if set_member == member:
                 return small.value
         return None
 

@@ -565,7 +565,7 @@ class TracedFunctions:
             for definition in defs:
                 uses = self._uses(definition)
                 if uses and self._all_seen(definition, uses) and not any(self._graded(n) for n in uses) and all(
-                    id(n) in self._undifferentiated_uses or any(self._inside_undifferentiated(n, f) for f in found)
+                    self._undifferentiated_use(n, found) or self._undifferentiated_use(self._alias(n), found)
                     for n in uses
                 ):
                     grown.append(definition)
@@ -574,6 +574,35 @@ class TracedFunctions:
             found += grown
             defs = [d for d in defs if d not in grown]
         return found
+
+    def _undifferentiated_use(self, use: cst.Name | list[cst.Name] | None, found: list) -> bool:
+        """Whether ``use`` (or each of a list of uses) hands its function where autodiff does not
+        follow, or lies in a function of ``found``."""
+        if isinstance(use, list):
+            return bool(use) and all(self._undifferentiated_use(n, found) for n in use)
+        return use is not None and (
+            id(use) in self._undifferentiated_uses or any(self._inside_undifferentiated(use, f) for f in found)
+        ) and not self._graded(use)
+
+    def _alias(self, use: cst.Name) -> list[cst.Name] | None:
+        """The reads of the name that ``use`` is given to, where it is given to one name bound
+        nowhere else in its scope (``fn = update if vectorized else coordinate_update``): the
+        function is used where that name is read."""
+        node, parent = use, self.rule.parent(use)
+        while isinstance(parent, cst.IfExp) and node is not parent.test:
+            node, parent = parent, self.rule.parent(parent)
+        if not (
+            isinstance(parent, cst.Assign) and parent.value is node and len(parent.targets) == 1
+            and isinstance(parent.targets[0].target, cst.Name)
+        ):
+            return None
+        alias = parent.targets[0].target
+        semantics = self.rule.semantics
+        spelled = semantics.variables(semantics.enclosing_scope(alias), alias.value)
+        reads = [n for n in spelled if n is not alias]
+        if any(scopes.binding_role(semantics.parents, n)[0] is not None for n in reads):
+            return None
+        return reads
 
     def context(self, node: cst.CSTNode) -> Traced | None:
         """The trace that ``node`` runs under, from the innermost traced function around it."""

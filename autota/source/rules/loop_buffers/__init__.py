@@ -78,6 +78,7 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
             bound_calls.setdefault(name, []).append(site)
         updated = {id(f) for u in facts.updates for f in u.functions}
         needed: set[int] = set()
+        around: list[prefilter.Site] = []
         mentioned_by: dict[str, set[int]] | None = None
         for call in facts.calls_named(prefilter.LOOP_NAMES):
             args = [*call.node.args, *(k.value for k in call.node.keywords)]
@@ -122,6 +123,8 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
                 for f in reached:
                     if not f.functions:
                         needed |= mentioned_by.get(f.node.name, set())
+                # and where the function holding the loop is used: whether `grad` can reach it at all
+                around.extend(f for f in facts.functions if any(f.node is g for g in call.functions))
             unknown = names - set(functions)
             if unknown:  # `nn.scan(Cell, ...)`: a class whose method updates an array
                 for top, node in facts.classes:
@@ -135,6 +138,8 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
         for call in facts.calls_named(SELECT_TERMINALS):
             if call.top in updating_units:
                 needed.add(call.top)
+        if around:
+            needed |= prefilter.tracing_call_tops(facts, around)
         if needed:  # the classes the kept code names: a carry built as `State(seq, key)` is a record of their fields
             named = set().union(*(mentioned(facts.units[k]) for k in needed))
             top_level = {id(node) for node in facts.tree.body}
@@ -230,9 +235,10 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
         write = group[0]
         uses = self._other_reads(body, write.buf, group)
         # uses that read no rows back but keep the buffer in the body: its shape, the written slot
+        one_slot = all(w.index is not None and w.index.deep_equals(write.index) for w in group)  # `t.at[k]` set twice
         kept = [
             name for name in uses
-            if self._reads_metadata(name) or len(group) == 1 and self._reads_written_slot(name, write)
+            if self._reads_metadata(name) or one_slot and self._reads_written_slot(name, write)
         ]
         reads = [name for name in uses if name not in kept]
         init = args.get(INIT_ARG[kind])  # unknown where a scanned form is called elsewhere

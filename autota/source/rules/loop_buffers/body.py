@@ -553,7 +553,8 @@ class LoopBodies:
             slot = next((w for w in writes if index is not None and self.code_of(index) == self.code_of(w.index)), None)
             when = self._slot_read_order(function, parent, slot) if slot is not None else None
             if when is not None:
-                slot.slot_read, slot.slot_read_when = parent, when
+                if slot.slot_read_when != "before":  # a read of the old value anywhere stays one
+                    slot.slot_read, slot.slot_read_when = parent, when
                 continue
             reads.append(name)
         return reads

@@ -826,8 +826,10 @@ class CarriedBuffers:
             keyword = "return"
         else:
             return NOT_BOUND
-        if write.dict_entry or call.lpar or holder.lpar:
-            return NOT_BOUND
+        if write.dict_entry:
+            return "the buffer is an entry of a dict carry, and the fix rebinds names, not entries"
+        if call.lpar or holder.lpar:
+            return "the loop's result is in parentheses, which the fix does not rewrite"
         init = args[INIT_ARG[kind]].value
         if isinstance(init, cst.Name):
             init = self.semantics.assigned_value(init) or init

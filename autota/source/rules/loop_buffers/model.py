@@ -70,10 +70,12 @@ class Index(Value):
 
 @dataclass(eq=False)
 class Counted(Value):
-    """A carry input plus an int constant: ``t + 1`` for a carried ``t``."""
+    """A carry input plus an int constant: ``t + 1`` for a carried ``t``; with ``symbolic``,
+    plus a value the step does not change too (``nh + t + 1``, ``nh`` bound around the body)."""
 
     carry: Carry
     offset: int
+    symbolic: bool = False
 
 
 @dataclass(eq=False)
@@ -278,9 +280,10 @@ class LoopModeler:
             reaching = self.semantics.reaching_value(init, partial(self._self_updates, init.value, path))
             if reaching is not None:
                 return self.initial(reaching[1], reaching[0] + path, depth + 1)
-        if isinstance(init, cst.Name) and path and isinstance(path[0], str) and path[0].startswith("."):
-            # a field set on the carried object before the loop: `val.ids = jnp.zeros(..., jnp.int32)`
-            given = self.semantics.attribute_set_before(init, path[0][1:])
+        if isinstance(init, cst.Name) and path and isinstance(path[0], str) and path[0][:1] in (".", "["):
+            # a field or entry set on the carried object before the loop: `val.ids = jnp.zeros(..., jnp.int32)`,
+            # `state["mask"] = jnp.zeros(n, bool)`
+            given = self.semantics.member_set_before(init, path[0])
             if given is not None:
                 return self.initial(given, path[1:], depth + 1)
         value = self._value_of(init, depth)
@@ -662,7 +665,7 @@ class LoopModeler:
         counter = index if isinstance(index, Counted) else Counted(index, 0) if isinstance(index, Carry) else None
         if counter is not None:
             stepped = dict(outputs).get(counter.carry.path) if counter.carry.path in dict(outputs) else None
-            if isinstance(stepped, Counted) and stepped.carry.path == counter.carry.path and stepped.offset == 1:
+            if isinstance(stepped, Counted) and stepped.carry.path == counter.carry.path and stepped.offset == 1 and not stepped.symbolic:
                 return "counter", counter.offset
         return "data", 0
 
@@ -1025,9 +1028,10 @@ class _Evaluation:
                 return Record(fields, base)
         return self.read_names(node, env)
 
-    def _index_plus_invariant(self, left: Value, right: Value, sign: int, env: dict) -> Index | None:
+    def _index_plus_invariant(self, left: Value, right: Value, sign: int, env: dict) -> Index | Counted | None:
         """``index + c``, ``c + index`` or ``c - index`` where ``c`` reads nothing the step computes
-        (a name from around the body): the loop index, moved by a value fixed for the loop."""
+        (a name from around the body): the loop index, moved by a value fixed for the loop; so
+        too a carried value plus ``c`` (``nh + t``, which a counter ``t`` moves one slot a step)."""
         def fixed(value: Value) -> bool:
             return isinstance(value, Const) or isinstance(value, Opaque) and value.node is not None and not any(
                 n.value in env for n in self.modeler.semantics.find(value.node, lambda n: isinstance(n, cst.Name))
@@ -1036,6 +1040,10 @@ class _Evaluation:
             return Index(left.offset, left.element, symbolic=True)
         if isinstance(right, Index) and not right.reverse and fixed(left):
             return Index(0, right.element, symbolic=True, reverse=sign < 0)
+        for carried, other in ((left, right), (right, left) if sign > 0 else (None, None)):
+            if isinstance(carried, (Carry, Counted)) and fixed(other):
+                counted = carried if isinstance(carried, Counted) else Counted(carried, 0)
+                return Counted(counted.carry, counted.offset, symbolic=True)
         return None
 
     def entry(self, node: cst.Subscript, env: dict) -> str | None:
@@ -1110,6 +1118,8 @@ class _Evaluation:
                 index = self.expr(index_node, env, depth)
                 self.read(index, index_node)
                 axis = next(k for k, e in enumerate(index_elements(func.value.slice)) if not is_full_slice(e.slice))
+                if method == "set" and isinstance(base, Written) and _same(base.index, index) and base.axis == axis:
+                    base = base.base  # the slot set again: the first value is gone (`t.at[k].set(a)` then `.at[k].set(b)`)
                 return Written(base, index, index_node, node, "at", node.args[0].value, method, axis)
             self.read(base, node)
             for element in func.value.slice:
@@ -1312,7 +1322,7 @@ def _shift(value: Value, offset: int) -> Value:
     if isinstance(value, Carry):
         return Counted(value, offset)
     if isinstance(value, Counted):
-        return Counted(value.carry, value.offset + offset)
+        return Counted(value.carry, value.offset + offset, value.symbolic)
     return OPAQUE
 
 
@@ -1357,7 +1367,7 @@ def _same(a: Value, b: Value) -> bool:
     if isinstance(a, Index):
         return (a.offset, a.element, a.symbolic, a.reverse) == (b.offset, b.element, b.symbolic, b.reverse)
     if isinstance(a, Counted):
-        return a.offset == b.offset and a.carry.path == b.carry.path
+        return (a.offset, a.symbolic) == (b.offset, b.symbolic) and a.carry.path == b.carry.path
     if isinstance(a, Const):
         return a.value == b.value
     if isinstance(a, Key):
