@@ -33,6 +33,18 @@ def test_check_reports_and_exits_1(capsys, growth_file):
     assert out.rstrip().endswith("1 finding, 1 fixable with autota fix.")
 
 
+def test_main_writes_to_a_text_stream_a_program_gives_it(growth_file):
+    """Sweep 30b: a program calling ``main`` with stdout redirected to ``io.StringIO`` (no bytes
+    under it) gets the report, not an internal error."""
+    import contextlib
+    import io
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        code = main(["check", "--output-format", "json", str(growth_file)])
+    assert code == 1 and json.loads(out.getvalue())[0]["code"] == "AT101"
+
+
 def test_clean_file_exits_0(capsys, tmp_path):
     (tmp_path / "ok.py").write_text("import jax.numpy as jnp\nx = jnp.ones(3)\n")
     code, out, _ = run(capsys, "check", str(tmp_path))

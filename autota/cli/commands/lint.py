@@ -388,16 +388,16 @@ def run(args: argparse.Namespace) -> int:
 def _run_stdin(args, mode: Mode, plan, excludes_of, force_exclude) -> int:
     """``-``: the source from stdin, the findings as for a file; ``fix`` prints the fixed source."""
     name = args.stdin_filename or "-"
-    data = sys.stdin.buffer.read()
+    data = sys.stdin.buffer.read() if hasattr(sys.stdin, "buffer") else sys.stdin.read().encode()
     if args.stdin_filename and force_exclude(name) and any(e.match(name) for e in excludes_of(name)):
         if mode.command == "fix" and not mode.diff:
-            sys.stdout.buffer.write(data)
+            _write(sys.stdout, data)
         return EXIT_OK
     task = Task(name, *plan(name))
     outcome = _process(task, mode, data)
     to_stderr = mode.command == "fix" and not mode.diff
     if to_stderr:  # stdout carries the source, as ``ruff check --fix -`` does
-        sys.stdout.buffer.write(outcome.output if outcome.output is not None else data)
+        _write(sys.stdout, outcome.output if outcome.output is not None else data)
         sys.stdout.flush()
     return _report(args, mode, [outcome], [], task.unsafe, to_stderr)
 
@@ -490,8 +490,18 @@ def _emit(args, payload: bytes, to_stderr: bool) -> None:
         return
     stream = sys.stderr if to_stderr else sys.stdout
     stream.flush()
-    stream.buffer.write(payload)
+    _write(stream, payload)
     stream.flush()
+
+
+def _write(stream, payload: bytes) -> None:
+    """Bytes to a standard stream; to a text stream with no bytes under it (``io.StringIO`` where
+    a program calls :func:`autota.cli.main.main` itself) as text."""
+    binary = getattr(stream, "buffer", None)
+    if binary is not None:
+        binary.write(payload)
+    else:
+        stream.write(payload.decode("utf-8", errors="surrogateescape"))
 
 
 def _color(args, stream) -> bool:
