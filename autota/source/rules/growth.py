@@ -40,6 +40,8 @@ GROWTH = {
     f"{JNP}.stack": ("seq", "axis"),
 }
 UPDATE_METHODS = prefilter.UPDATE_METHODS
+POSITION_ARRAYS = frozenset({f"{JNP}.arange", "jax.lax.iota", f"{JNP}.indices", "jax.lax.broadcasted_iota"})
+"""Arrays of positions: a comparison of one with the loop index is a one-hot mask of one row."""
 COMBINING = frozenset(UPDATE_METHODS) - {"set"}
 """The ``x.at[...]`` methods that combine the old value with the new one."""
 DYNAMIC_UPDATES = frozenset(
@@ -884,6 +886,8 @@ class GrowthRule(SourceRule):
             return  # added where the data says (a histogram): state of a fixed size, not rows
         if self._entries_say_where(parts, loop):
             return  # each entry of a collection writes where it says (parameter groups, entity classes)
+        if self._masked(call):
+            return  # a boolean mask picks the slots (`out.at[labels == k].set(i)`): not one row a step
         self._updated.add((buf, id(loop)))
         message = (
             f"`{buf}` is updated with `{method}` in an eager Python loop: each step copies the "
@@ -956,6 +960,36 @@ class GrowthRule(SourceRule):
             )
             return
         self.report("AT102", call, f"{message}; collect the rows and write them in one update after the loop", fix)
+
+    def _masked(self, call: cst.Call) -> bool:
+        """Whether ``call`` is ``x.at[mask].method(...)`` with a visibly boolean ``mask``: a
+        comparison, its negation, or ``&``/``|`` of such (also through a name bound once to one).
+        Each step writes the slots the mask picks, a relabelling of an array whose size is the
+        data's, not one row a step of an array that grows with the loop. Not a mask of positions
+        (``jnp.arange(n) == t``), which picks one row a step."""
+        at = scopes.at_call(call)
+        subscript = call.func.value if at is not None and isinstance(call.func, cst.Attribute) else None
+        if not isinstance(subscript, cst.Subscript) or len(subscript.slice) != 1 or not isinstance(subscript.slice[0].slice, cst.Index):
+            return False
+
+        def boolean(expr: cst.BaseExpression | None, depth: int = 0) -> bool:
+            if isinstance(expr, cst.Name) and depth < 3:
+                return boolean(self.semantics.assigned_value(expr), depth + 1)
+            if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, (cst.BitInvert, cst.Not)):
+                return boolean(expr.expression, depth)
+            if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, (cst.BitAnd, cst.BitOr)):
+                return boolean(expr.left, depth) and boolean(expr.right, depth)
+            return isinstance(expr, cst.Comparison) and not any(
+                isinstance(c.operator, (cst.In, cst.NotIn, cst.Is, cst.IsNot)) for c in expr.comparisons
+            ) and not any(positions(side) for side in (expr.left, *(c.comparator for c in expr.comparisons)))
+
+        def positions(expr: cst.BaseExpression | None, depth: int = 0) -> bool:
+            """``jnp.arange(n)`` (or a name bound to it): compared with the index, a one-hot row."""
+            if isinstance(expr, cst.Name) and depth < 3:
+                return positions(self.semantics.assigned_value(expr), depth + 1)
+            return isinstance(expr, cst.Call) and self.matches(expr.func, POSITION_ARRAYS) is not None
+
+        return boolean(subscript.slice[0].slice.value)
 
     def _rebinds_in(self, tree: cst.CSTNode, name: str) -> bool:
         """Whether a statement of ``tree`` binds ``name`` again (``i = ...``, ``i += 1``, ``del i``...)."""

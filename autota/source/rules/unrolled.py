@@ -102,6 +102,8 @@ class UnrolledLoopRule(SourceRule):
             return  # nothing carried, or an array grown by concatenation: AT101 reports that loop
         if self._static_index(node, function):
             return  # the index sets a shape or picks a Python item: no `lax.scan` expresses the loop
+        if self._static_use(node.body, set(carried), function, 0) or self._reshaped_carry(node, carried):
+            return  # a carried int sets a shape (`x[mid:end]`), or a carried array changes shape: nothing a scan carries
         if self.few_trips(node):
             return  # a few copies of the body, whatever the input: the program does not grow
         if self._makes_layers(node):
@@ -317,6 +319,23 @@ class UnrolledLoopRule(SourceRule):
         return var is not None and (
             self._static_use(loop.body, {var}, function, 0, self._edges(loop)) or self._walks_sequence(loop, var)
         )
+
+    def _reshaped_carry(self, loop: cst.For, carried: list[str]) -> bool:
+        """Whether the body binds a carried name to a value that slices it (``img = img[::2] +
+        img[1::2]``, ``x = x[1:]``): its shape changes from step to step, where a ``scan``'s carry
+        keeps one."""
+        for assign in self.semantics.find(loop.body, lambda n: isinstance(n, cst.Assign)):
+            for name in (n.value for t in assign.targets for n in _bound_roots(t.target)):
+                if name in carried and any(
+                    isinstance(s.value, cst.Name) and s.value.value == name
+                    and any(
+                        isinstance(e.slice, cst.Slice) and (e.slice.lower, e.slice.upper, e.slice.step) != (None, None, None)
+                        for e in s.slice
+                    )
+                    for s in self.semantics.find(assign.value, lambda n: isinstance(n, cst.Subscript))
+                ):
+                    return True
+        return False
 
     def _edges(self, loop: cst.For) -> frozenset[str]:
         """The loop's first and last index as spelled (``0`` and ``T - 1`` for ``range(T)``, either
@@ -565,19 +584,54 @@ class UnrolledLoopRule(SourceRule):
         if names & {p.name.value for p in scopes.all_params(function)}:
             return False  # a parameter may hold an array
         if any(
-            not (isinstance(small, (cst.Assign, cst.AugAssign, cst.Pass)))
+            not (isinstance(small, (cst.Assign, cst.AugAssign, cst.Pass)) or self._appends_number(small, function, names))
             for small in self.semantics.find(loop.body, lambda n: isinstance(n, cst.BaseSmallStatement))
         ):
             return False  # the body does more than compute its numbers (`terms.append(c * u[:, k])`)
         for assign in self.semantics.own_nodes(function, lambda n: isinstance(n, (cst.Assign, cst.AugAssign, cst.AnnAssign))):
             targets = [t.target for t in assign.targets] if isinstance(assign, cst.Assign) else [assign.target]
-            if not any(isinstance(t, cst.Name) and t.value in carried for t in targets):
+            if not any(n.value in carried for t in targets for n in _bound_roots(t)):
                 continue
             if self.start_line(assign) >= self.start_line(loop) and not self.semantics.contains(loop, assign):
                 continue  # after the loop
-            if len(targets) != 1 or assign.value is None or not self._static(assign.value, names):
+            if len(targets) != 1 or assign.value is None or not self._static_binding(targets[0], assign.value, names):
                 return False
         return bool(carried)
+
+    def _static_binding(self, target: cst.BaseExpression, value: cst.BaseExpression, names: set[str]) -> bool:
+        """Whether ``target = value`` binds Python values only: a name to one (:meth:`_static`),
+        or a tuple of names to a tuple of as many (``x, y = y, x + y``)."""
+        if isinstance(target, cst.Name):
+            return self._static(value, names)
+        if isinstance(target, (cst.Tuple, cst.List)) and isinstance(value, (cst.Tuple, cst.List)):
+            return len(target.elements) == len(value.elements) and all(
+                isinstance(t, cst.Element) and isinstance(v, cst.Element) and self._static_binding(t.value, v.value, names)
+                for t, v in zip(target.elements, value.elements, strict=True)
+            )
+        return False
+
+    def _appends_number(self, small: cst.BaseSmallStatement, function: cst.FunctionDef, names: set[str]) -> bool:
+        """``coefs.append(c)`` of a Python value (see :meth:`_static`) to a list the function binds
+        only to a display of such values (``coefs = []``): a list of numbers, made at trace time."""
+        call = small.value if isinstance(small, cst.Expr) else None
+        if not (
+            isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) and call.func.attr.value == "append"
+            and isinstance(call.func.value, cst.Name) and len(call.args) == 1 and not call.args[0].keyword
+            and not call.args[0].star and self._static(call.args[0].value, names)
+        ):
+            return False
+        held = call.func.value.value
+        if held in {p.name.value for p in scopes.all_params(function)}:
+            return False
+        bindings = [
+            n for n in self.semantics.names_in(function, held)
+            if scopes.binding_role(self.semantics.parents, n)[0] is not None
+        ]
+        values = [self.semantics.assigned_value(n) for n in bindings]
+        return bool(values) and all(
+            isinstance(v, cst.List) and all(isinstance(e, cst.Element) and self._static(e.value, names) for e in v.elements)
+            for v in values
+        )
 
     def _static(self, expr: cst.BaseExpression, names: set[str]) -> bool:
         """Whether ``expr`` is a Python value at trace time, built from literals, ``names``, array

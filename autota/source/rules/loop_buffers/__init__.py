@@ -267,7 +267,7 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
             if exact or self._gradient_free(write.row) or self._invariant(body, write.index):
                 return None
             return Verdict()
-        slots = all(self._reads_one_slot(name, write.axis) for name in reads)
+        slots = all(self._reads_fixed_rows(name, write.axis) for name in reads)
         if reads and previous is None and not slots:
             return Verdict(read=reads[0])  # beyond single slots: `grad` may save as much as the buffer every step
         if exact or self._constant_row(write.row) or self._invariant(body, write.row):

@@ -24,7 +24,7 @@ from autota.source.rules.loop_buffers.syntax import (
     is_none,
     int_value,
     invariant,
-    reads_one_slot,
+    reads_fixed_rows,
     reads_part,
     reads_slot,
     row_read_index,
@@ -373,12 +373,13 @@ class LoopBodies:
             )
         return Write(statement, call, receiver, receiver, "cond", found.index, found.axis, None, problem=problem)
 
-    def _write_call(self, call: cst.Call, receiver: str, statement) -> Write | None:
-        """The write of ``receiver`` (a name, or the code of ``d["key"]``) that ``call`` is."""
+    def _write_call(self, call: cst.Call, receiver: str, statement, methods=SLOT_WRITES) -> Write | None:
+        """The write of ``receiver`` (a name, or the code of ``d["key"]``) that ``call`` is, by one
+        of the ``x.at[...]`` ``methods``."""
         func = call.func
         if (
             isinstance(func, cst.Attribute)
-            and func.attr.value in SLOT_WRITES
+            and func.attr.value in methods
             and isinstance(func.value, cst.Subscript)
             and isinstance(func.value.value, cst.Attribute)
             and func.value.value.attr.value == "at"
@@ -560,14 +561,20 @@ class LoopBodies:
         return reads
 
     def _shallow_copy(self, name: cst.Name) -> bool:
-        """Whether ``name`` is copied into itself: ``c = dict(c)``, ``copy.copy(c)``."""
+        """Whether ``name`` is copied into itself: ``c = dict(c)``, ``copy.copy(c)``, or
+        ``c = dict(c, i=i + 1)`` (the entries, those given by keyword replaced)."""
         arg = self.parent(name)
         call = self.parent(arg) if isinstance(arg, cst.Arg) else None
         statement = self.parent(call) if isinstance(call, cst.Call) else None
-        return (
-            isinstance(statement, cst.Assign) and statement.value is call and len(call.args) == 1 and not arg.keyword
+        if not (
+            isinstance(statement, cst.Assign) and statement.value is call and call.args[0] is arg and not arg.keyword
             and not arg.star and scopes.assign_to(statement) == name.value
-            and self.matches(call.func, vocabulary.SHALLOW_COPIES) is not None
+        ):
+            return False
+        if len(call.args) == 1:
+            return self.matches(call.func, vocabulary.SHALLOW_COPIES) is not None
+        return self.matches(call.func, {"builtins.dict"}) is not None and all(
+            a.keyword is not None and not a.star for a in call.args[1:]
         )
 
     def apart(self, node: cst.CSTNode, writes: list[cst.CSTNode], function: cst.CSTNode) -> bool:
@@ -686,14 +693,15 @@ class LoopBodies:
         read, arg = self._read_of(name)
         return read is not None and (arg is None or arg.keyword is None and not arg.star) and reads_part(self, read)
 
-    def _reads_one_slot(self, name: cst.Name, axis: int | None) -> bool:
-        """A read of one slot along the written axis, whole along the others (``buf[t - 2]``,
-        ``buf[k, :]``, ``lax.dynamic_index_in_dim(buf, i)``): under ``grad`` it keeps at most that
-        row, where a band (``buf[:i]``) or a column across the slots may keep as much as the buffer."""
+    def _reads_fixed_rows(self, name: cst.Name, axis: int | None) -> bool:
+        """A read of one slot or a band of a literal width along the written axis, whole along
+        the others (``buf[t - 2]``, ``buf[k, :]``, ``lax.dynamic_slice_in_dim(buf, t - 2, 2)``):
+        under ``grad`` it keeps at most those rows, where a growing band (``buf[:i]``) or a
+        column across the slots may keep as much as the buffer."""
         read, arg = self._read_of(name)
         if read is None or axis is None or arg is not None and (arg.keyword is not None or arg.star):
             return False
-        return reads_one_slot(self, read, axis)
+        return reads_fixed_rows(self, read, axis)
 
     def _reads_written_slot(self, name: cst.Name, write: Write) -> bool:
         """A read of the slot the step writes, before it is overwritten (a block accumulator): it

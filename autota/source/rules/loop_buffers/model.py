@@ -31,7 +31,7 @@ from autota.source.rules.loop_buffers.syntax import (
     is_none,
     index_elements,
     ordered_arguments,
-    reads_one_slot,
+    reads_fixed_rows,
     reads_part,
     reads_slot,
     several_slots,
@@ -647,7 +647,7 @@ class LoopModeler:
                 )
                 old_whole = next((n for n, old in ours if old and n in reads and not reads_part(self.rule, n)), None)
                 slot_reads = bool(reads) and value.axis is not None and all(
-                    reads_one_slot(self.rule, n, value.axis) for n in reads
+                    reads_fixed_rows(self.rule, n, value.axis) for n in reads
                 )
                 model.writes.append(
                     BufferWrite(
@@ -1093,6 +1093,11 @@ class _Evaluation:
             return made
         if rule.matches(func, vocabulary.SHALLOW_COPIES) and len(node.args) == 1 and not (node.args[0].keyword or node.args[0].star):
             return self.expr(node.args[0].value, env, depth)  # `c = dict(c)`: the same entries, nothing read
+        if rule.matches(func, {"builtins.dict"}) and node.args and not (node.args[0].keyword or node.args[0].star) and all(
+            a.keyword is not None and not a.star for a in node.args[1:]
+        ):  # `dict(s, i=i + 1)`: the entries, with those given replaced
+            base = self.expr(node.args[0].value, env, depth)
+            return _replaced(base, {_entry(a.keyword.value): self.expr(a.value, env, depth) for a in node.args[1:]})
         if isinstance(func, cst.Attribute) and func.attr.value == "astype" and len(node.args) == 1:
             base = self.expr(func.value, env, depth)
             if isinstance(base, (Written, Carry)):

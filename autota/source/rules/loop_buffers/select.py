@@ -44,7 +44,7 @@ class SelectUpdates:
             if not isinstance(updated, cst.Call):
                 continue
             buf = self.code_of(other)
-            write = self._write_call(updated, buf, None)
+            write = self._write_call(updated, buf, None, vocabulary.UPDATE_METHODS)  # each copies the buffer
             at = scopes.at_call(updated)
             several = write is None and at is not None and at[1] == "set" and self.code_of(at[0]) == buf
             if write is None and not several:

@@ -81,10 +81,12 @@ def reads_part(rule, read: cst.CSTNode) -> bool:
     return isinstance(read, cst.Call) and rule.matches(read.func, PART_READERS) is not None
 
 
-def reads_one_slot(rule, read: cst.CSTNode, axis: int) -> bool:
-    """Whether a read takes one slot along ``axis`` and the whole of the other axes: ``buf[i]``,
-    ``buf[i, :]`` (``axis`` 0), ``buf[:, i]`` (1), or ``lax.dynamic_index_in_dim(buf, i, axis)``;
-    not a band, a list of slots or a part across the slots."""
+def reads_fixed_rows(rule, read: cst.CSTNode, axis: int) -> bool:
+    """Whether a read takes one slot along ``axis`` and the whole of the other axes (``buf[i]``,
+    ``buf[i, :]`` for ``axis`` 0, ``buf[:, i]`` for 1, ``lax.dynamic_index_in_dim(buf, i,
+    axis)``), or a band of a literal number of slots there (``lax.dynamic_slice_in_dim(buf,
+    t - 2, 2)``, ``lax.dynamic_slice(buf, (t, 0), (3, n))``): what ``grad`` may save of it does
+    not grow with the loop. Not a list of slots, nor a part across all the slots."""
     if isinstance(read, cst.Subscript):
         elements = index_elements(read.slice)
         if len(elements) <= axis or not all(is_full_slice(e.slice) for k, e in enumerate(elements) if k != axis):
@@ -93,9 +95,21 @@ def reads_one_slot(rule, read: cst.CSTNode, axis: int) -> bool:
         return isinstance(index, cst.Index) and index.star is None and not (
             is_none(index.value) or isinstance(index.value, (cst.Ellipsis, cst.List, cst.Tuple))
         )
-    function = rule.matches(read.func, {f"{LAX}.dynamic_index_in_dim"}) if isinstance(read, cst.Call) else None
-    given = _by_parameter(read, (*ROW_READERS[function], "keepdims")) if function is not None else None
-    return given is not None and (0 if given.get("axis") is None else int_value(given["axis"])) == axis
+    if not isinstance(read, cst.Call):
+        return False
+    function = rule.matches(read.func, {f"{LAX}.dynamic_index_in_dim", f"{LAX}.dynamic_slice_in_dim"})
+    if function is not None:
+        given = _by_parameter(read, (*ROW_READERS[function], "keepdims"))
+        if given is None or (0 if given.get("axis") is None else int_value(given["axis"])) != axis:
+            return False
+        return function.endswith("index_in_dim") or int_value(given.get("slice_size")) is not None
+    if rule.matches(read.func, {f"{LAX}.dynamic_slice"}) is not None:
+        given = _by_parameter(read, ("operand", "start_indices", "slice_sizes"))
+        sizes = given.get("slice_sizes") if given is not None else None
+        return isinstance(sizes, (cst.Tuple, cst.List)) and axis < len(sizes.elements) and not any(
+            isinstance(e, cst.StarredElement) for e in sizes.elements
+        ) and int_value(sizes.elements[axis].value) is not None
+    return False
 
 
 def _by_parameter(call: cst.Call, params: tuple[str, ...]) -> dict[str, cst.BaseExpression] | None:
