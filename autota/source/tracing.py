@@ -465,7 +465,22 @@ class TracedFunctions:
             self.rule.matches(expr.func, PARTIAL) or self.rule.is_jit(expr.func) or self._is_transform(expr.func)
         ):
             return self._function(expr.args[0].value, depth + 1)  # `partial(body, ...)` runs `body`
+        if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name):
+            return self._made(self.rule.semantics.binding(expr.func), depth)
         return None
+
+    def _made(self, factory: cst.CSTNode | None, depth: int) -> cst.FunctionDef | cst.Lambda | None:
+        """The function a factory of this file returns (``make_cell(n)`` whose every ``return``
+        gives its nested ``def cell``, or one lambda): what a call of it hands on."""
+        if not isinstance(factory, cst.FunctionDef) or factory.asynchronous:
+            return None
+        semantics = self.rule.semantics
+        returned = {
+            id(f): f for r in semantics.own_nodes(factory, lambda n: isinstance(n, cst.Return))
+            for f in [self._function(r.value, depth + 1) if r.value is not None else None]
+        }
+        (made,) = returned.values() if len(returned) == 1 else (None,)
+        return made if made is not None and semantics.within(made, factory) else None
 
     def _held(self, binding: cst.CSTNode | None, depth: int) -> cst.FunctionDef | cst.Lambda | None:
         """The function a name bound to ``binding`` (a ``def`` or a value) runs when called."""

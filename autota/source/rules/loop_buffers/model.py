@@ -254,15 +254,23 @@ class LoopModeler:
                 return self.callable(binding, depth + 1)
         return None
 
+    def _unwrapped(self, value: cst.BaseExpression | None) -> cst.BaseExpression | None:
+        """``step`` for ``jax.checkpoint(step)`` (or ``remat``): the same function, recomputed."""
+        if isinstance(value, cst.Call) and len(value.args) == 1 and not value.args[0].keyword and self.rule.matches(
+            value.func, {"jax.checkpoint", "jax.remat"}
+        ):
+            return value.args[0].value
+        return value
+
     def _made_by(self, call: cst.Call) -> Function | None:
         """The function a factory of this module returns (``make_body(xs)`` whose every ``return``
-        gives its nested ``def body`` or one ``lambda``); what the body closes over in the factory
-        is data to the model."""
+        gives its nested ``def body`` or one ``lambda``, also through ``jax.checkpoint``); what the
+        body closes over in the factory is data to the model."""
         factory = self.semantics.binding(call.func) if isinstance(call.func, cst.Name) else None
         if not isinstance(factory, cst.FunctionDef) or factory.asynchronous:
             return None
         made = {
-            id(m): m for v in self.returned(factory)
+            id(m): m for v in map(self._unwrapped, self.returned(factory))
             for m in [self.semantics.binding(v) if isinstance(v, cst.Name) else v]
         }
         (function,) = made.values() if len(made) == 1 else (None,)
