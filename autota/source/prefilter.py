@@ -480,6 +480,8 @@ def tracing_call_tops(facts: Facts, functions: list[Site]) -> set[int]:
     # `self.gen(...)` runs `Kind.__call__` where a method set `self.gen = ... Kind(...) ...`
     called = _classes_defining(facts, functions, "__call__")
     if called:
+        # `smoother(x)` of `smoother = Smoother()`
+        names |= {name for name, site in facts.call_assigns if terminal(site.node.func) in called}
         names |= called | {
             attribute
             for shell in facts.members

@@ -177,8 +177,9 @@ class TracedFunctions:
 
     def _callees(self, call: cst.Call, caller: cst.CSTNode) -> list[cst.FunctionDef | cst.Lambda]:
         """The functions of this file that ``call`` may run: a function, a method (with the
-        overrides of subclasses of this file, for ``self.name(...)``), or the ``__init__`` of
-        the class it makes (``ForceTokens(pairs)`` in jitted code runs its ``__init__`` traced)."""
+        overrides of subclasses of this file, for ``self.name(...)``), the ``__init__`` of
+        the class it makes (``ForceTokens(pairs)`` in jitted code runs its ``__init__`` traced),
+        or the ``__call__`` of the class of the object it calls (``smoother = Smoother()``)."""
         if isinstance(call.func, cst.Attribute):
             method = self._method(call.func, caller)
             return [*([method] if method is not None else []), *self._overrides(call.func, caller)]
@@ -186,6 +187,10 @@ class TracedFunctions:
         if isinstance(binding, cst.ClassDef):
             init = _member(binding, "__init__")
             return [init] if init is not None else []
+        instance = self._instance_class(call.func) if isinstance(call.func, cst.Name) else None
+        if instance is not None:  # `smoother(x)` of `smoother = Smoother()` runs `Smoother.__call__`
+            method = _member(instance, "__call__")
+            return [method] if method is not None else []
         function = self._held(binding, 0)
         return [function] if function is not None else []
 

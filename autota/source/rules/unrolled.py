@@ -737,6 +737,12 @@ def _where_compiled(traced, line: int) -> str:
     return f"runs in {what} (line {line}), which is compiled"
 
 
+def _instances(facts: prefilter.Facts) -> set[str]:
+    """The names bound to an object of a class of this file (``smoother = Smoother()``)."""
+    classes = {node.name for _, node in facts.classes}
+    return {name for name, site in facts.call_assigns if prefilter.terminal(site.node.func) in classes}
+
+
 def _called_from(facts: prefilter.Facts, functions: list, methods: bool) -> set[str]:
     """The names ``functions`` call (with ``methods``, also the attribute of ``x.name(...)``),
     and those they wrap where they run them: ``f`` of ``jax.vmap(f)(x)`` or ``jax.grad(f)``."""
@@ -748,6 +754,8 @@ def _called_from(facts: prefilter.Facts, functions: list, methods: bool) -> set[
     }
     if methods and called & vocabulary.MODEL_ENTRIES:
         called.add("__call__")  # `model.apply(params, x)` runs a Flax module's `__call__`
+    if methods and called & _instances(facts):
+        called.add("__call__")  # `smoother(x)` of `smoother = Smoother()` runs its `__call__`
     return called | {
         prefilter.terminal(site.node.args[0])
         for site in inside
