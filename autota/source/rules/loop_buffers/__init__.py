@@ -176,7 +176,7 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
 
     def visit_Call(self, node: cst.Call) -> None:
         if self.matches(node.func, WHERE):
-            self._check_select(node)  # AT204's copy is made forward, differentiated or not
+            self._check_select(node)  # AT204: in an eager loop a copy each step; compiled, a cost under `grad`
             return
         if self.traced.never_differentiated(node):
             return  # a while_loop's body, a custom_vjp's own body or rules: `grad` does not go through it

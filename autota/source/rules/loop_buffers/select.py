@@ -54,9 +54,19 @@ class SelectUpdates:
             loops = scopes.enclosing_loops(self, call)
             if not (in_body or loops) or not in_body and all(self.few_trips(loop) for loop in loops):
                 return  # no loop, or a few constant steps (`for idx in [a, b]`, a swap): a fixed cost
+            if in_body and (
+                self.traced.never_differentiated(call)
+                or self._modeler().exact_dtype(self._carry_initial(call, other, traced))
+            ):
+                # compiled, the select costs only under `grad`: XLA makes a select around a one-slot
+                # update an update of the selected slot, forward; here `grad` never comes, or the
+                # buffer (int, bool) has no cotangent
+                return
             message = (
                 f"selecting between `{buf}` and its one-slot update rewrites the whole buffer every "
-                "step (O(size) a step, O(T^2) in all)"
+                "step (O(size) a step, O(T^2) in all)" if not in_body else
+                f"selecting between `{buf}` and its one-slot update costs the whole buffer every step "
+                "under `jax.grad` (O(size) a step, O(T^2) in all; forward, XLA selects the slot itself)"
             )
             if several:
                 self.report("AT204", call, message, reason="the write's index is not one position on axis 0")
@@ -188,39 +198,42 @@ class SelectUpdates:
         return pred_code, index_code, row_code, first
 
     def _strong_inexact_carry(self, call: cst.Call, buf: cst.BaseExpression, traced) -> bool:
-        """Whether ``buf`` is the carry of the loop whose body (used by that loop only) makes
-        ``call``, as the step received it (bound in the body only by the carry's unpacking and by
-        the statement of ``call``), and
-        the loop's initial value of it is visibly a strongly typed floating or complex array. Such
-        a buffer, promoted with any row, goes through an inexact dtype at least as wide and back
-        unchanged, so converting the slot alone changes nothing."""
+        """Whether ``buf`` is the carry of the loop whose body makes ``call`` (see
+        :meth:`_carry_initial`) and the loop's initial value of it is visibly a strongly typed
+        floating or complex array. Such a buffer, promoted with any row, goes through an inexact
+        dtype at least as wide and back unchanged, so converting the slot alone changes nothing."""
+        return self._modeler().strong_inexact(self._carry_initial(call, buf, traced))
+
+    def _carry_initial(self, call: cst.Call, buf: cst.BaseExpression, traced) -> cst.BaseExpression | None:
+        """The loop's initial value of ``buf``, where ``buf`` is the carry of the loop whose body
+        (used by that loop only) makes ``call``, as the step received it (bound in the body only by
+        the carry's unpacking and by the statement of ``call``); ``None`` elsewhere."""
         if traced is None or traced.kind != "loop-body" or not isinstance(buf, cst.Name):
-            return False
+            return None
         loop = traced.node
         kind = LOOPS.get(self.matches(loop.func, LOOPS))
         if kind not in INIT_ARG:
-            return False
+            return None
         args = self._arguments(loop, kind)
         if args is None or INIT_ARG[kind] not in args or BODY_ARG[kind] not in args or "**" in args:
-            return False
+            return None
         function = self._function(args[BODY_ARG[kind]].value)
         if not isinstance(function, cst.FunctionDef) or not self.semantics.contains(function, call):
-            return False
+            return None
         if not self._sole_use(function, args[BODY_ARG[kind]].value):
-            return False  # another loop may run the same body from another initial value
+            return None  # another loop may run the same body from another initial value
         body = self._body(function, kind)
         if body.problem or buf.value not in body.elements:
-            return False
+            return None
         statement = next((a for a in self.ancestors(call) if isinstance(a, cst.Assign)), None)
         allowed = [n for n in (body.unpack, statement) if n is not None]
         bindings = [*self.semantics.stores(function.body, buf.value), *assigns(self.semantics, function, buf.value)]
         if any(not any(b is a or self.semantics.contains(a, b) for a in allowed) for b in bindings):
-            return False
+            return None
         path = (body.elements.index(buf.value),) if body.unpack is not None else ()
         if body.unpack is None and buf.value != body.carry_param:
-            return False
-        modeler = self._modeler()
-        return modeler.strong_inexact(modeler.initial(args[INIT_ARG[kind]].value, path))
+            return None
+        return self._modeler().initial(args[INIT_ARG[kind]].value, path)
 
     def _scalar_predicate(self, pred: cst.BaseExpression) -> bool:
         """Comparisons of loop indices, counters, literals and shapes: a scalar by construction,
