@@ -102,7 +102,7 @@ class UnrolledLoopRule(SourceRule):
             return  # nothing carried, or an array grown by concatenation: AT101 reports that loop
         if self._static_index(node, function):
             return  # the index sets a shape or picks a Python item: no `lax.scan` expresses the loop
-        if self._static_use(node.body, set(carried), function, 0) or self._reshaped_carry(node, carried):
+        if self._static_use(node.body, set(carried), function, 0, control=False) or self._reshaped_carry(node, carried):
             return  # a carried int sets a shape (`x[mid:end]`), or a carried array changes shape: nothing a scan carries
         if self.few_trips(node):
             return  # a few copies of the body, whatever the input: the program does not grow
@@ -374,7 +374,8 @@ class UnrolledLoopRule(SourceRule):
         )
 
     def _static_use(
-        self, tree: cst.CSTNode, names: set[str], function: cst.FunctionDef, depth: int, edges: frozenset[str] = frozenset()
+        self, tree: cst.CSTNode, names: set[str], function: cst.FunctionDef, depth: int, edges: frozenset[str] = frozenset(),
+        control: bool = True,
     ) -> bool:
         """Whether ``tree`` uses one of ``names`` (or a name computed from one) where Python needs
         an int: a bound of a slice whose length changes with it (``x[k + 1:n]``, not
@@ -383,7 +384,9 @@ class UnrolledLoopRule(SourceRule):
         dict display, or whose item is called (``layers[k](x)``: no array is callable), a
         boolean mask computed from it (``x[np.arange(n) != i]``, whose size must be concrete), a keyword argument that JAX needs static (``axis=``, ``shape=``, see
         :data:`vocabulary.STATIC_KEYWORDS`), or an argument of a function of this module that uses it so.
-        A test of the index itself against one of ``edges`` (``t == T - 1``) is not: see :meth:`_edges`."""
+        A test of the index itself against one of ``edges`` (``t == T - 1``) is not: see :meth:`_edges`.
+        Without ``control``, no test is (a flag the loop carries, ``if not seen:``, a scan can carry
+        and test with ``lax.cond``)."""
         derived = set(names)
         computed: dict[str, list[cst.BaseExpression]] = {}  # a derived name -> the values assigned to it
         for assign in self.semantics.find(tree, lambda n: isinstance(n, cst.Assign)):
@@ -437,7 +440,7 @@ class UnrolledLoopRule(SourceRule):
         kinds = (cst.Slice, cst.Call, cst.Subscript, cst.If, cst.IfExp, cst.While)
         for node in self.semantics.find(tree, lambda n: isinstance(n, kinds)):
             if isinstance(node, (cst.If, cst.IfExp, cst.While)):
-                if uses(node.test) and not (isinstance(node, (cst.If, cst.IfExp)) and _tests_edge(self, node.test, names, edges)):
+                if control and uses(node.test) and not (isinstance(node, (cst.If, cst.IfExp)) and _tests_edge(self, node.test, names, edges)):
                     return True  # Python control flow on the index
             elif isinstance(node, cst.Slice):
                 if uses(node.step) or uses(node.lower) != uses(node.upper):
@@ -454,7 +457,7 @@ class UnrolledLoopRule(SourceRule):
                 if isinstance(callee, cst.FunctionDef) and depth < 2 and not any(a.star or a.keyword for a in node.args):
                     params = [p.name.value for p in (*callee.params.posonly_params, *callee.params.params)]
                     passed = {p for p, a in zip(params, node.args) if uses(a.value)}
-                    if passed and self._static_use(callee.body, passed, callee, depth + 1):
+                    if passed and self._static_use(callee.body, passed, callee, depth + 1, control=control):
                         return True
             elif any(isinstance(e.slice, cst.Index) and uses(e.slice.value) for e in node.slice):
                 masks = [e.slice.value for e in node.slice if isinstance(e.slice, cst.Index)]
