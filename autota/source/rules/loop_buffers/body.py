@@ -728,7 +728,7 @@ class LoopBodies:
         if function is None or self._made_per_run(function, call):
             return None
         changing = next(
-            (n.value for n in self._free_names(function) if not self._bound_once(n) or self._changed_in_place(n)), None
+            (n.value for n in self._free_names(function) if not self._bound_once(n) or self._may_differ_between_runs(n)), None
         )
         effect = self._trace_effect(function)
         if changing is None and effect is None and not reads_initial:
@@ -743,6 +743,48 @@ class LoopBodies:
             "is defined outside the statement's run, and JAX reuses a body's trace for the same function and "
             "argument types, freezing what it read; the fix changes which runs share a trace"
         )
+
+    def _may_differ_between_runs(self, name: cst.Name) -> bool:
+        """Whether the object ``name`` holds may be another between two runs of a loop: it is
+        changed in place (:meth:`_changed_in_place`), or it is not visibly immutable (a NumPy
+        array, a list, an object of a class: a helper it is passed to, or a method of its own,
+        may change it unseen, `GAIN[0] = v` in `set_gain(GAIN, v)`, `SCALE.fill(2.0)`, a
+        property over state a method sets)."""
+        return self._changed_in_place(name) or not self._immutable(name)
+
+    def _immutable(self, name: cst.Name, depth: int = 0) -> bool:
+        """Whether ``name`` visibly holds an object nothing can change: a function, a class, an
+        import (a module or what it exports: a known gap where that is a mutable object), a
+        builtin, or a value :meth:`_immutable_value` accepts."""
+        held = self.semantics.binding(name)
+        if isinstance(held, (cst.FunctionDef, cst.ClassDef)):
+            return True
+        if held is None:  # an import, a builtin, or a binding the file cannot tell (a parameter, an unpacking)
+            scope = self.semantics.binding_scope(name)
+            roles = [
+                scopes.binding_role(self.semantics.parents, n)
+                for n in self.semantics.names_in(scope, name.value) if scopes.binding_role(self.semantics.parents, n)[0]
+            ]
+            return all(isinstance(holder, cst.AsName) and isinstance(self.parent(holder), cst.ImportAlias) for _, holder in roles)
+        return depth < 3 and self._immutable_value(held, depth)
+
+    def _immutable_value(self, value: cst.BaseExpression, depth: int) -> bool:
+        """Literals, tuples of immutable values, arithmetic on them, a module's attribute
+        (``np.pi``, ``jnp.float32``), a new JAX array (immutable, of its own memory), or a name
+        that holds one of these."""
+        if isinstance(value, (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst.ConcatenatedString)):
+            return True
+        if isinstance(value, cst.Name):
+            return value.value in ("True", "False", "None") or self._immutable(value, depth + 1)
+        if isinstance(value, cst.Tuple):
+            return all(isinstance(e, cst.Element) and self._immutable_value(e.value, depth) for e in value.elements)
+        if isinstance(value, cst.UnaryOperation):
+            return self._immutable_value(value.expression, depth)
+        if isinstance(value, cst.BinaryOperation):
+            return self._immutable_value(value.left, depth) and self._immutable_value(value.right, depth)
+        if isinstance(value, cst.Attribute) and isinstance(value.value, cst.Name):
+            return self.semantics.binding(value.value) is None and self._immutable(value.value, depth + 1)
+        return isinstance(value, cst.Call) and self.new_jax_array(value, own_memory=True)
 
     def _changed_in_place(self, name: cst.Name) -> bool:
         """Whether the object ``name`` holds may change without a new binding: an item or an
