@@ -461,6 +461,8 @@ def may_overflow_int32(expr, value_sources=None, depth: int = 0) -> bool:
             return None if body is None or orelse is None else (min(body[0], orelse[0]), max(body[1], orelse[1]))
         return None
 
+    if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Divide):
+        return False  # `k / 3`: true division makes a float, never an int
     shifted = lambda n: isinstance(n, (cst.Power, cst.LeftShift))  # noqa: E731
     huge = lambda n: isinstance(n, cst.Integer) and int(n.evaluated_value) >= 2**31  # noqa: E731
     if not isinstance(expr, cst.Name) and not integral(expr) and (find(expr, huge) or find(expr, shifted)):

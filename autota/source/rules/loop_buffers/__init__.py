@@ -565,6 +565,11 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
             return "the write is made in a helper function the body calls; inline it to get a fix"
         if isinstance(body, cst.FunctionDef) and isinstance(body.body, cst.SimpleStatementSuite):
             return "the body is defined on one line; write it on indented lines to get a fix"
+        if isinstance(body, cst.FunctionDef) and (
+            body.params.kwonly_params or isinstance(body.params.star_arg, cst.Param) or body.params.star_kwarg
+            or any(p.default is not None for p in (*body.params.posonly_params, *body.params.params))
+        ):
+            return "the body takes parameters beyond the loop's (a default, `*args`, keyword-only); the rewrite passes the loop's alone"
         return (
             "the carry is indexed (`state[k]`) or the write is bound to another name than the buffer's; unpack the "
             "carry into names and write `buf = buf.at[i].set(row)` to get a fix"

@@ -586,7 +586,7 @@ class CarriedBuffers:
                 start = lower_value + offset
                 start_code = str(start)
                 if start < 0:
-                    return "the first index is negative (it would wrap around to the end)"
+                    return "the first index is negative (`.at[]` wraps it around to the end, `dynamic_update_slice` clamps it to 0)"
             else:
                 start_code = self.code_of(lower) if offset == 0 else (
                     f"{self.code_of(lower)} + {offset}" if offset > 0 else f"{self.code_of(lower)} - {-offset}"
@@ -630,7 +630,7 @@ class CarriedBuffers:
                 return f"the counter `{counter_name}` does not start at an integer literal"
             start = initial + offset + step
             if start < 0:
-                return "the first index is negative (it would wrap around to the end)"
+                return "the first index is negative (`.at[]` wraps it around to the end, `dynamic_update_slice` clamps it to 0)"
             start_code = str(start)
             if kind == "fori":
                 lower, upper = args["lower"].value, args["upper"].value
@@ -814,6 +814,11 @@ class CarriedBuffers:
             holder, parent = parent, self.parent(parent)
         line = self.parent(parent)
         if not (isinstance(line, cst.SimpleStatementLine) and len(line.body) == 1):
+            if isinstance(parent, (cst.Assign, cst.Return)) and parent.value is holder:
+                return (
+                    "the loop's statement shares its line with others (`;`, or after `if ...:` on one line), "
+                    "and the fix writes lines of its own"
+                )
             return NOT_BOUND
         if isinstance(parent, cst.Assign) and parent.value is holder and len(parent.targets) == 1:
             receiver = parent.targets[0].target
