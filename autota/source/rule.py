@@ -310,11 +310,19 @@ class SourceRule:
         """Whether ``loop`` runs over a ``range`` (or its ``reversed``) of constants (int literals,
         or names bound once to one: ``N_PLAYERS = 3``, ``len((1, 2, 3))``) of at most
         :data:`FEW_TRIPS` steps, or over a tuple or list display of at most that many elements
-        (``for dim in (3, 4, 6)``, or a name bound once to such a tuple)."""
+        (``for dim in (3, 4, 6)``, or a name bound once to such a tuple); or over ``zip`` of
+        iterables one of which is such (``zip(ks, colors)`` stops at the end of ``colors``), or
+        ``enumerate`` of one of those."""
         if isinstance(loop, cst.For):
-            count = self._display_length(loop.iter)
-            if count is not None:
-                return count <= FEW_TRIPS
+            iterated = loop.iter
+            if isinstance(iterated, cst.Call) and self.matches(iterated.func, {"builtins.enumerate"}) and iterated.args:
+                iterated = iterated.args[0].value
+            zipped = [iterated]
+            if isinstance(iterated, cst.Call) and self.matches(iterated.func, {"builtins.zip"}):
+                zipped = [a.value for a in iterated.args if a.keyword is None and not a.star]
+            counts = [c for c in map(self._display_length, zipped) if c is not None]
+            if counts:
+                return min(counts) <= FEW_TRIPS
         iterator = self.range_call(loop.iter) if isinstance(loop, cst.For) else None
         if iterator is None:
             return False
@@ -364,7 +372,7 @@ class SourceRule:
 
     def _only_read(self, name: cst.Name) -> bool:
         """Whether every use of the list ``name`` in its scope leaves it as it is: the loop it is
-        iterated by, an item read (``ids[k]``), ``len``/``enumerate`` of it; not a method call
+        iterated by, an item read (``ids[k]``), ``len``/``enumerate``/``zip`` of it; not a method call
         (``ids.append``), an item stored, nor a call that may change it."""
         scope = self.semantics.enclosing_scope(name)
         for use in self.semantics.variables(scope, name.value):
@@ -378,7 +386,7 @@ class SourceRule:
             )):
                 continue
             if isinstance(parent, cst.Arg) and isinstance(self.parent(parent), cst.Call) and self.matches(
-                self.parent(parent).func, {"builtins.len", "builtins.enumerate"}
+                self.parent(parent).func, {"builtins.len", "builtins.enumerate", "builtins.zip"}
             ):
                 continue
             return False
