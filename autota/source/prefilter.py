@@ -168,6 +168,11 @@ class Facts:
         """The names bound to a wrapper of one of ``names`` (see :meth:`wrappings`)."""
         return {g for g, f in self.wrappings() if f in names}
 
+    def instances(self, classes: set[str]) -> set[str]:
+        """The names bound to an object of one of ``classes`` (``smoother = Smoother()``):
+        calling one runs its class's ``__call__``."""
+        return {name for name, site in self.call_assigns if terminal(site.node.func) in classes}
+
     def wrapped(self, names: set[str]) -> set[str]:
         """The functions that calling one of ``names`` runs through a wrapper (see :meth:`wrappings`)."""
         return {f for g, f in self.wrappings() if g in names}
@@ -480,8 +485,7 @@ def tracing_call_tops(facts: Facts, functions: list[Site]) -> set[int]:
     # `self.gen(...)` runs `Kind.__call__` where a method set `self.gen = ... Kind(...) ...`
     called = _classes_defining(facts, functions, "__call__")
     if called:
-        # `smoother(x)` of `smoother = Smoother()`
-        names |= {name for name, site in facts.call_assigns if terminal(site.node.func) in called}
+        names |= facts.instances(called)  # `smoother(x)` of `smoother = Smoother()`
         names |= called | {
             attribute
             for shell in facts.members

@@ -7,9 +7,7 @@ engine runs only visitors with at least one enabled code whose ``triggers`` occu
 
 from __future__ import annotations
 
-import io
 import re
-import tokenize
 import unicodedata
 from dataclasses import dataclass, field
 from typing import ClassVar
@@ -68,7 +66,6 @@ class RuleContext:
     """Names fixes of this pass introduce, by top-level statement: fixes applied in one round
     must not pick the same name where they could meet."""
     _identifiers: set[str] | None = None
-    _name_counts: dict[str, int] | None = None
     semantics: scopes.Semantics | None = None
     """The file's parents, scopes, positions and names, indexed once for every rule (see
     :class:`scopes.Semantics`); the engine sets it before the rules run."""
@@ -87,19 +84,9 @@ class RuleContext:
         return self._identifiers
 
     def name_count(self, name: str) -> int:
-        """How many times the whole file spells the name ``name`` in code (not in comments or
-        strings): the parsed slice may leave out some of its uses."""
-        if self._name_counts is None:
-            counts: dict[str, int] = {}
-            try:
-                for token in tokenize.generate_tokens(io.StringIO(self.source.text).readline):
-                    if token.type == tokenize.NAME:
-                        counts[token.string] = counts.get(token.string, 0) + 1
-            except (tokenize.TokenError, SyntaxError):  # count every spelling, strings included
-                for word in re.findall(r"[^\W\d]\w*", self.source.text):
-                    counts[word] = counts.get(word, 0) + 1
-            self._name_counts = counts
-        return self._name_counts.get(name, 0)
+        """How many times the whole file spells the name ``name`` in code: the parsed slice may
+        leave out some of its uses (see :meth:`SourceText.name_count`)."""
+        return self.source.name_count(name)
 
     def file_line(self, line: int) -> int:
         """The file's line for a line of the parsed text."""

@@ -151,7 +151,6 @@ def sees(scope: cst.CSTNode, name: str) -> bool:
     return bool(declared) or not binds_locally
 
 
-
 def _member_of(target: cst.BaseExpression | None, name: str) -> str | None:
     """``".attr"`` for a target ``name.attr``, ``"['key']"`` for ``name["key"]`` (a string key),
     ``""`` for another subscript of ``name`` (some member, which cannot be told), else ``None``."""

@@ -36,20 +36,28 @@ class SourceText:
         self.newline = first.group() if first else "\n"
 
     @cached_property
-    def _tokenized(self) -> tuple[list[tokenize.TokenInfo], int | None]:
-        """The file's comment tokens, and the line where this Python's tokenizer stops reading it
-        (a newer grammar's f-string), ``None`` where it reads it whole."""
-        return _scan_comments(self.text)
+    def _tokenized(self) -> _Tokens:
+        """The file read once by this Python's tokenizer: its comments, names and string values,
+        and where it stops reading (a newer grammar's f-string)."""
+        return _scan(self.text)
+
+    def name_count(self, name: str) -> int:
+        """How many times the text spells the name ``name`` in code (not in comments or
+        strings); where the tokenizer stops early, every spelling counts, strings included (a
+        count too high errs on the side of uses not seen)."""
+        if self._tokenized.stop is not None:
+            return len(re.findall(rf"(?<![\w]){re.escape(name)}(?![\w])", self.text))
+        return self._tokenized.names.get(name, 0)
 
     @cached_property
     def comments(self) -> list[tuple[int, str]]:
         """Every comment of the text that the tokenizer reaches, with its offset."""
-        return [(self.offset(t.start[0], t.start[1] + 1), t.string) for t in self._tokenized[0]]
+        return [(self.offset(t.start[0], t.start[1] + 1), t.string) for t in self._tokenized.comments]
 
     @cached_property
     def _comments_unreadable_from(self) -> int | None:
         """The offset past which comments cannot be told apart, or ``None``."""
-        line = self._tokenized[1]
+        line = self._tokenized.stop
         return None if line is None else self.line_starts[max(0, min(line, len(self.line_starts)) - 1)]
 
     def dropped_comments(self, edits: Iterable[Edit]) -> list[str]:
@@ -70,31 +78,11 @@ class SourceText:
         in the value of a string literal spelled otherwise (``"jax_disable\\x5fjit"``, or
         ``"jax_disable" "_jit"`` implicitly concatenated): an option may be named either way."""
         word = word.lower()
-        return word in self._lowered or any(word in value for value in self._string_values)
+        return word in self._lowered or any(word in value for value in self._tokenized.strings)
 
     @cached_property
     def _lowered(self) -> str:
         return self.text.lower()
-
-    @cached_property
-    def _string_values(self) -> list[str]:
-        """The lowered values of the text's string literals, each run of adjacent ones (implicit
-        concatenation) joined, as far as the tokenizer reads the text."""
-        runs, run = [], []
-        try:
-            for token in tokenize.generate_tokens(io.StringIO(self.text).readline):
-                if token.type == tokenize.STRING:
-                    try:
-                        value = ast.literal_eval(token.string)
-                    except (ValueError, SyntaxError, MemoryError, RecursionError):
-                        value = token.string  # an f-string: its text
-                    run.append(value.decode("latin-1") if isinstance(value, bytes) else str(value))
-                elif token.type not in (tokenize.NL, tokenize.COMMENT) and run:
-                    runs.append("".join(run).lower())
-                    run = []
-        except (tokenize.TokenError, IndentationError, SyntaxError):
-            pass
-        return [*runs, "".join(run).lower()] if run else runs
 
     def parses_after(self, edits: Iterable[Edit]) -> bool:
         """Whether the text with ``edits`` applied is still Python that Python's parser reads (or,
@@ -215,15 +203,47 @@ class _Statements:
         return [(first, last) for first, last in runs]
 
 
-def _scan_comments(code: str) -> tuple[list[tokenize.TokenInfo], int | None]:
-    """The comment tokens of ``code`` (the file, or an edit's new text) as far as it tokenizes, and
-    the line where it stops (``None`` where it tokenizes whole): in a fix's new text, a comment it
-    cannot reach counts as dropped, which errs on the safe side."""
-    found = []
+@dataclass
+class _Tokens:
+    comments: list[tokenize.TokenInfo]
+    names: Counter
+    """How many times each name is spelled in code."""
+    strings: list[str]
+    """The lowered values of the string literals, each run of adjacent ones (implicit
+    concatenation) joined."""
+    stop: int | None
+    """The line where the tokenizer stops, ``None`` where it reads the text whole."""
+
+
+def _scan(code: str) -> _Tokens:
+    """What :class:`_Tokens` holds of ``code``, as far as it tokenizes."""
+    found = _Tokens([], Counter(), [], None)
+    run: list[str] = []
     try:
         for token in tokenize.generate_tokens(io.StringIO(code).readline):
             if token.type == tokenize.COMMENT:
-                found.append(token)
+                found.comments.append(token)
+            elif token.type == tokenize.NAME:
+                found.names[token.string] += 1
+            if token.type == tokenize.STRING:
+                try:
+                    value = ast.literal_eval(token.string)
+                except (ValueError, SyntaxError, MemoryError, RecursionError):
+                    value = token.string  # an f-string: its text
+                run.append(value.decode("latin-1") if isinstance(value, bytes) else str(value))
+            elif token.type not in (tokenize.NL, tokenize.COMMENT) and run:
+                found.strings.append("".join(run).lower())
+                run = []
     except (tokenize.TokenError, IndentationError, SyntaxError) as exc:
-        return found, getattr(exc, "lineno", None) or (exc.args[1][0] if len(exc.args) > 1 else 1)
-    return found, None
+        found.stop = getattr(exc, "lineno", None) or (exc.args[1][0] if len(exc.args) > 1 else 1)
+    if run:
+        found.strings.append("".join(run).lower())
+    return found
+
+
+def _scan_comments(code: str) -> tuple[list[tokenize.TokenInfo], int | None]:
+    """The comment tokens of ``code`` (an edit's new text) as far as it tokenizes, and the line
+    where it stops (``None`` where it tokenizes whole): in a fix's new text, a comment it
+    cannot reach counts as dropped, which errs on the safe side."""
+    scanned = _scan(code)
+    return scanned.comments, scanned.stop

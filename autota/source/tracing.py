@@ -584,7 +584,7 @@ class TracedFunctions:
             grown = []
             for definition in defs:
                 uses = self._uses(definition)
-                if uses and self._all_seen(definition, uses) and not any(self._graded(n) for n in uses) and all(
+                if uses and self._all_seen(definition, uses) and all(
                     self._undifferentiated_use(n, found) or self._undifferentiated_use(self._alias(n), found)
                     for n in uses
                 ):

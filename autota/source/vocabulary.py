@@ -295,6 +295,8 @@ DEFINE_VJP = "defvjp"
 TRACES_ARGUMENTS = frozenset({"jax.jit", "jax.pmap", "jax.experimental.pjit.pjit"})
 """The jits that trace every argument their static options do not name: Equinox's
 ``filter_jit`` keeps every argument that is not an array static (a Python int bound included)."""
+REMATS = frozenset({"jax.checkpoint", "jax.remat"})
+"""Wrappers that run the function they are given as it is, recomputing it under ``grad``."""
 TRACING_TRANSFORMS = frozenset(
     {
         "jax.vmap",

@@ -102,10 +102,10 @@ class UnrolledLoopRule(SourceRule):
             return  # nothing carried, or an array grown by concatenation: AT101 reports that loop
         if self._static_index(node, function):
             return  # the index sets a shape or picks a Python item: no `lax.scan` expresses the loop
-        if self._static_use(node.body, set(carried), function, 0, control=False) or self._reshaped_carry(node, carried):
-            return  # a carried int sets a shape (`x[mid:end]`), or a carried array changes shape: nothing a scan carries
         if self.few_trips(node):
             return  # a few copies of the body, whatever the input: the program does not grow
+        if self._static_use(node.body, set(carried), function, 0, control=False) or self._reshaped_carry(node, carried):
+            return  # a carried int sets a shape (`x[mid:end]`), or a carried array changes shape: nothing a scan carries
         if self._makes_layers(node):
             return  # a layer (its own parameters) made each step: one `scan` body cannot hold them
         if self._python_only(node, function, carried):
@@ -740,12 +740,6 @@ def _where_compiled(traced, line: int) -> str:
     return f"runs in {what} (line {line}), which is compiled"
 
 
-def _instances(facts: prefilter.Facts) -> set[str]:
-    """The names bound to an object of a class of this file (``smoother = Smoother()``)."""
-    classes = {node.name for _, node in facts.classes}
-    return {name for name, site in facts.call_assigns if prefilter.terminal(site.node.func) in classes}
-
-
 def _called_from(facts: prefilter.Facts, functions: list, methods: bool) -> set[str]:
     """The names ``functions`` call (with ``methods``, also the attribute of ``x.name(...)``),
     and those they wrap where they run them: ``f`` of ``jax.vmap(f)(x)`` or ``jax.grad(f)``."""
@@ -757,7 +751,7 @@ def _called_from(facts: prefilter.Facts, functions: list, methods: bool) -> set[
     }
     if methods and called & vocabulary.MODEL_ENTRIES:
         called.add("__call__")  # `model.apply(params, x)` runs a Flax module's `__call__`
-    if methods and called & _instances(facts):
+    if methods and called & facts.instances({node.name for _, node in facts.classes}):
         called.add("__call__")  # `smoother(x)` of `smoother = Smoother()` runs its `__call__`
     return called | {
         prefilter.terminal(site.node.args[0])

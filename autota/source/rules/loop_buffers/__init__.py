@@ -557,7 +557,7 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
             return "the body is a `functools.partial` or a method; the rewrite takes a `def` called with the loop's arguments"
         args = self._arguments(model.call, model.kind) or {}
         made = args[vocabulary.BODY_ARG[model.kind]].value if vocabulary.BODY_ARG[model.kind] in args else None
-        if isinstance(made, cst.Call) and self.matches(made.func, vocabulary.PARTIAL | {"jax.checkpoint", "jax.remat"}) is None:
+        if isinstance(made, cst.Call) and self.matches(made.func, vocabulary.PARTIAL | vocabulary.REMATS) is None:
             return "the body is made by a call (a factory); the rewrite takes a `def` the loop names"
         if isinstance(body, cst.Lambda):
             return "the body is a `lambda`; write it as a `def` to get a fix"

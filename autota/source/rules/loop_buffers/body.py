@@ -761,11 +761,11 @@ class LoopBodies:
             return True
         if held is None:  # an import, a builtin, or a binding the file cannot tell (a parameter, an unpacking)
             scope = self.semantics.binding_scope(name)
-            roles = [
-                scopes.binding_role(self.semantics.parents, n)
-                for n in self.semantics.names_in(scope, name.value) if scopes.binding_role(self.semantics.parents, n)[0]
-            ]
-            return all(isinstance(holder, cst.AsName) and isinstance(self.parent(holder), cst.ImportAlias) for _, holder in roles)
+            roles = [scopes.binding_role(self.semantics.parents, n) for n in self.semantics.names_in(scope, name.value)]
+            return all(
+                isinstance(holder, cst.AsName) and isinstance(self.parent(holder), cst.ImportAlias)
+                for role, holder in roles if role is not None
+            )
         return depth < 3 and self._immutable_value(held, depth)
 
     def _immutable_value(self, value: cst.BaseExpression, depth: int) -> bool:

@@ -226,7 +226,7 @@ class LoopModeler:
                 positional = [a for a in rest if a.keyword is None]
                 keywords = {a.keyword.value: OPAQUE for a in rest if a.keyword is not None}
                 return Function(inner.node, inner.bound + [OPAQUE] * len(positional), {**inner.keywords, **keywords})
-            if self.rule.matches(expr.func, {"jax.checkpoint", "jax.remat"}) and len(expr.args) == 1:
+            if self.rule.matches(expr.func, vocabulary.REMATS) and len(expr.args) == 1:
                 return self.callable(expr.args[0].value, depth + 1)
             return self._made_by(expr)
         if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name):
@@ -257,7 +257,7 @@ class LoopModeler:
     def _unwrapped(self, value: cst.BaseExpression | None) -> cst.BaseExpression | None:
         """``step`` for ``jax.checkpoint(step)`` (or ``remat``): the same function, recomputed."""
         if isinstance(value, cst.Call) and len(value.args) == 1 and not value.args[0].keyword and self.rule.matches(
-            value.func, {"jax.checkpoint", "jax.remat"}
+            value.func, vocabulary.REMATS
         ):
             return value.args[0].value
         return value
