@@ -18,6 +18,7 @@ from autota.source import vocabulary
 
 UPDATE_METHODS = vocabulary.UPDATE_METHODS
 JIT_NAMES = vocabulary.JIT_TERMINALS
+PARTIAL_NAMES = frozenset(vocabulary.terminal(name) for name in vocabulary.PARTIAL)
 LOOP_NAMES = vocabulary.LOOP_TERMINALS
 DYNAMIC_UPDATE_NAMES = vocabulary.DYNAMIC_WRITE_TERMINALS
 GROWTH_NAMES = frozenset(vocabulary.GROWTH_FUNCTIONS)
@@ -182,12 +183,15 @@ class Facts:
 
     def jitted(self) -> list[Site]:
         """Functions decorated with a jit-like name, or passed to a jit-like call (also through a
-        ``partial``: ``jax.jit(partial(store, scale=2.0))``)."""
+        ``partial``: ``jax.jit(partial(store, scale=2.0))``, and those the ``partial`` binds as
+        arguments, which the function it wraps calls)."""
         passed, lambdas = set(), set()
         for site in self.calls_named(JIT_NAMES):
             for arg in site.node.args[:1]:
                 # `jax.jit(partial(store, scale=2.0))`, `jax.jit(jax.vmap(step))`
                 while isinstance(arg, ast.Call) and self.name(arg.func) in TRACING_TERMINALS and arg.args:
+                    if self.name(arg.func) in PARTIAL_NAMES:  # `pmap(partial(step, loss_fn=model.loss))`: `step` calls it
+                        passed |= {terminal(a) for a in (*arg.args[1:], *(k.value for k in arg.keywords)) if terminal(a)}
                     arg = arg.args[0]
                 if isinstance(arg, ast.Name):
                     passed.add(arg.id)
@@ -475,7 +479,7 @@ TRACING_TERMINALS = JIT_NAMES | LOOP_NAMES | vocabulary.TRACED_ARGUMENT_TERMINAL
 def tracing_call_tops(facts: Facts, functions: list[Site]) -> set[int]:
     """Statements that may show one of ``functions`` runs traced: ``jit(f)``, ``lax.scan(f, ...)``,
     ``vmap(f)``, ``partial(f, ...)`` given to one of those, ``self.param(name, f)`` or ``kernel_init=f``
-    (an initializer), and the functions that call ``f`` (a
+    (an initializer), and the functions that call ``f`` or hand it to a call (a
     function called from a traced one is traced too), a few calls up.
 
     Rules read them to tell that ``f`` runs traced, so they are kept along with ``f``.
@@ -508,7 +512,7 @@ def tracing_call_tops(facts: Facts, functions: list[Site]) -> set[int]:
             initializer = not initializer_names.isdisjoint(names)
             if passed and facts.name(call.func) in TRACING_TERMINALS or initializer:
                 found.add(site.top)
-            elif terminal(call.func) in names:
+            elif terminal(call.func) in names or passed:  # `g(x)`, or `tree_map(g, x)`: runs as its caller does
                 found.add(site.top)
                 callers.update(f.name for f in site.functions if not isinstance(f, ast.Lambda))
         if not callers - names:

@@ -146,6 +146,9 @@ class TracedFunctions:
                     callees = [wrapped] if wrapped is not None else []
                 for definition in callees:
                     self._reach(definition, call, caller, work)
+                if not self.rule.matches(call.func, vocabulary.SEPARATE_RUNNERS):
+                    for handed in self._handed_functions(call):  # `tree_map(self._update, p)`, `train(loss_fn=f)`
+                        self._reach(handed, call, caller, work)
                 if not callees and isinstance(call.func, cst.Attribute):
                     guess = self._only_method(call.func.attr.value)
                     if guess is not None and guess not in self.by_function:
@@ -444,6 +447,45 @@ class TracedFunctions:
                 self._mark(element.value, traced)
             return
         self._record(self._function(expr), traced)
+        for handed in self._bound_functions(expr):  # `pmap(partial(step, loss_fn=model.loss))`: `step` calls it
+            self._record(handed, Traced("called", traced.node, traced.origin or traced.kind))
+
+    def _handed_functions(self, call: cst.Call) -> list[cst.FunctionDef | cst.Lambda]:
+        """The functions of this file that ``call`` is given as arguments (``tree_map(f, x)``,
+        ``lax.map(self.step, xs)``, ``train(loss_fn=f)``): made in traced code, the call runs them
+        traced, as the callee that takes them does (a host callback aside)."""
+        return [
+            handed for arg in call.args
+            if isinstance(arg.value, (cst.Name, cst.Attribute, cst.Call))
+            for handed in [self._function(arg.value)] if handed is not None and not self._foreign(handed)
+        ]
+
+    def _foreign(self, function: cst.FunctionDef | cst.Lambda) -> bool:
+        """Whether another compiler owns ``function`` (``@triton.jit``, ``@numba.njit``): JAX
+        never traces it, whoever it is handed to."""
+        return isinstance(function, cst.FunctionDef) and any(
+            q.split(".", 1)[0] in vocabulary.OTHER_COMPILERS
+            for d in function.decorators
+            for q in self.rule.qualified_names(d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator)
+        )
+
+    def _bound_functions(self, expr: cst.BaseExpression, depth: int = 0) -> list[cst.FunctionDef | cst.Lambda]:
+        """The functions a ``partial`` binds as arguments of the function it wraps, where ``expr``
+        is one (or a name bound once to one, or a ``jit`` of one): the wrapped function calls them
+        where it runs, traced."""
+        if depth > 3:
+            return []
+        if isinstance(expr, cst.Name):
+            value = self.rule.semantics.assigned_value(expr)
+            return self._bound_functions(value, depth + 1) if value is not None else []
+        if not isinstance(expr, cst.Call) or not expr.args:
+            return []
+        if self.rule.matches(expr.func, PARTIAL):
+            handed = [f for a in expr.args[1:] for f in [self._function(a.value)] if f is not None and not self._foreign(f)]
+            return handed + self._bound_functions(expr.args[0].value, depth + 1)
+        if self.rule.is_jit(expr.func) or self._is_transform(expr.func):
+            return self._bound_functions(expr.args[0].value, depth + 1)
+        return []
 
     def _record(self, function: cst.FunctionDef | cst.Lambda | None, traced: Traced) -> None:
         if function is None:

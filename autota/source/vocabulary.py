@@ -148,13 +148,27 @@ ROW_READERS = {
 INDEX_REDUCTIONS = frozenset({f"{JNP}.{name}" for name in ("argmin", "argmax", "nanargmin", "nanargmax")})
 """Functions whose result is an integer position: `grad` goes through no array they read, so
 it saves none of it."""
-INTEGER_RESULTS = INDEX_REDUCTIONS | {"jax.random.categorical", "jax.random.randint"}
-"""Functions whose result is always an integer array, so it has no gradient: a row of one
-(a decoder's next token) gives `grad` nothing to go through."""
+INTEGER_RESULTS = INDEX_REDUCTIONS | {"jax.random.categorical", "jax.random.randint"} | {
+    f"{JNP}.{name}" for name in (
+        "isnan", "isinf", "isfinite", "isclose", "logical_and", "logical_or", "logical_not", "logical_xor",
+        "equal", "not_equal", "less", "less_equal", "greater", "greater_equal", "signbit",
+    )
+}
+"""Functions whose result is always an integer or boolean array, so it has no gradient: a row
+of one (a decoder's next token, a convergence flag) gives `grad` nothing to go through."""
 INDEX_SAMPLERS = {"jax.random.categorical": (1, "logits"), "jax.random.choice": (4, "p")}
 """Random functions and the argument (position, keyword) that only weighs which position they
 pick: the result is an index, or an element of another argument, so `grad` goes through none of
 what that argument reads."""
+SEPARATE_RUNNERS = frozenset({
+    "jax.pure_callback", "jax.debug.callback", "jax.experimental.io_callback", "jax.experimental.pure_callback",
+    "jax.experimental.host_callback.call", "jax.experimental.host_callback.id_tap",
+    "jax.experimental.host_callback.id_print",
+    "jax.experimental.pallas.pallas_call", "jax_triton.triton_call",
+})
+"""Calls that run the function given them apart from the trace that calls them: a host callback
+eagerly, with NumPy arrays; a Pallas or Triton kernel in a program of its own, where a Python
+loop is the kernel's business. Any other function handed to a call in traced code runs traced."""
 KEY_FUNCTIONS = frozenset({
     "jax.random.split", "jax.random.PRNGKey", "jax.random.key", "jax.random.fold_in", "jax.random.wrap_key_data",
     "jax.random.clone",

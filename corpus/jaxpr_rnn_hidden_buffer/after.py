@@ -6,7 +6,7 @@ def rnn_states(x, w):
     """Run a tanh RNN over x [T, B, F] and keep every hidden state in a preallocated buffer."""
     T, B, F = x.shape
 
-    def step(t, carry):
+    def step(carry, t):
         h = carry
         h = jnp.tanh(h @ w + x[t])
         states_dtype = jnp.result_type(states_init, jnp.asarray(h))
@@ -16,7 +16,7 @@ def rnn_states(x, w):
 
     h_init = jnp.zeros((B, F))
     states_init = jnp.zeros((T, B, F))
-    _, states_rows = lax.scan(lambda carry, i: step(i, carry), h_init, jnp.arange(0, T))
+    _, states_rows = lax.scan(step, h_init, jnp.arange(0, T))
     states = states_init.at[jnp.arange(states_rows.shape[0])].set(
         jnp.expand_dims(
             states_rows,

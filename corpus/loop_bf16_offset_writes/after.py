@@ -9,7 +9,7 @@ def integrate(x0, inputs, decay):
     trace = jnp.zeros((n + 1, x0.shape[0]), dtype=jnp.bfloat16)
     trace = trace.at[0].set(x0)
 
-    def body(i, carry):
+    def body(carry, i):
         x = carry
         x = decay * x + inputs[i]
         trace_dtype = jnp.result_type(trace, jnp.asarray(x))
@@ -17,7 +17,7 @@ def integrate(x0, inputs, decay):
         trace_row = trace_row if trace_row.dtype == trace_dtype else trace_row.astype(trace_dtype)  # float32 value stored as bfloat16
         return x, trace_row
 
-    x, trace_rows = lax.scan(lambda carry, i: body(i, carry), x0, jnp.arange(0, n))
+    x, trace_rows = lax.scan(body, x0, jnp.arange(0, n))
     trace = trace.at[jnp.arange(trace_rows.shape[0]) + 1].set(
         jnp.expand_dims(trace_rows, tuple(range(1, 1 + trace.ndim - trace_rows.ndim)))
     )

@@ -8,7 +8,7 @@ def simulate(x0, v0, k, kicks):
     dt = 0.01
     n_steps = kicks.shape[0]
 
-    def step(t, state):
+    def step(state, t):
         x, v = state
         v = v + dt * (kicks[t] - k * x)
         x = x + dt * v
@@ -19,11 +19,7 @@ def simulate(x0, v0, k, kicks):
         return (x, v), energies_row
 
     energies = jnp.zeros(n_steps)
-    (x, v), energies_rows = lax.scan(
-        lambda carry, i: step(i, carry),
-        (x0, v0),
-        jnp.arange(0, n_steps),
-    )
+    (x, v), energies_rows = lax.scan(step, (x0, v0), jnp.arange(0, n_steps))
     energies = energies.at[jnp.arange(energies_rows.shape[0])].set(
         jnp.expand_dims(
             energies_rows,

@@ -15,7 +15,7 @@ def simulate(pos, vel, k_spring):
         "positions": jnp.zeros((n_steps // EVERY,) + pos.shape),
     }
 
-    def step(i, carry):
+    def step(carry, i):
         pos, vel, log = carry
         force = -k_spring * pos
         vel = vel + DT * force
@@ -34,7 +34,7 @@ def simulate(pos, vel, k_spring):
         return (pos, vel, log), (log_energy_row, log_temperature_row)
 
     (pos, vel, log), (log_energy_rows, log_temperature_rows) = lax.scan(
-        lambda carry, i: step(i, carry),
+        step,
         (pos, vel, log),
         jnp.arange(0, n_steps),
     )

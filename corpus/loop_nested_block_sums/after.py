@@ -6,10 +6,10 @@ def blocks(xs):
     """Per block of rows, the running sums within the block, and the block's total."""
     n_blocks, block, width = xs.shape
 
-    def outer(b, carry):
+    def outer(carry, b):
         del carry
 
-        def inner(r, acc):
+        def inner(acc, r):
             running = acc
             running = running + xs[b, r]
             rows_dtype = jnp.result_type(rows_init, jnp.asarray(running))
@@ -19,11 +19,7 @@ def blocks(xs):
 
         running_init = jnp.zeros(width)
         rows_init = jnp.zeros((block, width))
-        total, rows_rows = lax.scan(
-            lambda carry, i: inner(i, carry),
-            running_init,
-            jnp.arange(0, block),
-        )
+        total, rows_rows = lax.scan(inner, running_init, jnp.arange(0, block))
         rows = rows_init.at[jnp.arange(rows_rows.shape[0])].set(
             jnp.expand_dims(
                 rows_rows,
@@ -40,11 +36,7 @@ def blocks(xs):
 
     totals_init = jnp.zeros((n_blocks, width))
     sums_init = jnp.zeros(xs.shape)
-    _, (sums_rows, totals_rows) = lax.scan(
-        lambda carry, i: outer(i, carry),
-        None,
-        jnp.arange(0, n_blocks),
-    )
+    _, (sums_rows, totals_rows) = lax.scan(outer, None, jnp.arange(0, n_blocks))
     totals = totals_init.at[jnp.arange(totals_rows.shape[0])].set(
         jnp.expand_dims(
             totals_rows,

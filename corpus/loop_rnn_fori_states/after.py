@@ -7,7 +7,7 @@ from jax import lax
 def rnn_states(W, U, xs, h0):
     T = xs.shape[0]
 
-    def step(i, carry):
+    def step(carry, i):
         h = carry
         # one step of the recurrence
         h = jnp.tanh(W @ h + U @ xs[i])
@@ -17,7 +17,7 @@ def rnn_states(W, U, xs, h0):
         return h, states_row
 
     states = jnp.zeros((T, h0.shape[0]), dtype=h0.dtype)
-    h, states_rows = lax.scan(lambda carry, i: step(i, carry), h0, jnp.arange(0, T))
+    h, states_rows = lax.scan(step, h0, jnp.arange(0, T))
     states = states.at[jnp.arange(states_rows.shape[0])].set(
         jnp.expand_dims(
             states_rows,

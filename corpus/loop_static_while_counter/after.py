@@ -17,7 +17,7 @@ def simulate(x0, v0, k, num_steps):
         step, x, v, positions = state
         return step < num_steps
 
-    def advance(state):
+    def advance(state, _):
         step, x, v = state
         a = -k * x - 0.1 * v
         v = v + dt * a
@@ -28,7 +28,7 @@ def simulate(x0, v0, k, num_steps):
         return (step + 1, x, v), positions_row
 
     steps_2 = jnp.arange(0, int(num_steps))
-    (_, x, v), positions_rows = lax.scan(lambda carry, _: advance(carry), (0, x0, v0), steps_2)
+    (_, x, v), positions_rows = lax.scan(advance, (0, x0, v0), steps_2)
     positions = positions.at[jnp.arange(positions_rows.shape[0]) + 1].set(
         jnp.expand_dims(
             positions_rows,

@@ -13,7 +13,7 @@ def train(w0, X, y, lrs):
     n_steps = lrs.shape[0]
     history = jnp.zeros(n_steps)
 
-    def update(step, state):
+    def update(state, step):
         w = state
         loss, grad = jax.value_and_grad(loss_fn)(w, X, y)
         w = w - lrs[step] * grad
@@ -22,11 +22,7 @@ def train(w0, X, y, lrs):
         history_row = history_row if history_row.dtype == history_dtype else history_row.astype(history_dtype)
         return w, history_row
 
-    w, history_rows = lax.scan(
-        lambda carry, i: update(i, carry),
-        w0,
-        jnp.arange(0, n_steps),
-    )
+    w, history_rows = lax.scan(update, w0, jnp.arange(0, n_steps))
     history = history.at[jnp.arange(history_rows.shape[0])].set(
         jnp.expand_dims(
             history_rows,

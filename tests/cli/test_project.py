@@ -326,3 +326,48 @@ def test_functions_a_model_of_another_module_stores_run_as_its_methods(capsys, t
     (tmp_path / "pkg" / "model.py").write_text(STORING_MODEL)
     assert _codes(capsys, "--select", "AT102", str(tmp_path)) == []
     assert len(_codes(capsys, "--select", "AT102", str(tmp_path / "pkg" / "chunked.py"))) == 2
+
+
+SMOOTH = """\
+import jax.numpy as jnp
+
+
+def smooth(x):
+    out = jnp.zeros_like(x)
+    for i in range(x.shape[0]):
+        out = out.at[i].set(x[i] * 0.5)
+    return out
+
+
+def on_host(x):
+    out = jnp.zeros_like(x)
+    for i in range(x.shape[0]):
+        out = out.at[i].set(x[i] + 1.0)
+    return out
+"""
+
+TREES = """\
+import jax
+
+from pkg import smoothing
+
+
+@jax.jit
+def smooth_all(tree):
+    return jax.tree_util.tree_map(smoothing.smooth, tree)
+
+
+@jax.jit
+def through_host(x):
+    return jax.pure_callback(smoothing.on_host, jax.ShapeDtypeStruct(x.shape, x.dtype), x)
+"""
+
+
+def test_a_helper_handed_to_a_call_in_traced_code_of_another_module_runs_traced(capsys, tmp_path):
+    """``tree_map(smoothing.smooth, tree)`` in a jitted function runs ``smooth`` traced; a host
+    callback (``jax.pure_callback(smoothing.on_host, ...)``) runs its function eagerly."""
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "smoothing.py").write_text(SMOOTH)
+    (tmp_path / "pkg" / "trees.py").write_text(TREES)
+    assert _codes(capsys, "--select", "AT102", str(tmp_path)) == ["smoothing.py:14:15 AT102"]

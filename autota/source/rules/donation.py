@@ -45,7 +45,9 @@ class DonationRule(SourceRule):
             return set()
         names = {f.node.name for f in jitted if not isinstance(f.node, ast.Lambda)}  # a lambda: by the name bound to it
         names |= {name for name, site in facts.call_assigns if facts.name(site.node.func) in prefilter.JIT_NAMES}
-        callers = [s for s in facts.calls if s.in_loop and prefilter.terminal(s.node.func) in names]
+        callers = [
+            s for s in facts.calls if s.in_loop and prefilter.terminal(_jitted_at_call(facts, s.node.func)) in names
+        ]
         if not callers:
             return set()
         called = {  # the records a step rebuilds (`State(...)`) and the helpers that write for it
@@ -414,3 +416,9 @@ class _UpdatedCopies:
         return None
 
 
+def _jitted_at_call(facts: prefilter.Facts, func: ast.expr) -> ast.expr:
+    """The function a loop's call runs: ``step`` of ``step(buf)``, and of ``jax.jit(step)(buf)``,
+    jitted where it is called."""
+    if isinstance(func, ast.Call) and facts.name(func.func) in prefilter.JIT_NAMES and func.args:
+        return func.args[0]
+    return func

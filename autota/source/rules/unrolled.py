@@ -390,11 +390,14 @@ class UnrolledLoopRule(SourceRule):
         derived = set(names)
         computed: dict[str, list[cst.BaseExpression]] = {}  # a derived name -> the values assigned to it
         for assign in self.semantics.find(tree, lambda n: isinstance(n, cst.Assign)):
-            if len(assign.targets) == 1 and isinstance(assign.targets[0].target, cst.Name) and any(
-                self.semantics.names_in(assign.value, v) for v in derived
-            ):
-                derived.add(assign.targets[0].target.value)
-                computed.setdefault(assign.targets[0].target.value, []).append(assign.value)
+            if len(assign.targets) != 1 or not any(self.semantics.names_in(assign.value, v) for v in derived):
+                continue
+            target = assign.targets[0].target
+            if isinstance(target, cst.Name):
+                derived.add(target.value)
+                computed.setdefault(target.value, []).append(assign.value)
+            elif isinstance(target, (cst.Tuple, cst.List)):  # `ca, cd = dwt(image)`: each part is computed from it
+                derived.update(n.value for n in _bound_roots(target))
         uses = lambda node: node is not None and any(self.semantics.names_in(node, v) for v in derived)  # noqa: E731
 
         moving: dict[str, bool] = {}
@@ -442,10 +445,11 @@ class UnrolledLoopRule(SourceRule):
             if isinstance(node, (cst.If, cst.IfExp, cst.While)):
                 if control and uses(node.test) and not (isinstance(node, (cst.If, cst.IfExp)) and _tests_edge(self, node.test, names, edges)):
                     return True  # Python control flow on the index
-            elif isinstance(node, cst.Slice):
-                if uses(node.step) or uses(node.lower) != uses(node.upper):
+            elif isinstance(node, cst.Slice) or isinstance(node, cst.Call) and self.matches(node.func, {"builtins.slice"}):
+                lower, upper, step = _slice_bounds(node)
+                if uses(step) or uses(lower) != uses(upper):
                     return True
-                if uses(node.lower) and not fixed_length(node.lower, node.upper):
+                if uses(lower) and not fixed_length(lower, upper):
                     return True  # `x[start:end]`, `end = min(n, start + size)`: a length that may change
             elif isinstance(node, cst.Call):
                 if self.matches(node.func, {"builtins.range"}) and any(uses(a.value) for a in node.args):
@@ -511,7 +515,35 @@ class UnrolledLoopRule(SourceRule):
                 for name in _bound_roots(t.target):
                     if name.value in before and name.value not in carried and name.value != _loop_var(loop):
                         carried.append(name.value)
-        return carried
+        live = [name for name in carried if not self._step_local(loop, function, name)]
+        return live or carried  # with nothing else carried, the temporaries still name what a scan step holds
+
+    def _step_local(self, loop: cst.For, function: cst.FunctionDef, name: str) -> bool:
+        """Whether ``name``, though bound before the loop, is a temporary of each step: a plain
+        statement of the body binds it before any read there (``loss = f(x[n])`` then ``loss <
+        best``), and nothing reads it after the loop or from a nested function. Bound before in
+        another branch (``if parallel: loss = ...``), it is no value a scan carries."""
+        body = loop.body.body if isinstance(loop.body, cst.IndentedBlock) else ()
+        for statement in body:
+            small = statement.body if isinstance(statement, cst.SimpleStatementLine) else ()
+            binds = [
+                s for s in small if isinstance(s, cst.Assign) and any(
+                    isinstance(t.target, cst.Name) and t.target.value == name for t in s.targets
+                )
+            ]
+            if binds and len(small) == 1:
+                if self.semantics.names_in(binds[0].value, name):
+                    return False  # `x = x + 1`: read before it is bound again
+                break
+            if self.semantics.names_in(statement, name):
+                return False  # read (or bound in a branch) before a plain binding
+        else:
+            return False
+        end = self.end_line(loop)
+        return not any(
+            self.start_line(use) > end or self.semantics.enclosing_scope(use) is not function
+            for use in self.semantics.names_in(function.body, name)
+        )
 
     def _problem(self, loop: cst.For, function: cst.FunctionDef, carried: list[str]) -> str | None:
         if not isinstance(loop.target, cst.Name):
@@ -536,8 +568,8 @@ class UnrolledLoopRule(SourceRule):
                 else:
                     return "the body holds more than assignments to names"
         for name in assigned:
-            if name not in carried:
-                return f"the body assigns `{name}`, which is not bound before the loop"
+            if name not in carried and not self._step_local(loop, function, name):
+                return f"the body assigns `{name}`, which is not bound before the loop and is read after it or before the body binds it"
         var = loop.target.value
         if self.semantics.find(loop.body, lambda n: isinstance(n, cst.NamedExpr)):
             return "the body binds a name with `:=`, which the scan body would bind in its own scope"
@@ -723,6 +755,7 @@ class UnrolledLoopRule(SourceRule):
 
 
 PYTHON_CONTAINERS = frozenset({"builtins.list", "builtins.tuple", "builtins.dict"})
+SEPARATE_RUNNERS = frozenset(vocabulary.terminal(name) for name in vocabulary.SEPARATE_RUNNERS)
 """Calls that make a Python container, which a traced index cannot subscript."""
 
 
@@ -758,6 +791,11 @@ def _called_from(facts: prefilter.Facts, functions: list, methods: bool) -> set[
         for site in inside
         if site.node.args and facts.name(site.node.func) in prefilter.TRACING_TERMINALS
         and prefilter.terminal(site.node.args[0]) is not None
+    } | {  # `tree_map(smooth, x)`, `apply(fn=self.step)`: what the callee runs, it runs traced
+        name
+        for site in inside if methods and facts.name(site.node.func) not in SEPARATE_RUNNERS
+        for arg in (*site.node.args, *(k.value for k in site.node.keywords))
+        if isinstance(arg, (ast.Name, ast.Attribute)) and (name := prefilter.terminal(arg)) is not None
     }
 
 
@@ -816,6 +854,15 @@ def _tests_edge(rule: SourceRule, test: cst.BaseExpression, names: set[str], edg
     return any(
         isinstance(a, cst.Name) and a.value in names and rule.code_of(b) in edges for a, b in (sides, sides[::-1])
     )
+
+
+def _slice_bounds(node: cst.Slice | cst.Call) -> tuple:
+    """A slice's lower bound, upper bound and step, written ``x[a:b]`` or as the object
+    ``slice(a, b)`` (kept in a list and applied later: ``x[tuple(slices)]``)."""
+    if isinstance(node, cst.Slice):
+        return node.lower, node.upper, node.step
+    args = [a.value for a in node.args if a.keyword is None and not a.star]
+    return tuple([None] + args if len(args) == 1 else args + [None] * (3 - len(args)))[:3]
 
 
 def _root(expr: cst.BaseExpression) -> cst.BaseExpression:

@@ -22,7 +22,7 @@ from autota.source import prefilter, scopes, vocabulary
 from autota.source.rule import SourceRule
 from autota.source.rules.loop_buffers.body import Body, LoopBodies, Verdict, Write, by_buffer
 from autota.source.rules.loop_buffers.carried import CarriedBuffers, updates_state
-from autota.source.rules.loop_buffers.model import BufferWrite, LoopModel, LoopModeler, string_key
+from autota.source.rules.loop_buffers.model import OPAQUE, BufferWrite, Function, LoopModel, LoopModeler, string_key
 from autota.source.rules.loop_buffers.select import SelectUpdates
 from autota.source.rules.loop_buffers.statics import StaticFacts
 from autota.source.rules.loop_buffers.syntax import (
@@ -84,12 +84,12 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
             args = [*call.node.args, *(k.value for k in call.node.keywords)]
             lambdas = [n for a in args for n in ast.walk(a) if isinstance(n, ast.Lambda)]
             names = set().union(*(mentioned(a) for a in args)) if args else set()
-            for name in names - set(functions):  # `run = lambda i, c: step(i, c)` passed by name
-                for node in facts.named_lambdas.get(name, ()):
-                    lambdas.append(node)
+            for name in set(names):
+                for node in facts.named_lambdas.get(name, ()) if name not in functions else ():
+                    lambdas.append(node)  # `run = lambda i, c: step(i, c)` passed by name
                     names = names | mentioned(node)
-                for call_site in bound_calls.get(name, ()):  # `step_fn = functools.partial(self._step, ...)`
-                    names = names | mentioned(call_site.node)
+                for call_site in bound_calls.get(name, ()):  # `step_fn = functools.partial(self._step, ...)`,
+                    names = names | mentioned(call_site.node)  # `body = make_body(...)` whose def is `body` too
             reached: list[prefilter.Site] = []
             seen: set[int] = set()
             frontier = names
@@ -126,12 +126,15 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
                 # and where the function holding the loop is used: whether `grad` can reach it at all
                 around.extend(f for f in facts.functions if any(f.node is g for g in call.functions))
             unknown = names - set(functions)
-            if unknown:  # `nn.scan(Cell, ...)`: a class whose method updates an array
+            if unknown:  # `nn.scan(Cell, ...)`: a class whose method updates an array, or holds one that does
+                updating = {
+                    node.name: top for top, node in facts.classes
+                    if any(node.lineno <= u.node.lineno <= node.end_lineno for u in facts.updates)
+                }
                 for top, node in facts.classes:
-                    if node.name in unknown and any(
-                        node.lineno <= u.node.lineno <= node.end_lineno for u in facts.updates
-                    ):
-                        needed |= {call.top, top}
+                    held = [updating[name] for name in mentioned(node) & set(updating) if name != node.name]
+                    if node.name in unknown and (node.name in updating or held):  # `self.step = Step()` in `setup`
+                        needed |= {call.top, top, *held}
         # `jnp.where`/`lax.select` between a buffer and its update (AT204), in a `lax` body or a Python loop
         # (also an update bound to a name first, `new = buf.at[i].set(v)`: a unit holding both)
         updating_units = {u.top for u in facts.updates}
@@ -270,8 +273,8 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
         slots = all(self._reads_fixed_rows(name, write.axis) for name in reads)
         if reads and previous is None and not slots:
             return Verdict(read=reads[0])  # beyond single slots: `grad` may save as much as the buffer every step
-        if exact or self._constant_row(write.row) or self._invariant(body, write.row):
-            return None  # no cotangent, or a buffer cleared or filled with one value: no per-step values
+        if exact or self._constant_row(write.row) or self._gradient_free(write.row) or self._invariant(body, write.row):
+            return None  # no cotangent, or a buffer cleared or filled with one value or flags: nothing `grad` goes through
         # read at single slots along the written axis only (`buf[t - 2]`): `grad` saves at most those
         # rows, not the buffer; the buffer is still carried, and the reads keep it in the body
         return Verdict(previous=previous or [], kept=kept + (reads if previous is None else []))
@@ -383,7 +386,7 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
                 found.write.index_node is not None and invariant(self, found.write.index_node, model.body.node)
             ))
         at201 = found.read is None or found.index == "fixed" or found.slot_reads
-        return not at201 or not (exact or self._constant_row(found.write.row))
+        return not at201 or not (exact or self._constant_row(found.write.row) or self._gradient_free(found.write.row))
 
     def _constant_row(self, row: cst.BaseExpression | None) -> bool:
         """Whether the written row has one value every step: a literal, or an array of one made
@@ -400,11 +403,14 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
         return True
 
     def _gradient_free(self, row: cst.BaseExpression | None) -> bool:
-        """Whether a row written in a ``while_loop`` visibly has no gradient: a bool literal (a mask
-        cleared slot by slot, ``mask.at[i].set(False)``) or an integer result (``jnp.argmax``, a
+        """Whether a written row visibly has no gradient: a bool literal (a mask cleared slot by
+        slot, ``mask.at[i].set(False)``), a comparison or a logical combination of comparisons
+        (``(err == 0) & (err != 1)``), or an integer result (``jnp.argmax``, a
         ``jax.random.categorical`` draw: a decoder's next token), directly or through a name
-        bound once to one, or a part of one (``tok[:2]``). The buffer then collects nothing that ``grad`` could go through, and
-        forward it is updated in place: AT202's differentiable rewrite has nothing to offer. The
+        bound once to one, or a part of one (``tok[:2]``). The buffer then collects nothing that
+        ``grad`` could go through (a buffer that starts as constants keeps a zero tangent: JAX
+        leaves it out of the differentiated loop), and forward it is updated in place: neither
+        AT201's nor AT202's rewrite has anything to offer. The
         result of a function of this file counts where each of its ``return`` s gives such a value
         there (``tok, _ = self.pick(logits)`` where ``pick`` returns ``jnp.argmax(...), None``)."""
         position: int | None = None
@@ -415,7 +421,7 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
             if reaching is not None and len(reaching[0]) <= 1:
                 position = reaching[0][0] if reaching[0] else None
                 row = reaching[1]
-        if is_bool_literal(row):
+        if is_bool_literal(row) or position is None and _logical(row, self._gradient_free):
             return True
         if not isinstance(row, cst.Call):
             return False
@@ -492,13 +498,15 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
             if a.index is not None and b.index is not None
         )
 
-    def _model(self, call: cst.Call, kind: str, args: dict) -> LoopModel:
-        """The loop model of ``call``, built once."""
+    def _model(self, call: cst.Call, kind: str, args: dict, method: cst.FunctionDef | None = None) -> LoopModel:
+        """The loop model of ``call``, built once; ``method``: the scanned module's ``__call__``
+        (``nn.scan(Cell, ...)``), whose ``self`` is the module."""
         if getattr(self, "_models", None) is None:
             self._models: dict[int, tuple[cst.Call, LoopModel]] = {}
         if id(call) not in self._models:  # the call is kept with its model, so that its id stays its own
             lifted = LOOPS.get(self.matches(call.func, LOOPS)) in ("nn.while", "nn.scan")  # `body(mdl, carry, ...)`
-            self._models[id(call)] = (call, self._modeler().build(call, kind, args, module_first=lifted))
+            body = Function(method, [OPAQUE]) if method is not None else None
+            self._models[id(call)] = (call, self._modeler().build(call, kind, args, module_first=lifted, body=body))
         return self._models[id(call)][1]
 
     def _modeler(self) -> LoopModeler:
@@ -619,3 +627,15 @@ def _spelling(found: BufferWrite) -> str | None:
     if any(isinstance(p, str) and p.startswith(".") for p in found.path):
         return "the buffer is a field of a NamedTuple or dataclass carry; the rewrite takes a tuple of names"
     return None
+
+
+def _logical(row: cst.BaseExpression, gradient_free) -> bool:
+    """Whether ``row`` is a comparison, or ``&``, ``|``, ``^``, ``~`` or ``not`` of rows
+    ``gradient_free`` accepts: a boolean array, with no gradient."""
+    if isinstance(row, cst.Comparison):
+        return True
+    if isinstance(row, cst.UnaryOperation) and isinstance(row.operator, (cst.BitInvert, cst.Not)):
+        return gradient_free(row.expression)
+    if isinstance(row, cst.BinaryOperation) and isinstance(row.operator, (cst.BitAnd, cst.BitOr, cst.BitXor)):
+        return gradient_free(row.left) and gradient_free(row.right)
+    return isinstance(row, cst.BooleanOperation) and gradient_free(row.left) and gradient_free(row.right)

@@ -757,8 +757,10 @@ class LoopBodies:
         import (a module or what it exports: a known gap where that is a mutable object), a
         builtin, or a value :meth:`_immutable_value` accepts."""
         held = self.semantics.binding(name)
-        if isinstance(held, (cst.FunctionDef, cst.ClassDef)):
+        if isinstance(held, cst.FunctionDef):
             return True
+        if isinstance(held, cst.ClassDef):
+            return self._immutable_class(held, depth)
         if held is None:  # an import, a builtin, or a binding the file cannot tell (a parameter, an unpacking)
             scope = self.semantics.binding_scope(name)
             roles = [scopes.binding_role(self.semantics.parents, n) for n in self.semantics.names_in(scope, name.value)]
@@ -767,6 +769,22 @@ class LoopBodies:
                 for role, holder in roles if role is not None
             )
         return depth < 3 and self._immutable_value(held, depth)
+
+    def _immutable_class(self, cls: cst.ClassDef, depth: int) -> bool:
+        """Whether a class's attributes visibly stay as its body binds them: each to an immutable
+        value (a list there can change item by item), and nothing in the file stores an attribute
+        through a class object it cannot name (``cls.gain = g`` in a classmethod, ``type(self).gain
+        = g``, ``self.__class__``, ``setattr``). A store through the class's own name is
+        :meth:`_changed_in_place`'s to find."""
+        text = self.context.source.text
+        store = r"\s*\.\s*\w+\s*(\[[^\n]*\])?\s*([-+*/%&|^@]|//|\*\*|>>|<<)?=(?!=)"
+        if re.search(rf"(\bcls|\btype\s*\([^)\n]*\)|__class__){store}|\bsetattr\s*\(", text):
+            return False
+        return depth < 3 and all(
+            self._immutable_value(small.value, depth + 1)
+            for line in cls.body.body if isinstance(line, cst.SimpleStatementLine)
+            for small in line.body if isinstance(small, (cst.Assign, cst.AnnAssign)) and small.value is not None
+        )
 
     def _immutable_value(self, value: cst.BaseExpression, depth: int) -> bool:
         """Literals, tuples of immutable values, arithmetic on them, a module's attribute

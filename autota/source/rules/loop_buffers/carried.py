@@ -155,10 +155,23 @@ class CarriedBuffers:
                 elif verdict is not None:
                     self.report("AT201", group[0].call, self._carried_message(where, body, group[0], output))
             # other spellings (an attribute carry, `val.lp = val.lp.at[...]`): the loop model's
-            model = self._model(call, "scan", args)
+            model = self._model(call, "scan", args, function if cls is not None else None)
             for found in self._unseen(model, writes):
                 if self._modelled_matters(model, found, init):
                     self._report_modelled(model, found, where, output)
+
+    def _swapped_parameters(self, function) -> str | None:
+        """The parameter list of a ``fori_loop`` body ``def step(i, carry)`` written for a scan,
+        ``carry, i``, where the swap changes nothing else: two plain parameters without defaults,
+        and no decorator (``partial(jax.checkpoint, static_argnums=(0,))`` counts positions)."""
+        if not isinstance(function, cst.FunctionDef) or function.decorators:
+            return None
+        params = function.params
+        if (len(params.params) != 2 or params.posonly_params or params.kwonly_params or params.star_arg is not cst.MaybeSentinel.DEFAULT
+                or params.star_kwarg is not None or any(p.default is not None for p in params.params)):
+            return None
+        index, carry = (self.code_of(p.with_changes(comma=cst.MaybeSentinel.DEFAULT)).strip() for p in params.params)
+        return f"{carry}, {index}"
 
     def _check_flax_while(self, call: cst.Call) -> None:
         """``nn.while_loop(cond_fn, body_fn, mdl, init)``: ``body_fn(mdl, carry)`` is a
@@ -548,6 +561,14 @@ class CarriedBuffers:
         shared = self._shared_trace(plan.call, plan.body.forward or plan.body.function, plan.checked)
         if shared:
             plan.assumptions.append(shared)
+        elif plan.kind == "fori" and plan.body.forward is None and self._swapped_parameters(plan.body.function) is None and (
+            plan.body.function is not None and not self._made_per_run(plan.body.function, plan.call)
+        ):
+            plan.assumptions.append(
+                f"that tracing `{plan.body.function.name.value}` gives no warning: the fix hands the `scan` a new lambda "
+                "each run, which JAX traces afresh where it reused the body's trace (a `float64` asked for without x64 "
+                "warns on every run)"
+            )
         if plan.write.form == "at" and self.context.source.mentions("linear_transpose"):
             plan.assumptions.append(
                 "that `jax.linear_transpose` is not applied to the loop's function: the fix writes the rows with "
@@ -1243,9 +1264,17 @@ class CarriedBuffers:
         # 3. the call: a scan over the steps, without the buffer
         if kind == "fori":
             lower, upper = self.code_of(args["lower"].value), self.code_of(args["upper"].value)
+            swapped = self._swapped_parameters(function) if body.forward is None else None
+            if swapped is not None and _overlaps(self.replace(function.params, swapped), edits):
+                swapped = None  # the rewrite edits the parameters already (a body on the `def` line)
             if body.forward is not None:
                 index_var, carry_var = (p.name.value for p in body.forward.params.params)
                 step = self.code_of(body.forward.body)
+            elif swapped is not None:
+                # the body itself takes `(carry, i)`: the scan gets the very function the loop got,
+                # whose trace JAX reuses between runs as it did (a fresh lambda each run is traced
+                # again: trace-time warnings would repeat)
+                edits.append(self.replace(function.params, swapped))
             else:
                 carry_var = "carry" if function.name.value != "carry" else "state"
                 index_var = "i" if function.name.value != "i" else "step"
@@ -1259,7 +1288,7 @@ class CarriedBuffers:
                 indent = source.indentation(self.start_line(statement))
                 prelude.setdefault(self.start_line(statement), []).insert(0, f"{indent}{name} = {steps}")
                 steps = name
-            new_args = [f"lambda {carry_var}, {index_var}: {step}", new_init, steps]
+            new_args = [function.name.value if swapped is not None else f"lambda {carry_var}, {index_var}: {step}", new_init, steps]
             if "unroll" in args:
                 new_args.append(f"unroll={self.code_of(args['unroll'].value)}")
         else:
@@ -1392,3 +1421,11 @@ def _python_number(expr) -> bool:
     if isinstance(expr, cst.BinaryOperation):
         return _python_number(expr.left) and _python_number(expr.right)
     return False
+
+
+def _overlaps(edit: Edit, edits: list[Edit]) -> bool:
+    """Whether ``edit`` touches text one of ``edits`` replaces (positions as ``(line, column)``)."""
+    return any(
+        (edit.line, edit.column) < (e.end_line, e.end_column) and (e.line, e.column) < (edit.end_line, edit.end_column)
+        for e in edits
+    )

@@ -240,6 +240,8 @@ class LoopModeler:
             methods = [
                 s for s in cls.body.body if isinstance(s, cst.FunctionDef) and s.name.value == expr.attr.value
             ]
+            if not methods and on_self:
+                return self._held_module(cls, expr.attr.value)
             if len(methods) != 1:
                 return None
             (method,) = methods
@@ -253,6 +255,23 @@ class LoopModeler:
             if isinstance(binding, cst.BaseExpression):
                 return self.callable(binding, depth + 1)
         return None
+
+    def _held_module(self, cls: cst.ClassDef, attribute: str) -> Function | None:
+        """``self.step(x)`` where a method of ``cls`` (a Flax ``setup``) sets ``self.step =
+        Step(...)``, one class of this module: that object's ``__call__``, its ``self`` bound."""
+        made = {
+            id(held): held
+            for assign in self.semantics.find(cls, lambda n: isinstance(n, cst.Assign))
+            for target in assign.targets
+            if isinstance(target.target, cst.Attribute) and isinstance(target.target.value, cst.Name)
+            and target.target.value.value == "self" and target.target.attr.value == attribute
+            for held in [self.semantics.binding(assign.value.func) if isinstance(assign.value, cst.Call) and isinstance(assign.value.func, cst.Name) else None]
+        }
+        (held,) = made.values() if len(made) == 1 else (None,)
+        calls = [s for s in held.body.body if isinstance(s, cst.FunctionDef) and s.name.value == "__call__"] if (
+            isinstance(held, cst.ClassDef)
+        ) else []
+        return Function(calls[0], [OPAQUE]) if len(calls) == 1 else None
 
     def _unwrapped(self, value: cst.BaseExpression | None) -> cst.BaseExpression | None:
         """``step`` for ``jax.checkpoint(step)`` (or ``remat``): the same function, recomputed."""
@@ -601,10 +620,16 @@ class LoopModeler:
         ])
 
     # -- the model -------------------------------------------------------------------------
-    def build(self, call: cst.Call, kind: str, args: dict, module_first: bool = False) -> LoopModel:
+    def build(
+        self, call: cst.Call, kind: str, args: dict, module_first: bool = False, body: Function | None = None,
+    ) -> LoopModel:
         """The model of one loop; ``module_first``: the body takes a Flax module before the loop's
-        arguments (``nn.while_loop``'s ``body_fn(mdl, carry)``)."""
-        body = self.callable(args[vocabulary.BODY_ARG[kind]].value)
+        arguments (``nn.while_loop``'s ``body_fn(mdl, carry)``); ``body``: the body where the
+        loop's argument is no function (the ``__call__`` of a class ``nn.scan`` scans)."""
+        if body is None:
+            body = self.callable(args[vocabulary.BODY_ARG[kind]].value)
+        elif module_first:
+            module_first = False  # the method's `self` is the module
         if body is not None and module_first:
             body = Function(body.node, [OPAQUE, *body.bound], body.keywords, body.closure)
         model = LoopModel(kind, call, body)

@@ -57,6 +57,12 @@ class WhileLoops:
             )
             return
         shared = self._shared_trace(call, body.forward or body.function, reads_initial=False)
+        if shared is None and len(plan[0]) == 1 and body.function is not None and not self._made_per_run(body.function, call):
+            shared = (
+                f"that tracing `{self.code_of(args['body_fun'].value)}` gives no warning: the fix hands the `fori_loop` a new "
+                "lambda each run, which JAX traces afresh where it reused the body's trace (a `float64` asked for "
+                "without x64 warns on every run)"
+            )
         if shared is None and self.context.source.mentions("linear_transpose"):
             shared = (
                 "that `jax.linear_transpose` is not applied to the loop's function: it refuses the `while_loop` "
@@ -67,7 +73,7 @@ class WhileLoops:
             write.call,
             f"{message}: a `fori_loop` with static bounds over the same body computes the same carry and lowers to "
             "a `scan`, so `jax.grad` works; AT201 then makes the buffer a stacked output",
-            Fix("unsafe" if shared else "safe", f"run the body as a `fori_loop` over `{plan[1]}` steps (was: `while_loop`)", (plan[0],)),
+            Fix("unsafe" if shared else "safe", f"run the body as a `fori_loop` over `{plan[1]}` steps (was: `while_loop`)", plan[0]),
             reason=f"it assumes {shared}" if shared else None,
         )
 
@@ -461,5 +467,31 @@ class WhileLoops:
             upper = f"int({upper})"
         lower = str(start)
         trips = upper if start == 0 else f"{upper} - {start}" if start > 0 else f"{upper} + {-start}"
+        widened = self._widened_parameters(function, index)
+        if widened is not None:
+            # the body itself takes the index beside its carry: the `fori_loop` gets the very function
+            # the `while_loop` got, whose trace JAX reuses between runs as it did (a fresh lambda each
+            # run is traced again: trace-time warnings would repeat)
+            held = self.semantics.binding(function)
+            new = f"{lax_name}.fori_loop({lower}, {upper}, {name}, {self.code_of(init).strip()})"
+            return (self.replace(held.params, widened), self.replace(call, new)), trips
         new = f"{lax_name}.fori_loop({lower}, {upper}, lambda {index}, {carry}: {step}, {self.code_of(init).strip()})"
-        return self.replace(call, new), trips
+        return (self.replace(call, new),), trips
+
+    def _widened_parameters(self, function: cst.BaseExpression, index: str) -> str | None:
+        """The parameter list of a ``while_loop`` body ``def body(state)`` with the unused index a
+        ``fori_loop`` passes first (``_, state``), where ``function`` names that ``def``, which
+        :meth:`_while_plan` has shown undecorated and used by this loop alone, it is no public
+        function of the module, and it takes one plain parameter without a default."""
+        held = self.semantics.binding(function) if isinstance(function, cst.Name) else None
+        if not isinstance(held, cst.FunctionDef) or self.semantics.find(held, lambda n: isinstance(n, cst.Name) and n.value == index):
+            return None  # the body reads the name the index would take (a global `_`)
+        if isinstance(scopes.enclosing_scope(self, held), cst.Module) and (
+            not held.name.value.startswith("_") or self._exported(held.name.value)
+        ):
+            return None  # a public function: other modules may call it with one argument
+        params = held.params
+        if (len(params.params) != 1 or params.posonly_params or params.kwonly_params or params.star_arg is not cst.MaybeSentinel.DEFAULT
+                or params.star_kwarg is not None or params.params[0].default is not None):
+            return None
+        return f"{index}, {self.code_of(params.params[0].with_changes(comma=cst.MaybeSentinel.DEFAULT)).strip()}"
