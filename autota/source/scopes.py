@@ -140,14 +140,14 @@ def sees(scope: cst.CSTNode, name: str) -> bool:
     """
     if not names(scope, name):
         return False
+    parameters = (*scope.params.params, *scope.params.posonly_params, *scope.params.kwonly_params) if isinstance(
+        scope, (cst.FunctionDef, cst.Lambda)
+    ) else ()
     if isinstance(scope, cst.Lambda):
-        return True
+        return not any(p.name.value == name for p in parameters)  # `lambda w: w ** 4` reads its own `w`
     declared = find(scope, lambda n: isinstance(n, (cst.Global, cst.Nonlocal))
                     and any(item.name.value == name for item in n.names))
-    binds_locally = find(scope, lambda n: assign_to(n, name) is not None) or (
-        isinstance(scope, cst.FunctionDef)
-        and any(p.name.value == name for p in (*scope.params.params, *scope.params.posonly_params, *scope.params.kwonly_params))
-    )
+    binds_locally = find(scope, lambda n: assign_to(n, name) is not None) or any(p.name.value == name for p in parameters)
     return bool(declared) or not binds_locally
 
 

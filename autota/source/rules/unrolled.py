@@ -11,6 +11,7 @@ loop whose carried names a nested function or ``locals()`` can read gets no fix.
 from __future__ import annotations
 
 import ast
+import re
 
 import libcst as cst
 
@@ -475,7 +476,18 @@ class UnrolledLoopRule(SourceRule):
                 root = _root(node)  # `table[0][k]` indexes the same container as `table[k]`
                 if isinstance(root, cst.Name) and (root.value in item_assigned or self._holds_container(root, function)):
                     return True  # a Python container (`mems = [m for m in mems]`, `mems: list[Memory]`)
+                if isinstance(root, cst.Name) and node.value is not root and root.value in self._appended_members():
+                    return True  # `params["w"][i]` where the file appends to `params[...]`: a list of layers
         return False
+
+    def _appended_members(self) -> frozenset[str]:
+        """The names whose items or attributes the file appends to (``params[name + ".w"].append(w)``):
+        a parameter of that name holds lists there (a layer's weights each, of its own shape), which
+        a traced index cannot pick from."""
+        if getattr(self, "_appended", None) is None:  # read from the text: the parsed slice may leave out `__init__`
+            appended = r"\b(\w+)\s*\[[^\n]*\]\s*\.\s*(?:append|extend|insert)\s*\("
+            self._appended = frozenset(m.group(1) for m in re.finditer(appended, self.context.source.text))
+        return self._appended
 
     def _holds_container(self, name: cst.Name, function: cst.FunctionDef) -> bool:
         """Whether ``name`` may hold a Python list, tuple or dict where it is read: ``function``
@@ -593,6 +605,7 @@ class UnrolledLoopRule(SourceRule):
         outside = [
             n for n in self.semantics.names_in(function.body, var)
             if not self.semantics.contains(loop, n) and not self._rebound_by_another_loop(n, var)
+            and scopes.binding_role(self.semantics.parents, n)[0] not in ("plain", "unpack")  # `x, _ = c` only binds it
         ]
         if outside:
             return f"the loop variable `{var}` is used outside the loop"

@@ -684,7 +684,7 @@ class LoopModeler:
                 )
                 model.writes.append(
                     BufferWrite(
-                        path, value, self._label(value, path), index, offset, next(iter(reads), None), whole, maybe, old_slot,
+                        path, value, self._label(value, path, body.node), index, offset, next(iter(reads), None), whole, maybe, old_slot,
                         old_whole, slot_reads,
                     )
                 )
@@ -702,8 +702,19 @@ class LoopModeler:
                 return "counter", counter.offset
         return "data", 0
 
-    def _label(self, write: Written, path: tuple) -> str:
-        """The buffer as the body's carry parameter reaches it: ``buf``, ``state[2]``, ``s.buf``."""
+    def _label(self, write: Written, path: tuple, body: cst.CSTNode) -> str:
+        """The buffer as the body writes it (``hist`` of ``hist.at[t].set(h)`` after ``h, t, hist =
+        carry``, ``log["e"]``), where the body itself writes it; else as the body's carry parameter
+        reaches it: ``buf``, ``state[2]``, ``s.buf``."""
+        receiver = None
+        if write.form in ("at", "dus") and self.semantics.within(write.call, body):
+            if write.form == "dus" and write.call.args:
+                receiver = write.call.args[0].value
+            elif isinstance(write.call.func, cst.Attribute) and isinstance(write.call.func.value, cst.Subscript):
+                at = write.call.func.value.value
+                receiver = at.value if isinstance(at, cst.Attribute) and at.attr.value == "at" else None
+        if isinstance(receiver, (cst.Name, cst.Attribute, cst.Subscript)) and len(code := self.rule.code_of(receiver)) <= 40:
+            return code
         return self._carry_name + "".join(f"[{p}]" if isinstance(p, int) else p for p in path)
 
 
