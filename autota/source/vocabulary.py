@@ -169,6 +169,13 @@ SEPARATE_RUNNERS = frozenset({
 """Calls that run the function given them apart from the trace that calls them: a host callback
 eagerly, with NumPy arrays; a Pallas or Triton kernel in a program of its own, where a Python
 loop is the kernel's business. Any other function handed to a call in traced code runs traced."""
+DYNAMIC_ACCESS = frozenset({
+    "eval", "exec", "getattr", "globals", "vars", "locals", "dir", "inspect", "currentframe", "_getframe",
+    "signature", "__globals__", "__dict__", "__code__", "__defaults__",
+})
+"""Names through which code reaches a function or a frame without naming it: a file that spells
+one may call a body by a computed name or read its parameters, which a rewrite of the body's
+signature would change."""
 KEY_FUNCTIONS = frozenset({
     "jax.random.split", "jax.random.PRNGKey", "jax.random.key", "jax.random.fold_in", "jax.random.wrap_key_data",
     "jax.random.clone",
@@ -273,7 +280,7 @@ FRAME_LOCALS = "f_locals"
 """The attribute through which any frame, however it was reached (``from sys import _getframe as
 gf``, ``exc.__traceback__.tb_frame``, a ``sys.setprofile`` tracer), gives its locals by name."""
 FRAME_READERS = CALLER_FRAME_READERS | {
-    "builtins.locals", "builtins.vars", "builtins.globals", "builtins.eval", "builtins.exec"
+    "builtins.locals", "builtins.vars", "builtins.globals", "builtins.eval", "builtins.exec", "builtins.dir"
 }
 """Calls that can read a function's locals by name, so that a deferred write, or a name a fix
 renames or adds, could be seen."""

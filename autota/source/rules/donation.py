@@ -36,8 +36,9 @@ class DonationRule(SourceRule):
         # functions that write an array: a jitted one, or a helper a jitted one calls
         writers = {id(function): function for update in facts.updates for function in update.functions}
         helper_names = {f.name for f in writers.values() if isinstance(f, ast.FunctionDef)}
-        calling = {
-            id(function) for site in facts.calls if isinstance(site.node.func, ast.Name) and site.node.func.id in helper_names
+        calling = {  # `put(buf, ...)`, or `pool.update(...)` of a method that writes
+            id(function) for site in facts.calls
+            if isinstance(site.node.func, (ast.Name, ast.Attribute)) and prefilter.terminal(site.node.func) in helper_names
             for function in site.functions
         }
         jitted = [f for f in facts.jitted() if id(f.node) in writers or id(f.node) in calling]
@@ -392,7 +393,24 @@ class _UpdatedCopies:
             positional = [a.value for a in expr.args if a.keyword is None and not a.star]
             origins = (self._base(positional[k]) for k in written if k < len(positional))
             return next((origin for origin in origins if origin is not None), None)
+        method = self._only_method(expr.func) if self.depth < 2 else None
+        if method is not None and 0 in self.rule.updated_params(method, self.depth + 1):
+            return self._base(expr.func.value)  # `pool.update(idxs, batch)` returning `self.replace(data=self.data.at[...])`
         return None
+
+    def _only_method(self, func: cst.BaseExpression) -> cst.FunctionDef | None:
+        """For ``obj.name(...)``, the file's one ``def name`` if it is a method of a class (plain
+        or jitted): what the call runs on an object whose class the file cannot tell."""
+        if not isinstance(func, cst.Attribute):
+            return None
+        definitions = self.rule.semantics.definitions.get(func.attr.value, ())
+        if len(definitions) != 1 or not isinstance(definitions[0], cst.FunctionDef):
+            return None
+        (method,) = definitions
+        holder = self.rule.parent(self.rule.parent(method))
+        if not isinstance(holder, cst.ClassDef) or any(not self.rule.is_jit(d.decorator) for d in method.decorators):
+            return None
+        return method
 
     def _writes_first(self, fn: cst.BaseExpression) -> bool:
         """Whether ``fn`` returns a write into its first parameter and does nothing else: a lambda

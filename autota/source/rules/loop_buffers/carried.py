@@ -163,9 +163,12 @@ class CarriedBuffers:
     def _swapped_parameters(self, function) -> str | None:
         """The parameter list of a ``fori_loop`` body ``def step(i, carry)`` written for a scan,
         ``carry, i``, where the swap changes nothing else: two plain parameters without defaults,
-        and no decorator (``partial(jax.checkpoint, static_argnums=(0,))`` counts positions)."""
-        if not isinstance(function, cst.FunctionDef) or function.decorators:
-            return None
+        no decorator (``partial(jax.checkpoint, static_argnums=(0,))`` counts positions), and a
+        file that spells none of :data:`vocabulary.DYNAMIC_ACCESS` (``eval``, ``locals``...)."""
+        if not isinstance(function, cst.FunctionDef) or function.decorators or any(
+            self.context.name_count(name) for name in vocabulary.DYNAMIC_ACCESS
+        ):
+            return None  # decorated, or a file that may reach the body or its frame by a computed name
         params = function.params
         if (len(params.params) != 2 or params.posonly_params or params.kwonly_params or params.star_arg is not cst.MaybeSentinel.DEFAULT
                 or params.star_kwarg is not None or any(p.default is not None for p in params.params)):
@@ -255,6 +258,8 @@ class CarriedBuffers:
         loop) is judged by the binding each read reaches, proven only where every binding and read
         of the name is a statement of the scope's own straight-line code, so that line order is
         the order they run in."""
+        if any(self.context.name_count(dynamic) for dynamic in REACH_BY_NAME):
+            return False  # `f.__globals__["step"]`, `eval("step(...)")`: a use no name shows
         scope = scopes.enclosing_scope(self, function)
         name = function.name.value
         names = self.semantics.variables(scope, name)  # not `body_fun=` nor `obj.body_fun`
@@ -561,14 +566,6 @@ class CarriedBuffers:
         shared = self._shared_trace(plan.call, plan.body.forward or plan.body.function, plan.checked)
         if shared:
             plan.assumptions.append(shared)
-        elif plan.kind == "fori" and plan.body.forward is None and self._swapped_parameters(plan.body.function) is None and (
-            plan.body.function is not None and not self._made_per_run(plan.body.function, plan.call)
-        ):
-            plan.assumptions.append(
-                f"that tracing `{plan.body.function.name.value}` gives no warning: the fix hands the `scan` a new lambda "
-                "each run, which JAX traces afresh where it reused the body's trace (a `float64` asked for without x64 "
-                "warns on every run)"
-            )
         if plan.write.form == "at" and self.context.source.mentions("linear_transpose"):
             plan.assumptions.append(
                 "that `jax.linear_transpose` is not applied to the loop's function: the fix writes the rows with "
@@ -1421,6 +1418,11 @@ def _python_number(expr) -> bool:
     if isinstance(expr, cst.BinaryOperation):
         return _python_number(expr.left) and _python_number(expr.right)
     return False
+
+
+REACH_BY_NAME = frozenset({"eval", "exec", "globals", "vars", "getattr", "__globals__", "__dict__"})
+"""Names through which code reaches a function by a computed name: a file that spells one may
+call the body the fix rewrites where no use of its name shows."""
 
 
 def _overlaps(edit: Edit, edits: list[Edit]) -> bool:

@@ -57,12 +57,6 @@ class WhileLoops:
             )
             return
         shared = self._shared_trace(call, body.forward or body.function, reads_initial=False)
-        if shared is None and len(plan[0]) == 1 and body.function is not None and not self._made_per_run(body.function, call):
-            shared = (
-                f"that tracing `{self.code_of(args['body_fun'].value)}` gives no warning: the fix hands the `fori_loop` a new "
-                "lambda each run, which JAX traces afresh where it reused the body's trace (a `float64` asked for "
-                "without x64 warns on every run)"
-            )
         if shared is None and self.context.source.mentions("linear_transpose"):
             shared = (
                 "that `jax.linear_transpose` is not applied to the loop's function: it refuses the `while_loop` "
@@ -482,7 +476,8 @@ class WhileLoops:
         """The parameter list of a ``while_loop`` body ``def body(state)`` with the unused index a
         ``fori_loop`` passes first (``_, state``), where ``function`` names that ``def``, which
         :meth:`_while_plan` has shown undecorated and used by this loop alone, it is no public
-        function of the module, and it takes one plain parameter without a default."""
+        function of the module, it takes one plain parameter without a default, and the file
+        spells none of :data:`vocabulary.DYNAMIC_ACCESS`."""
         held = self.semantics.binding(function) if isinstance(function, cst.Name) else None
         if not isinstance(held, cst.FunctionDef) or self.semantics.find(held, lambda n: isinstance(n, cst.Name) and n.value == index):
             return None  # the body reads the name the index would take (a global `_`)
@@ -490,6 +485,8 @@ class WhileLoops:
             not held.name.value.startswith("_") or self._exported(held.name.value)
         ):
             return None  # a public function: other modules may call it with one argument
+        if any(self.context.name_count(name) for name in vocabulary.DYNAMIC_ACCESS):
+            return None  # the file may reach the body or its frame by a computed name (`eval`, `locals()`)
         params = held.params
         if (len(params.params) != 1 or params.posonly_params or params.kwonly_params or params.star_arg is not cst.MaybeSentinel.DEFAULT
                 or params.star_kwarg is not None or params.params[0].default is not None):
