@@ -565,8 +565,14 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
             return "the body is a `functools.partial` or a method; the rewrite takes a `def` called with the loop's arguments"
         args = self._arguments(model.call, model.kind) or {}
         made = args[vocabulary.BODY_ARG[model.kind]].value if vocabulary.BODY_ARG[model.kind] in args else None
+        if isinstance(made, cst.Name):  # `body = make_body(0.9)` passed by name
+            made = self.semantics.assigned_value(made) if not isinstance(self.semantics.binding(made), cst.FunctionDef) else made
         if isinstance(made, cst.Call) and self.matches(made.func, vocabulary.PARTIAL | vocabulary.REMATS) is None:
             return "the body is made by a call (a factory); the rewrite takes a `def` the loop names"
+        if isinstance(made, cst.Call):
+            return "the body is wrapped (`jax.checkpoint`, `functools.partial`); the rewrite takes a `def` the loop names"
+        if isinstance(body, cst.FunctionDef) and body.decorators:
+            return "the body function is decorated; the rewrite takes an undecorated `def`"
         if isinstance(body, cst.Lambda):
             return "the body is a `lambda`; write it as a `def` to get a fix"
         if not any(_within(self.location(w.write.call), self.location(body)) for w in model.writes):
@@ -578,6 +584,8 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
             or any(p.default is not None for p in (*body.params.posonly_params, *body.params.params))
         ):
             return "the body takes parameters beyond the loop's (a default, `*args`, keyword-only); the rewrite passes the loop's alone"
+        if isinstance(body, cst.FunctionDef) and body.params.posonly_params:
+            return "the body's parameters are positional-only (`/`); the rewrite unpacks the carry from named parameters"
         return (
             "the carry is indexed (`state[k]`) or the write is bound to another name than the buffer's; unpack the "
             "carry into names and write `buf = buf.at[i].set(row)` to get a fix"
