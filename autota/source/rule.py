@@ -294,8 +294,8 @@ class SourceRule:
         return None
 
     def few_trips(self, loop: cst.For | cst.While) -> bool:
-        """Whether ``loop`` runs over a ``range`` (or its ``reversed``) of constants (int literals,
-        or names bound once to one: ``N_PLAYERS = 3``, ``len((1, 2, 3))``) of at most
+        """Whether ``loop`` runs over a ``range`` (or its ``reversed``, or ``jnp.arange``) of
+        constants (int literals, or names bound once to one: ``N_PLAYERS = 3``, ``len((1, 2, 3))``) of at most
         :data:`FEW_TRIPS` steps, or over a tuple or list display of at most that many elements
         (``for dim in (3, 4, 6)``, or a name bound once to such a tuple); or over ``zip`` of
         iterables one of which is such (``zip(ks, colors)`` stops at the end of ``colors``), or
@@ -311,10 +311,23 @@ class SourceRule:
             if counts:
                 return min(counts) <= FEW_TRIPS
         iterator = self.range_call(loop.iter) if isinstance(loop, cst.For) else None
+        if iterator is None and isinstance(loop, cst.For) and isinstance(loop.iter, cst.Call) and self.matches(
+            loop.iter.func, {"jax.numpy.arange", "numpy.arange"}
+        ):
+            iterator = loop.iter  # `jnp.arange(-r, r + 1)` of constants: as many steps as `range`
         if iterator is None:
             return False
-        values = [self._constant_int(a.value) if a.keyword is None and not a.star else None for a in iterator.args]
-        if None in values or not 1 <= len(values) <= 3 or values[2:] == [0]:
+        keywords = {"start": 0, "stop": 1, "step": 2}
+        if any(a.star or a.keyword is not None and a.keyword.value not in keywords for a in iterator.args):
+            return False
+        given = {k: a.value for k, a in enumerate(iterator.args) if a.keyword is None}
+        given |= {keywords[a.keyword.value]: a.value for a in iterator.args if a.keyword is not None}
+        if len(given) == 1 and 0 in given:
+            given = {1: given[0]}  # `range(n)`, `arange(n)`: the stop
+        if 1 not in given:
+            return False
+        values = [self._constant_int(given[k]) if k in given else default for k, default in ((0, 0), (1, None), (2, 1))]
+        if None in values or values[2] == 0:
             return False
         return len(range(*values)) <= FEW_TRIPS
 
@@ -333,6 +346,9 @@ class SourceRule:
             return left + right if isinstance(expr.operator, cst.Add) else left - right if isinstance(
                 expr.operator, cst.Subtract
             ) else left * right
+        if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, (cst.Minus, cst.Plus)):
+            inner = self._constant_int(expr.expression, depth + 1)  # `-psf_radius`
+            return None if inner is None else -inner if isinstance(expr.operator, cst.Minus) else inner
         if isinstance(expr, cst.Call) and len(expr.args) == 1 and not expr.args[0].keyword and not expr.args[0].star and (
             self.matches(expr.func, {"builtins.len"})
         ):

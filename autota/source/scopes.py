@@ -1217,6 +1217,8 @@ class Semantics:
                 continue  # a read, or a nested scope's own binding
             if role == "plain":
                 values.append(holder.value)
+            elif role == "unpack" and (paired := _paired_value(holder, node)) is not None:
+                values.append(paired)  # `losses, accs = jnp.array([]), jnp.array([])`
             elif isinstance(holder, cst.AugAssign):
                 values.append(holder)
             elif isinstance(holder, cst.For) and isinstance(holder.iter, cst.Call) and (
@@ -1395,6 +1397,21 @@ def _target_path(target: cst.BaseExpression, name: cst.Name) -> tuple[int, ...] 
             if path is not None:
                 return (k, *path)
     return None
+
+
+def _paired_value(holder: cst.CSTNode, name: cst.Name) -> cst.BaseExpression | None:
+    """The value a tuple assignment pairs with ``name`` item by item (``a, b = x, y`` gives ``b``
+    the value ``y``), where both sides are displays of the same length without ``*``."""
+    if not (isinstance(holder, cst.Assign) and len(holder.targets) == 1):
+        return None
+    target, value = holder.targets[0].target, holder.value
+    if not (isinstance(target, (cst.Tuple, cst.List)) and isinstance(value, (cst.Tuple, cst.List))):
+        return None
+    if len(target.elements) != len(value.elements) or any(
+        not isinstance(e, cst.Element) for e in (*target.elements, *value.elements)
+    ):
+        return None
+    return next((v.value for t, v in zip(target.elements, value.elements, strict=True) if t.value is name), None)
 
 
 def binding_role(parents, name: cst.Name) -> tuple[str | None, cst.CSTNode | None]:

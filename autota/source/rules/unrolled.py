@@ -527,8 +527,7 @@ class UnrolledLoopRule(SourceRule):
                 for name in _bound_roots(t.target):
                     if name.value in before and name.value not in carried and name.value != _loop_var(loop):
                         carried.append(name.value)
-        live = [name for name in carried if not self._step_local(loop, function, name)]
-        return live or carried  # with nothing else carried, the temporaries still name what a scan step holds
+        return [name for name in carried if not self._step_local(loop, function, name)]
 
     def _step_local(self, loop: cst.For, function: cst.FunctionDef, name: str) -> bool:
         """Whether ``name``, though bound before the loop, is a temporary of each step: a plain
