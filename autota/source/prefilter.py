@@ -18,7 +18,6 @@ from autota.source import vocabulary
 
 UPDATE_METHODS = vocabulary.UPDATE_METHODS
 JIT_NAMES = vocabulary.JIT_TERMINALS
-PARTIAL_NAMES = frozenset(vocabulary.terminal(name) for name in vocabulary.PARTIAL)
 LOOP_NAMES = vocabulary.LOOP_TERMINALS
 DYNAMIC_UPDATE_NAMES = vocabulary.DYNAMIC_WRITE_TERMINALS
 GROWTH_NAMES = frozenset(vocabulary.GROWTH_FUNCTIONS)
@@ -190,7 +189,7 @@ class Facts:
             for arg in site.node.args[:1]:
                 # `jax.jit(partial(store, scale=2.0))`, `jax.jit(jax.vmap(step))`
                 while isinstance(arg, ast.Call) and self.name(arg.func) in TRACING_TERMINALS and arg.args:
-                    if self.name(arg.func) in PARTIAL_NAMES:  # `pmap(partial(step, loss_fn=model.loss))`: `step` calls it
+                    if self.name(arg.func) in vocabulary.PARTIAL_TERMINALS:  # `pmap(partial(step, loss_fn=model.loss))`: `step` calls it
                         passed |= {terminal(a) for a in (*arg.args[1:], *(k.value for k in arg.keywords)) if terminal(a)}
                     arg = arg.args[0]
                 if isinstance(arg, ast.Name):

@@ -30,8 +30,7 @@ TRACING = vocabulary.JIT_TERMINALS | vocabulary.TRACED_ARGUMENT_TERMINALS | froz
 )
 """Calls whose function arguments run traced (``jit``, ``vmap``, ``lax.scan``, ``lax.cond``...)."""
 MODEL_BASES = frozenset(vocabulary.terminal(name) for name in vocabulary.MODEL_CLASSES)
-PARTIAL = frozenset(vocabulary.terminal(name) for name in vocabulary.PARTIAL)
-SEPARATE_RUNNERS = frozenset(vocabulary.terminal(name) for name in vocabulary.SEPARATE_RUNNERS)
+PARTIAL = vocabulary.PARTIAL_TERMINALS
 
 
 @dataclass
@@ -282,7 +281,7 @@ class _Reader:
                     module.calls.setdefault(id(function), []).append(callee)
                 if eager:
                     module.eager.append(callee)
-            if functions and terminal(node.func) not in SEPARATE_RUNNERS:  # `tree_map(utils.smooth, x)` runs it as its caller runs
+            if functions and terminal(node.func) not in vocabulary.SEPARATE_RUNNER_TERMINALS:  # `tree_map(utils.smooth, x)` runs it as its caller runs
                 for arg in (*node.args, *(k.value for k in node.keywords)):
                     handed = dotted(arg) if isinstance(arg, (ast.Name, ast.Attribute)) else None
                     for function in functions if handed is not None else ():

@@ -150,12 +150,12 @@ class TracedFunctions:
                     for handed in self._handed_functions(call):  # `tree_map(self._update, p)`, `train(loss_fn=f)`
                         self._reach(handed, call, caller, work)
                 if not callees and isinstance(call.func, cst.Attribute):
-                    guess = self._only_method(call.func.attr.value)
+                    guess = self.only_method(call.func.attr.value)
                     if guess is not None and guess not in self.by_function:
                         self.by_function[guess] = Traced("by-name", call)
                         work.append(guess)
 
-    def _only_method(self, name: str) -> cst.FunctionDef | None:
+    def only_method(self, name: str) -> cst.FunctionDef | None:
         """The one definition of ``name`` in this file, where it is a method (not a dunder): what
         ``obj.name(...)`` on an object of a class this index cannot tell may run. One in the whole
         file's text, not only in the slice parsed (which may leave out another class's)."""
@@ -251,14 +251,14 @@ class TracedFunctions:
         owner = func.value
         if isinstance(owner, cst.Attribute):  # `self.gen.name(...)`
             cls = self._own_class(owner.value, caller)
-            held = self._held_class(cls, owner.value.value, owner.attr.value) if cls is not None else None
+            held = self.held_class(cls, owner.value.value, owner.attr.value) if cls is not None else None
             return _member(held, func.attr.value) if held is not None else None
         holder = self._own_class(owner, caller)
         if holder is not None:  # `self.name(...)` in a method: the method's own class
             method = _member(holder, func.attr.value)
             if method is not None:
                 return method
-            held = self._held_class(holder, owner.value, func.attr.value)
+            held = self.held_class(holder, owner.value, func.attr.value)
             return _member(held, "__call__") if held is not None else None
         if any(isinstance(d, cst.ClassDef) for d in self.rule.semantics.definitions.get(owner.value, ())):
             holder = self.rule.semantics.binding(owner)  # asked only of names some class has
@@ -283,7 +283,7 @@ class TracedFunctions:
             return holder
         return None
 
-    def _held_class(self, cls: cst.ClassDef, me: str, attribute: str) -> cst.ClassDef | None:
+    def held_class(self, cls: cst.ClassDef, me: str, attribute: str) -> cst.ClassDef | None:
         """The class of this file whose object ``cls``'s methods store in ``self.attribute``
         (``self._generator = generator or Generator(...)``), where exactly one is."""
         key = (cls, attribute)

@@ -169,10 +169,12 @@ SEPARATE_RUNNERS = frozenset({
 """Calls that run the function given them apart from the trace that calls them: a host callback
 eagerly, with NumPy arrays; a Pallas or Triton kernel in a program of its own, where a Python
 loop is the kernel's business. Any other function handed to a call in traced code runs traced."""
-DYNAMIC_ACCESS = frozenset({
-    "eval", "exec", "getattr", "globals", "vars", "locals", "dir", "inspect", "currentframe", "_getframe",
-    "signature", "__globals__", "__dict__", "__code__", "__defaults__",
-})
+REACH_BY_NAME = frozenset({"eval", "exec", "globals", "vars", "getattr", "__globals__", "__dict__"})
+"""Names through which code reaches a function by a computed name: a file that spells one may
+call a body that a fix rewrites where no use of its name shows."""
+DYNAMIC_ACCESS = REACH_BY_NAME | {
+    "locals", "dir", "inspect", "currentframe", "_getframe", "signature", "__code__", "__defaults__",
+}
 """Names through which code reaches a function or a frame without naming it: a file that spells
 one may call a body by a computed name or read its parameters, which a rewrite of the body's
 signature would change."""
@@ -433,6 +435,8 @@ LOOP_TERMINALS = frozenset(terminal(name) for name in (*LOOPS, *LIFTED_LOOPS, MA
 TRACED_ARGUMENT_TERMINALS = frozenset(terminal(name) for name in TRACED_ARGUMENTS)
 JIT_TERMINALS = frozenset(terminal(name) for name in JIT)
 DYNAMIC_WRITE_TERMINALS = frozenset(terminal(name) for name in DYNAMIC_WRITES)
+PARTIAL_TERMINALS = frozenset(terminal(name) for name in PARTIAL)
+SEPARATE_RUNNER_TERMINALS = frozenset(terminal(name) for name in SEPARATE_RUNNERS)
 
 
 STATIC_KEYWORDS = frozenset(

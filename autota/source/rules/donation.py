@@ -399,16 +399,11 @@ class _UpdatedCopies:
         return None
 
     def _only_method(self, func: cst.BaseExpression) -> cst.FunctionDef | None:
-        """For ``obj.name(...)``, the file's one ``def name`` if it is a method of a class (plain
-        or jitted): what the call runs on an object whose class the file cannot tell."""
-        if not isinstance(func, cst.Attribute):
-            return None
-        definitions = self.rule.semantics.definitions.get(func.attr.value, ())
-        if len(definitions) != 1 or not isinstance(definitions[0], cst.FunctionDef):
-            return None
-        (method,) = definitions
-        holder = self.rule.parent(self.rule.parent(method))
-        if not isinstance(holder, cst.ClassDef) or any(not self.rule.is_jit(d.decorator) for d in method.decorators):
+        """For ``obj.name(...)``, the file's one method ``name`` (see
+        :meth:`TracedFunctions.only_method`), plain or jitted: what the call runs on an object
+        whose class the file cannot tell."""
+        method = self.rule.traced.only_method(func.attr.value) if isinstance(func, cst.Attribute) else None
+        if method is None or any(not self.rule.is_jit(d.decorator) for d in method.decorators):
             return None
         return method
 

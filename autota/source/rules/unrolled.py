@@ -767,7 +767,6 @@ class UnrolledLoopRule(SourceRule):
 
 
 PYTHON_CONTAINERS = frozenset({"builtins.list", "builtins.tuple", "builtins.dict"})
-SEPARATE_RUNNERS = frozenset(vocabulary.terminal(name) for name in vocabulary.SEPARATE_RUNNERS)
 """Calls that make a Python container, which a traced index cannot subscript."""
 
 
@@ -805,7 +804,7 @@ def _called_from(facts: prefilter.Facts, functions: list, methods: bool) -> set[
         and prefilter.terminal(site.node.args[0]) is not None
     } | {  # `tree_map(smooth, x)`, `apply(fn=self.step)`: what the callee runs, it runs traced
         name
-        for site in inside if methods and facts.name(site.node.func) not in SEPARATE_RUNNERS
+        for site in inside if methods and facts.name(site.node.func) not in vocabulary.SEPARATE_RUNNER_TERMINALS
         for arg in (*site.node.args, *(k.value for k in site.node.keywords))
         if isinstance(arg, (ast.Name, ast.Attribute)) and (name := prefilter.terminal(arg)) is not None
     }

@@ -770,6 +770,21 @@ class LoopBodies:
             )
         return depth < 3 and self._immutable_value(held, depth)
 
+    def _rewritable_parameters(self, function: cst.FunctionDef) -> list[str] | None:
+        """The parameters of an undecorated ``def`` as written (annotations kept), where a fix may
+        reorder them or add one: all plain (no default, ``*``, ``/``, keyword-only), and the file
+        spells none of :data:`vocabulary.DYNAMIC_ACCESS` (``eval``, ``getattr``, ``locals``...),
+        through which code may call the body or read its frame without naming it."""
+        if not isinstance(function, cst.FunctionDef) or function.decorators or any(
+            self.context.name_count(name) for name in vocabulary.DYNAMIC_ACCESS
+        ):
+            return None
+        params = function.params
+        if (params.posonly_params or params.kwonly_params or params.star_arg is not cst.MaybeSentinel.DEFAULT
+                or params.star_kwarg is not None or any(p.default is not None for p in params.params)):
+            return None
+        return [self.code_of(p.with_changes(comma=cst.MaybeSentinel.DEFAULT)).strip() for p in params.params]
+
     def _immutable_class(self, cls: cst.ClassDef, depth: int) -> bool:
         """Whether a class's attributes visibly stay as its body binds them: each to an immutable
         value (a list there can change item by item), and nothing in the file stores an attribute

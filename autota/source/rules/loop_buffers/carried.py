@@ -163,17 +163,12 @@ class CarriedBuffers:
     def _swapped_parameters(self, function) -> str | None:
         """The parameter list of a ``fori_loop`` body ``def step(i, carry)`` written for a scan,
         ``carry, i``, where the swap changes nothing else: two plain parameters without defaults,
-        no decorator (``partial(jax.checkpoint, static_argnums=(0,))`` counts positions), and a
-        file that spells none of :data:`vocabulary.DYNAMIC_ACCESS` (``eval``, ``locals``...)."""
-        if not isinstance(function, cst.FunctionDef) or function.decorators or any(
-            self.context.name_count(name) for name in vocabulary.DYNAMIC_ACCESS
-        ):
-            return None  # decorated, or a file that may reach the body or its frame by a computed name
-        params = function.params
-        if (len(params.params) != 2 or params.posonly_params or params.kwonly_params or params.star_arg is not cst.MaybeSentinel.DEFAULT
-                or params.star_kwarg is not None or any(p.default is not None for p in params.params)):
+        no decorator (``partial(jax.checkpoint, static_argnums=(0,))`` counts positions): see
+        :meth:`_rewritable_parameters`."""
+        params = self._rewritable_parameters(function)
+        if params is None or len(params) != 2:
             return None
-        index, carry = (self.code_of(p.with_changes(comma=cst.MaybeSentinel.DEFAULT)).strip() for p in params.params)
+        index, carry = params
         return f"{carry}, {index}"
 
     def _check_flax_while(self, call: cst.Call) -> None:
@@ -258,7 +253,7 @@ class CarriedBuffers:
         loop) is judged by the binding each read reaches, proven only where every binding and read
         of the name is a statement of the scope's own straight-line code, so that line order is
         the order they run in."""
-        if any(self.context.name_count(dynamic) for dynamic in REACH_BY_NAME):
+        if any(self.context.name_count(dynamic) for dynamic in vocabulary.REACH_BY_NAME):
             return False  # `f.__globals__["step"]`, `eval("step(...)")`: a use no name shows
         scope = scopes.enclosing_scope(self, function)
         name = function.name.value
@@ -1418,11 +1413,6 @@ def _python_number(expr) -> bool:
     if isinstance(expr, cst.BinaryOperation):
         return _python_number(expr.left) and _python_number(expr.right)
     return False
-
-
-REACH_BY_NAME = frozenset({"eval", "exec", "globals", "vars", "getattr", "__globals__", "__dict__"})
-"""Names through which code reaches a function by a computed name: a file that spells one may
-call the body the fix rewrites where no use of its name shows."""
 
 
 def _overlaps(edit: Edit, edits: list[Edit]) -> bool:

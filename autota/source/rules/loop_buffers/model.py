@@ -258,18 +258,11 @@ class LoopModeler:
 
     def _held_module(self, cls: cst.ClassDef, attribute: str) -> Function | None:
         """``self.step(x)`` where a method of ``cls`` (a Flax ``setup``) sets ``self.step =
-        Step(...)``, one class of this module: that object's ``__call__``, its ``self`` bound."""
-        made = {
-            id(held): held
-            for assign in self.semantics.find(cls, lambda n: isinstance(n, cst.Assign))
-            for target in assign.targets
-            if isinstance(target.target, cst.Attribute) and isinstance(target.target.value, cst.Name)
-            and target.target.value.value == "self" and target.target.attr.value == attribute
-            for held in [self.semantics.binding(assign.value.func) if isinstance(assign.value, cst.Call) and isinstance(assign.value.func, cst.Name) else None]
-        }
-        (held,) = made.values() if len(made) == 1 else (None,)
+        Step(...)``, one class of this module (:meth:`TracedFunctions.held_class`): that object's
+        ``__call__``, its ``self`` bound."""
+        held = self.rule.traced.held_class(cls, "self", attribute)
         calls = [s for s in held.body.body if isinstance(s, cst.FunctionDef) and s.name.value == "__call__"] if (
-            isinstance(held, cst.ClassDef)
+            held is not None
         ) else []
         return Function(calls[0], [OPAQUE]) if len(calls) == 1 else None
 
@@ -626,12 +619,10 @@ class LoopModeler:
         """The model of one loop; ``module_first``: the body takes a Flax module before the loop's
         arguments (``nn.while_loop``'s ``body_fn(mdl, carry)``); ``body``: the body where the
         loop's argument is no function (the ``__call__`` of a class ``nn.scan`` scans)."""
-        if body is None:
+        if body is None:  # (a given method's `self` is the module already)
             body = self.callable(args[vocabulary.BODY_ARG[kind]].value)
-        elif module_first:
-            module_first = False  # the method's `self` is the module
-        if body is not None and module_first:
-            body = Function(body.node, [OPAQUE, *body.bound], body.keywords, body.closure)
+            if body is not None and module_first:
+                body = Function(body.node, [OPAQUE, *body.bound], body.keywords, body.closure)
         model = LoopModel(kind, call, body)
         if body is None:
             model.problem = "the body is not a function found in this module"

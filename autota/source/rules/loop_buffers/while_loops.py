@@ -476,8 +476,7 @@ class WhileLoops:
         """The parameter list of a ``while_loop`` body ``def body(state)`` with the unused index a
         ``fori_loop`` passes first (``_, state``), where ``function`` names that ``def``, which
         :meth:`_while_plan` has shown undecorated and used by this loop alone, it is no public
-        function of the module, it takes one plain parameter without a default, and the file
-        spells none of :data:`vocabulary.DYNAMIC_ACCESS`."""
+        function of the module, and it takes one parameter :meth:`_rewritable_parameters` accepts."""
         held = self.semantics.binding(function) if isinstance(function, cst.Name) else None
         if not isinstance(held, cst.FunctionDef) or self.semantics.find(held, lambda n: isinstance(n, cst.Name) and n.value == index):
             return None  # the body reads the name the index would take (a global `_`)
@@ -485,10 +484,5 @@ class WhileLoops:
             not held.name.value.startswith("_") or self._exported(held.name.value)
         ):
             return None  # a public function: other modules may call it with one argument
-        if any(self.context.name_count(name) for name in vocabulary.DYNAMIC_ACCESS):
-            return None  # the file may reach the body or its frame by a computed name (`eval`, `locals()`)
-        params = held.params
-        if (len(params.params) != 1 or params.posonly_params or params.kwonly_params or params.star_arg is not cst.MaybeSentinel.DEFAULT
-                or params.star_kwarg is not None or params.params[0].default is not None):
-            return None
-        return f"{index}, {self.code_of(params.params[0].with_changes(comma=cst.MaybeSentinel.DEFAULT)).strip()}"
+        params = self._rewritable_parameters(held)
+        return f"{index}, {params[0]}" if params is not None and len(params) == 1 else None
