@@ -132,7 +132,55 @@ def traced_elsewhere(paths: list[str], targets: list[str], asked: set[str] | Non
             if (target, name) not in eager:  # a test or a script calls it eagerly too: it may run so
                 reached.setdefault(callee.path, set()).add(name)
             work.append((callee, [callee.functions[name]]))
+    # methods a module binds by attribute into a function it hands to a traced call
+    # (`jax.pmap(partial(train_step, loss_fn=model.loss_function))`, scenic's trainers): the
+    # object's class is not in the file, so each method of that name in a target runs traced
+    bound = set().union(*(_methods_bound_for_tracing(text) for text in texts.values() if "partial" in text))
+    for module in modules.values():
+        if module.path in targets:
+            for key in module.functions:
+                if "." in key and key.rpartition(".")[2] in bound and (module.name, key) not in eager:
+                    reached.setdefault(module.path, set()).add(key)
     return {path: frozenset(found) for path, found in reached.items() if path in targets}
+
+
+def _methods_bound_for_tracing(text: str) -> set[str]:
+    """The names of the methods that ``text`` binds by attribute of an object (not ``self``,
+    ``cls`` or an imported module) into a ``partial`` handed to a traced call, inline or through
+    a name (``step = partial(train_step, loss_fn=model.loss_function)`` ... ``jax.pmap(step)``)."""
+    if not any(word in text for word in TRACING):
+        return set()
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return set()
+    imported = {
+        alias.asname or alias.name.split(".")[0]
+        for node in ast.walk(tree) if isinstance(node, (ast.Import, ast.ImportFrom)) for alias in node.names
+    }
+    passed: set[str] = set()
+    partials: list[tuple[str | None, ast.Call]] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and terminal(node.func) in TRACING:
+            for arg in node.args:
+                if isinstance(arg, ast.Name):
+                    passed.add(arg.id)
+                elif isinstance(arg, ast.Call) and terminal(arg.func) in PARTIAL:
+                    partials.append((None, arg))
+        elif isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and terminal(node.value.func) in PARTIAL:
+            for target in node.targets:
+                if isinstance(target, ast.Name):
+                    partials.append((target.id, node.value))
+    methods = set()
+    for name, call in partials:
+        if name is not None and name not in passed:
+            continue
+        for value in (*call.args[1:], *(k.value for k in call.keywords)):
+            if isinstance(value, ast.Attribute) and isinstance(value.value, ast.Name) and (
+                value.value.id not in {"self", "cls"} | imported
+            ):
+                methods.add(value.attr)
+    return methods
 
 
 def _add_module(modules: dict[str, _Module], text: str, name: str, path: str) -> None:

@@ -988,6 +988,15 @@ class Semantics:
             return None
         return self.resolved_names(alias)
 
+    def precedes(self, node: cst.CSTNode, other: cst.CSTNode) -> bool:
+        """Whether ``node`` starts before ``other`` in the source: what comparing their lines
+        answers, without the code generation that positions cost."""
+        return self._order[node] < self._order[other]
+
+    def after(self, node: cst.CSTNode, other: cst.CSTNode) -> bool:
+        """Whether ``node`` starts after all of ``other`` (its subtree included) in the source."""
+        return self._order[node] > self._end(other)
+
     def _start(self, node: cst.CSTNode) -> int:
         """Where ``node`` starts, as its place in source order: the order is all that
         :meth:`binding` compares, and positions cost a code generation of the file."""

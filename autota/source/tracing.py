@@ -382,6 +382,8 @@ class TracedFunctions:
             self._mark(call.args[0].value, Traced("transform", call))
         elif self.rule.matches(call.func, vocabulary.MODEL_TRANSFORMS) and call.args:
             self._mark(call.args[0].value, Traced("model", call))
+        elif not isinstance(call.func, cst.Call) and self._jit_named(call.func) and call.args and call.args[0].keyword is None:  # `K.jit(f)`: a project's wrapper
+            self._mark(call.args[0].value, Traced("jit", call))
         if self.rule.matches(call.func, vocabulary.COLLECTIVES):
             caller = next((a for a in self.rule.ancestors(call) if isinstance(a, (cst.FunctionDef, cst.Lambda))), None)
             self._record(caller, Traced("collective", call))
@@ -447,8 +449,8 @@ class TracedFunctions:
                 self._mark(element.value, traced)
             return
         self._record(self._function(expr), traced)
-        for handed in self._bound_functions(expr):  # `pmap(partial(step, loss_fn=model.loss))`: `step` calls it
-            self._record(handed, Traced("called", traced.node, traced.origin or traced.kind))
+        for handed, guessed in self._bound_functions(expr):  # `pmap(partial(step, loss_fn=model.loss))`: `step` calls it
+            self._record(handed, Traced("by-name", traced.node) if guessed else Traced("called", traced.node, traced.origin or traced.kind))
 
     def _handed_functions(self, call: cst.Call) -> list[cst.FunctionDef | cst.Lambda]:
         """The functions of this file that ``call`` is given as arguments (``tree_map(f, x)``,
@@ -469,10 +471,12 @@ class TracedFunctions:
             for q in self.rule.qualified_names(d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator)
         )
 
-    def _bound_functions(self, expr: cst.BaseExpression, depth: int = 0) -> list[cst.FunctionDef | cst.Lambda]:
+    def _bound_functions(self, expr: cst.BaseExpression, depth: int = 0) -> list[tuple[cst.FunctionDef | cst.Lambda, bool]]:
         """The functions a ``partial`` binds as arguments of the function it wraps, where ``expr``
         is one (or a name bound once to one, or a ``jit`` of one): the wrapped function calls them
-        where it runs, traced."""
+        where it runs, traced. Each with whether it is guessed: a method of an object whose
+        class this index cannot tell (``loss_fn=model.loss_function``, ``model`` a parameter) is
+        taken to be the file's one method of that name, which may run traced (``"by-name"``)."""
         if depth > 3:
             return []
         if isinstance(expr, cst.Name):
@@ -481,7 +485,13 @@ class TracedFunctions:
         if not isinstance(expr, cst.Call) or not expr.args:
             return []
         if self.rule.matches(expr.func, PARTIAL):
-            handed = [f for a in expr.args[1:] for f in [self._function(a.value)] if f is not None and not self._foreign(f)]
+            handed = []
+            for arg in expr.args[1:]:
+                function, guessed = self._function(arg.value), False
+                if function is None and isinstance(arg.value, cst.Attribute) and isinstance(arg.value.value, cst.Name):
+                    function, guessed = self.only_method(arg.value.attr.value), True
+                if function is not None and not self._foreign(function):
+                    handed.append((function, guessed))
             return handed + self._bound_functions(expr.args[0].value, depth + 1)
         if self.rule.is_jit(expr.func) or self._is_transform(expr.func):
             return self._bound_functions(expr.args[0].value, depth + 1)
@@ -539,7 +549,10 @@ class TracedFunctions:
         """Whether a decorator's own name says it jits (``jit_method``, ``jit_class``, ``my_jit``,
         ``filter_jit``): a project's wrapper of ``jax.jit``, whose functions run traced; not one
         imported from another compiler (numba's ``njit``). The node of such a trace is the
-        function itself, not the decorator: its static arguments are unknown."""
+        function itself, not the decorator: its static arguments are unknown. Also through a
+        ``partial`` (``@partial(K.jit, static_argnums=1)``) and as a call (``K.jit(f)``)."""
+        if isinstance(decorator, cst.Call) and self.rule.matches(decorator.func, PARTIAL) and decorator.args:
+            decorator = decorator.args[0].value
         func = decorator.func if isinstance(decorator, cst.Call) else decorator
         name = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
         return vocabulary.says_jit(name) and not any(

@@ -371,3 +371,56 @@ def test_a_helper_handed_to_a_call_in_traced_code_of_another_module_runs_traced(
     (tmp_path / "pkg" / "smoothing.py").write_text(SMOOTH)
     (tmp_path / "pkg" / "trees.py").write_text(TREES)
     assert _codes(capsys, "--select", "AT102", str(tmp_path)) == ["smoothing.py:14:15 AT102"]
+
+
+LOSS_MODEL = """\
+import jax.numpy as jnp
+
+
+class Model:
+    def __init__(self, steps, lam):
+        self.steps = steps
+        self.lam = lam
+
+    def loss_function(self, logits, labels):
+        prior = jnp.zeros([self.steps])
+        halted = 1.0
+        for i in range(self.steps):
+            prior = prior.at[i].set(self.lam * halted)
+            halted = halted * (1 - self.lam)
+        return jnp.mean((logits - labels) ** 2) + jnp.sum(prior)
+
+    def table(self, n):
+        out = jnp.zeros(n)
+        for i in range(n):
+            out = out.at[i].set(i * self.lam)
+        return out
+"""
+
+TRAINER = """\
+import functools
+
+import jax
+
+
+def train_step(params, batch, *, loss_fn):
+    loss, grads = jax.value_and_grad(lambda p: loss_fn(batch["x"] @ p, batch["y"]))(params)
+    return params - 0.1 * grads, loss
+
+
+def train(model, params, batch):
+    step = functools.partial(train_step, loss_fn=model.loss_function)
+    return jax.pmap(step, axis_name="batch")(params, batch)
+"""
+
+
+def test_a_method_bound_into_a_traced_partial_in_another_module_runs_traced(capsys, tmp_path):
+    """Sweep 32b's scenic: a trainer binds ``model.loss_function`` into the ``partial`` it
+    pmaps, the model's class in a module the trainer does not import. Each method of that name
+    runs traced; the class's other methods stay eager."""
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "model.py").write_text(LOSS_MODEL)
+    (tmp_path / "pkg" / "trainer.py").write_text(TRAINER)
+    assert _codes(capsys, "--select", "AT102", str(tmp_path)) == ["model.py:20:19 AT102"]
+    assert len(_codes(capsys, "--select", "AT102", str(tmp_path / "pkg" / "model.py"))) == 2

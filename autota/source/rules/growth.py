@@ -161,6 +161,19 @@ class GrowthRule(SourceRule):
             top for site in candidates if isinstance(site.node.value, ast.Call) and isinstance(site.node.value.func, ast.Name)
             for top in helpers.get(site.node.value.func.id, ())
         }
+        # the functions (and own methods) the loops' functions call by name: where an entry's slot
+        # is read (`place(item)`, `self.place(item)`)
+        names = {
+            c.node.func.id if isinstance(c.node.func, ast.Name) else c.node.func.attr
+            for c in facts.calls if (
+                isinstance(c.node.func, ast.Name)
+                or isinstance(c.node.func, ast.Attribute) and isinstance(c.node.func.value, ast.Name) and c.node.func.value.id == "self"
+            ) and any(prefilter.inside(c, f) for f in around)
+        }
+        called |= {
+            f.top for f in facts.functions
+            if not isinstance(f.node, ast.Lambda) and f.node.name in names and facts.top_is_definition[f.top]
+        }
         return prefilter.tops(candidates) | called | prefilter.tracing_call_tops(facts, around)
 
     # -- AT101 ------------------------------------------------------------------------------
@@ -863,7 +876,9 @@ class GrowthRule(SourceRule):
         for assign in self.semantics.find(loop, lambda n: isinstance(n, cst.Assign)):
             if assign is not statement and any(self.code_of(t.target) == buf for t in assign.targets):
                 update = self._update(assign)
-                if update is None or update[0] != buf:
+                if (update is None or update[0] != buf) and not self._made_when_missing(assign, loop) and not (
+                    attribute and self._other_branch(assign, statement, loop)
+                ):
                     return  # rebuilt in the loop: not one array updated step by step
         if (buf, id(loop)) in self._updated:
             return  # several writes a step (a pixel and its neighbours): one finding, at the first
@@ -871,7 +886,7 @@ class GrowthRule(SourceRule):
         target = statement.targets[0].target
         if isinstance(target, cst.Subscript) and not isinstance(target.slice[0].slice.value, cst.SimpleString) and not any(
             self._entry_repeated(target.slice[0].slice.value, parts, outer) for outer in loops
-        ):
+        ) and not self._membership_tested(target, loop):
             return  # `rows[i] = rows[i].at[0].set(v)`: a different array each step, each updated once
         # the loops of a few constant steps (`for k in range(3)`) set a few slots, whatever the input:
         # judged by the others, state overwritten in place copies it each step but does not grow
@@ -882,7 +897,10 @@ class GrowthRule(SourceRule):
         }
         if long and self._same_slots_every_step(parts, long[0], bounded) and not self._reads_loop_targets(parts, long):
             return  # state overwritten in place: each step copies it, but it does not grow with the loop
-        if (method in COMBINING or self._combines_with_old_slot(call, spelling.receiver, method)) and self._picked_by_data(parts, loops):
+        copied = self._copied_from(target, loop) if isinstance(target, cst.Name) else set()
+        if (method in COMBINING or self._combines_with_old_slot(call, {spelling.receiver} | copied, method)) and (
+            self._picked_by_data(parts, loops)
+        ):
             return  # added where the data says (a histogram): state of a fixed size, not rows
         if self._entries_say_where(parts, loop):
             return  # each entry of a collection writes where it says (parameter groups, entity classes)
@@ -1092,6 +1110,50 @@ class GrowthRule(SourceRule):
                     return False
         return self._reads_loop_targets(parts, [loop])
 
+    def _membership_tested(self, target: cst.Subscript, loop: cst.CSTNode) -> bool:
+        """Whether ``loop`` tests the entry's key for membership in the collection (``if key not
+        in stacked: stacked[key] = jnp.zeros(...)``): an entry made on its key's first step and
+        updated on the later ones, as a checkpoint loader stacks each layer's weights."""
+        return any(
+            self._tests_membership(test, target, (cst.In, cst.NotIn))
+            for test in self.semantics.find(loop, lambda n: isinstance(n, cst.Comparison))
+        )
+
+    def _made_when_missing(self, assign: cst.Assign, loop: cst.CSTNode) -> bool:
+        """Whether ``assign`` binds an entry only when its key is missing (``if key not in
+        stacked: stacked[key] = jnp.zeros(...)``): the entry's first value, made once a key."""
+        target = assign.targets[0].target if len(assign.targets) == 1 else None
+        if not isinstance(target, cst.Subscript) or len(target.slice) != 1 or not isinstance(target.slice[0].slice, cst.Index):
+            return False
+        for holder in self.ancestors(assign):
+            if holder is loop:
+                return False
+            if isinstance(holder, cst.If) and self.semantics.within(assign, holder.body):
+                return self._tests_membership(holder.test, target, (cst.NotIn,))
+        return False
+
+    def _other_branch(self, node: cst.CSTNode, other: cst.CSTNode, loop: cst.CSTNode) -> bool:
+        """Whether ``node`` and ``other`` sit on the two sides of one ``if`` in ``loop``: a step
+        runs one of them (``if block_index is not None: stacked[k] = stacked[k].at[...]`` ...
+        ``else: stacked[k] = value``, an entry of another kind)."""
+        for holder in self.ancestors(node):
+            if holder is loop:
+                return False
+            if isinstance(holder, cst.If) and holder.orelse is not None:
+                mine, others = (holder.body, holder.orelse) if self.semantics.within(node, holder.body) else (holder.orelse, holder.body)
+                if self.semantics.within(other, others) and self.semantics.within(node, mine):
+                    return True
+        return False
+
+    def _tests_membership(self, test: cst.BaseExpression, target: cst.Subscript, operators: tuple) -> bool:
+        """Whether ``test`` is ``key in held`` (of ``operators``) for the entry ``held[key]``."""
+        if not isinstance(test, cst.Comparison) or not isinstance(target.slice[0].slice, cst.Index):
+            return False
+        key, held = self.code_of(target.slice[0].slice.value), self.code_of(target.value)
+        return self.code_of(test.left) == key and any(
+            isinstance(c.operator, operators) and self.code_of(c.comparator) == held for c in test.comparisons
+        )
+
     def _same_every_step(self, iterable: cst.BaseExpression, loop: cst.CSTNode) -> bool:
         """Whether ``iterable`` gives the same items on every step of ``loop``: a name, or
         ``range`` of names, that ``loop`` does not bind."""
@@ -1157,13 +1219,69 @@ class GrowthRule(SourceRule):
                     sources += given
                     pending += given
         return any(
-            isinstance(self.parent(name), (cst.Attribute, cst.Index, cst.Subscript))
+            isinstance(self.parent(name), (cst.Attribute, cst.Index, cst.Subscript)) or self._read_by_helper(name)
             for source in sources for name in self.semantics.variables(source) if name.value in entries
         )
 
-    def _combines_with_old_slot(self, call: cst.Call, buf: str, method: str) -> bool:
+    def _read_by_helper(self, name: cst.Name) -> bool:
+        """Whether ``name`` is passed by position to a function of this file that reads a field
+        of that parameter (``l_y, l_x = place(item, h, w)`` where ``place`` returns ``item["y"] %
+        h, ...``; a method, ``self.place(item, h, w)``, the file's one of that name): the slot is
+        read from the entry there."""
+        arg = self.parent(name)
+        call = self.parent(arg) if isinstance(arg, cst.Arg) else None
+        if not isinstance(call, cst.Call) or arg.keyword is not None or arg.star:
+            return False
+        if isinstance(call.func, cst.Name):
+            helper, bound = self.semantics.binding(call.func), 0
+        elif isinstance(call.func, cst.Attribute) and isinstance(call.func.value, cst.Name):  # `self.place(item)`
+            helper, bound = self.traced.only_method(call.func.attr.value), 1
+        else:
+            return False
+        if not isinstance(helper, cst.FunctionDef):
+            return False
+        position = next(k for k, a in enumerate(call.args) if a is arg)
+        params = [*helper.params.posonly_params, *helper.params.params][bound:]
+        if position >= len(params) or any(a.star for a in call.args[:position]):
+            return False
+        return any(self._field_read(read) for read in self.semantics.names_in(helper.body, params[position].name.value))
+
+    def _field_read(self, name: cst.Name) -> bool:
+        """Whether ``name`` is read for a field: ``item["y"]`` (a string key) or ``item.y`` (not a
+        method called, not a slice): what an entry names, not what a string key parses to
+        (``key[len(prefix):]``, ``key.split(".")``, a checkpoint loader's layer number)."""
+        parent = self.parent(name)
+        if isinstance(parent, cst.Subscript) and parent.value is name:
+            return len(parent.slice) == 1 and isinstance(parent.slice[0].slice, cst.Index) and isinstance(
+                parent.slice[0].slice.value, cst.SimpleString
+            )
+        if isinstance(parent, cst.Attribute) and parent.value is name:
+            called = self.parent(parent)
+            return not (isinstance(called, cst.Call) and called.func is parent)
+        return False
+
+    def _copied_from(self, target: cst.Name, loop: cst.CSTNode) -> set[str]:
+        """The names the array was made from before ``loop`` by an update or a plain binding
+        (``new_state = state.at[0].set(v)``, ``new_state = state``) and that the loop does not
+        rebind: a slot's old value read through one of them (``state[idx]``) is the slot's
+        value before the loop's writes."""
+        names = set()
+        for value in self.semantics.value_sources(target) or []:
+            if self.semantics.within(value, loop):
+                continue
+            while (found := scopes.at_call(value)) is not None:
+                value = found[0]
+            if isinstance(value, cst.Name) and value.value != target.value and not any(
+                scopes.binding_role(self.semantics.parents, n)[0] is not None
+                for n in self.semantics.names_in(loop, value.value)
+            ):
+                names.add(value.value)
+        return names
+
+    def _combines_with_old_slot(self, call: cst.Call, bufs: set[str], method: str) -> bool:
         """Whether a ``set`` writes a value computed from the slot's old value, read at the same
-        index (``heat.at[k].set(jnp.maximum(row, heat[k]))``): a combining update spelled out,
+        index (``heat.at[k].set(jnp.maximum(row, heat[k]))``), through the array's name or one it
+        was copied from before the loop (``bufs``): a combining update spelled out,
         also through the values a name is given in its scope, and the names those read (``sol =
         full[idx]``, ``problem = Thermal(..., sol)``, ``sol = solve(problem)``, ``.set(sol)``); for ``dynamic_update_slice(canvas, f(old), (y, x))``, whose starts do not spell the
         index, a value computed from any part of the array (``old = canvas[y:y + h, x:x + w]``)."""
@@ -1177,7 +1295,7 @@ class GrowthRule(SourceRule):
         while pending:
             for node in self.semantics.find(pending.pop(), lambda n: isinstance(n, (cst.Subscript, cst.Name))):
                 if isinstance(node, cst.Subscript):
-                    if self.code_of(node.value) == buf and (index is None or self._slice_code(node.slice) == index):
+                    if self.code_of(node.value) in bufs and (index is None or self._slice_code(node.slice) == index):
                         return True
                 elif id(node) not in followed and len(followed) < 16:
                     followed.add(id(node))

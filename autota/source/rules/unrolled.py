@@ -509,14 +509,53 @@ class UnrolledLoopRule(SourceRule):
             role, holder = scopes.binding_role(self.semantics.parents, node)
             if role == "plain" and self.semantics.enclosing_scope(node) is function and container(holder.value):
                 return True
-        return False
+        return self._carried_container(name, function)
+
+    def _carried_container(self, name: cst.Name, function: cst.FunctionDef) -> bool:
+        """Whether ``name`` is unpacked from the carry of a ``lax`` loop body (``state, obs, mems
+        = carry``) at a position where each ``return`` of the body puts a Python container back
+        (``return (state, obs, new_mems), ys`` with ``new_mems = []``): a loop keeps its carry's
+        structure, so the carry holds that container at every step."""
+        traced = self.traced.by_function.get(function)
+        if traced is None or traced.kind != "loop-body":
+            return False
+        params = {p.name.value for p in scopes.all_params(function)}
+        position, arity = None, None
+        for node in self.semantics.names_in(function.body, name.value):
+            role, holder = scopes.binding_role(self.semantics.parents, node)
+            if role is None:
+                continue
+            target = holder.targets[0].target if isinstance(holder, cst.Assign) and len(holder.targets) == 1 else None
+            if position is not None or not (
+                isinstance(target, cst.Tuple) and isinstance(holder.value, cst.Name) and holder.value.value in params
+            ):
+                return False  # bound otherwise, or twice
+            names = [e.value for e in target.elements]
+            if any(isinstance(e, cst.StarredElement) for e in target.elements) or node not in names:
+                return False
+            position, arity = names.index(node), len(names)
+        returns = self.semantics.own_nodes(function, lambda n: isinstance(n, cst.Return))
+        if position is None or not returns:
+            return False
+        for ret in returns:
+            carry = ret.value
+            if isinstance(carry, cst.Tuple) and len(carry.elements) == 2 and isinstance(carry.elements[0].value, cst.Tuple):
+                carry = carry.elements[0].value  # a `scan` body's `(carry, ys)`
+            if not isinstance(carry, cst.Tuple) or len(carry.elements) != arity:
+                return False
+            value = carry.elements[position].value
+            if isinstance(value, (cst.List, cst.Tuple, cst.Dict, cst.ListComp, cst.DictComp)):
+                continue
+            if not (isinstance(value, cst.Name) and value.value != name.value and self._holds_container(value, function)):
+                return False
+        return True
 
     def _carried(self, loop: cst.For, function: cst.FunctionDef) -> list[str]:
         """Names bound before the loop and assigned in its body: what a ``lax.scan`` of the body
         carries from step to step and out of the loop (read in the body or only after it)."""
         before = {p.name.value for p in function.params.params}
         for assign in self.semantics.own_nodes(function, lambda n: isinstance(n, (cst.Assign, cst.AnnAssign, cst.AugAssign))):
-            if self.start_line(assign) < self.start_line(loop):
+            if self.semantics.precedes(assign, loop):
                 targets = assign.targets if isinstance(assign, cst.Assign) else [assign]
                 for t in targets:
                     before.update(n.value for n in self.semantics.find(t.target, lambda x: isinstance(x, cst.Name)))
@@ -533,7 +572,26 @@ class UnrolledLoopRule(SourceRule):
         """Whether ``name``, though bound before the loop, is a temporary of each step: a plain
         statement of the body binds it before any read there (``loss = f(x[n])`` then ``loss <
         best``), and nothing reads it after the loop or from a nested function. Bound before in
-        another branch (``if parallel: loss = ...``), it is no value a scan carries."""
+        another branch (``if parallel: loss = ...``), it is no value a scan carries. A read in a
+        later loop that binds the name first in each of its steps (scratch names shared by
+        consecutive loops) reads that loop's value, not this one's."""
+        if not self._bound_first(loop, name):
+            return False
+        for use in self.semantics.names_in(function.body, name):
+            if self.semantics.enclosing_scope(use) is not function:
+                return False
+            if not self.semantics.after(use, loop) or scopes.binding_role(self.semantics.parents, use)[0] is not None:
+                continue  # in the loop, or a binding after it
+            later = next((
+                a for a in self.ancestors(use)
+                if isinstance(a, cst.For) and self.semantics.after(a, loop) and self.semantics.within(use, a.body)
+            ), None)
+            if later is None or not self._bound_first(later, name):
+                return False
+        return True
+
+    def _bound_first(self, loop: cst.For, name: str) -> bool:
+        """Whether a plain statement of the loop's body binds ``name`` before any read of it there."""
         body = loop.body.body if isinstance(loop.body, cst.IndentedBlock) else ()
         for statement in body:
             small = statement.body if isinstance(statement, cst.SimpleStatementLine) else ()
@@ -543,18 +601,10 @@ class UnrolledLoopRule(SourceRule):
                 )
             ]
             if binds and len(small) == 1:
-                if self.semantics.names_in(binds[0].value, name):
-                    return False  # `x = x + 1`: read before it is bound again
-                break
+                return not self.semantics.names_in(binds[0].value, name)  # `x = x + 1`: read before bound again
             if self.semantics.names_in(statement, name):
                 return False  # read (or bound in a branch) before a plain binding
-        else:
-            return False
-        end = self.end_line(loop)
-        return not any(
-            self.start_line(use) > end or self.semantics.enclosing_scope(use) is not function
-            for use in self.semantics.names_in(function.body, name)
-        )
+        return False
 
     def _problem(self, loop: cst.For, function: cst.FunctionDef, carried: list[str]) -> str | None:
         if not isinstance(loop.target, cst.Name):
@@ -639,7 +689,7 @@ class UnrolledLoopRule(SourceRule):
             targets = [t.target for t in assign.targets] if isinstance(assign, cst.Assign) else [assign.target]
             if not any(n.value in carried for t in targets for n in _bound_roots(t)):
                 continue
-            if self.start_line(assign) >= self.start_line(loop) and not self.semantics.contains(loop, assign):
+            if not self.semantics.precedes(assign, loop) and not self.semantics.contains(loop, assign):
                 continue  # after the loop
             if len(targets) != 1 or assign.value is None or not self._static_binding(targets[0], assign.value, names):
                 return False

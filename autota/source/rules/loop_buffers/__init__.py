@@ -266,14 +266,15 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
             return None  # the loop's state updated in place (Gauss-Seidel, a histogram): no rows
         if data_slot and self._several_slots(body, group) and all(self._slot_from_data(call, kind, m) for m in motions[1:]):
             return None  # several slots the data picks, each step (a pair's two agents): a scatter into state, no row a step
+        integer_row = init is not None and self._carried_integer(body, init.value, write.row)
         if kind == "while":  # `grad` cannot go through it, so nothing is saved: AT202, whatever it reads
-            if exact or self._gradient_free(write.row) or self._invariant(body, write.index):
+            if exact or integer_row or self._gradient_free(write.row) or self._invariant(body, write.index):
                 return None
             return Verdict()
         slots = all(self._reads_fixed_rows(name, write.axis) for name in reads)
         if reads and previous is None and not slots:
             return Verdict(read=reads[0])  # beyond single slots: `grad` may save as much as the buffer every step
-        if exact or self._constant_row(write.row) or self._gradient_free(write.row) or self._invariant(body, write.row):
+        if exact or integer_row or self._constant_row(write.row) or self._gradient_free(write.row) or self._invariant(body, write.row):
             return None  # no cotangent, or a buffer cleared or filled with one value or flags: nothing `grad` goes through
         # read at single slots along the written axis only (`buf[t - 2]`): `grad` saves at most those
         # rows, not the buffer; the buffer is still carried, and the reads keep it in the body
@@ -434,6 +435,24 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
         return bool(given) and all(
             isinstance(v, cst.Call) and self.matches(v.func, vocabulary.INTEGER_RESULTS) is not None for v in given
         )
+
+    def _carried_integer(self, body: Body, init: cst.BaseExpression, row: cst.BaseExpression | None) -> bool:
+        """Whether the written row is a value of the carry, as the body unpacked it, that the
+        initial carry shows to be a strongly typed integer or boolean array (``idx`` of ``idx,
+        step, path = c`` starting as ``start.astype(jnp.uint32)``: path reconstruction writing
+        the index it chases). A loop keeps such a carry's dtype (JAX refuses a body that changes
+        it; only weakly typed values are promoted), so the row is an integer at every step and
+        has no gradient, whatever the buffer's dtype."""
+        if not isinstance(row, cst.Name) or body.unpack is None or body.carry_param is None:
+            return False
+        reaching = self.semantics.reaching_value(row)
+        if reaching is None or len(reaching[0]) != 1:
+            return False
+        source = reaching[1]
+        if not (isinstance(source, cst.Name) and source.value == body.carry_param) or self.semantics.reaching_value(source):
+            return False
+        modeler = self._modeler()
+        return modeler.strong_integer(modeler.initial(init, reaching[0]))
 
     def _row_of_whole(self, row, index, whole_reads: list[cst.CSTNode]) -> bool:
         """Whether the written row is the written slot of a value computed from the whole buffer

@@ -550,6 +550,8 @@ class LoopBodies:
                     continue
                 if key is None and isinstance(parent, cst.Subscript) and self.code_of(parent) != writes[0].label:
                     continue
+                if key is not None and self._repacked(parent, key, name.value):
+                    continue  # `c = {"u": u, "traj": c["traj"]}`: the entry moved into the new dict, not read
             index = _subscript_index(parent) if isinstance(parent, cst.Subscript) and parent.value is name else None
             slot = next((w for w in writes if index is not None and self.code_of(index) == self.code_of(w.index)), None)
             when = self._slot_read_order(function, parent, slot) if slot is not None else None
@@ -559,6 +561,18 @@ class LoopBodies:
                 continue
             reads.append(name)
         return reads
+
+    def _repacked(self, read: cst.CSTNode, key: str, holder: str) -> bool:
+        """Whether ``read`` (``c["traj"]``) is the entry of the same key in a dict display bound
+        to the dict's own name (``c = {"u": u, "traj": c["traj"]}``): the buffer moves into the new
+        dict as it is."""
+        element = self.parent(read)
+        display = self.parent(element) if isinstance(element, cst.DictElement) and element.value is read else None
+        statement = self.parent(display) if isinstance(display, cst.Dict) else None
+        return (
+            isinstance(statement, cst.Assign) and statement.value is display and scopes.assign_to(statement) == holder
+            and isinstance(element.key, cst.SimpleString) and element.key.evaluated_value == key
+        )
 
     def _shallow_copy(self, name: cst.Name) -> bool:
         """Whether ``name`` is copied into itself: ``c = dict(c)``, ``copy.copy(c)``, or

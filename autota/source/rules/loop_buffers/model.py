@@ -520,10 +520,22 @@ class LoopModeler:
 
     def exact_dtype(self, expr: cst.BaseExpression | None) -> bool:
         """Whether ``expr`` visibly makes an integer or boolean array: a ``jnp`` constructor with
-        such a ``dtype``, ``jnp.full`` of an int or bool literal, ``jnp.arange`` of int literals."""
+        such a ``dtype``, ``jnp.full`` of an int or bool literal, ``jnp.arange`` of int literals,
+        or a cast to such a dtype (``x.astype(jnp.uint32)``, ``jnp.int32(x)``,
+        ``jnp.array(x, jnp.int32)``)."""
         if not isinstance(expr, cst.Call) or any(a.star for a in expr.args):
             return False
+        exact = (vocabulary.EXACT_DTYPES, vocabulary.EXACT_DTYPE_STRINGS)
+        if isinstance(expr.func, cst.Attribute) and expr.func.attr.value == "astype" and len(expr.args) == 1:
+            return self.rule.dtype_in(expr.args[0].value, *exact)
+        if self.rule.matches(expr.func, vocabulary.EXACT_DTYPES) is not None:
+            return True  # `jnp.int32(x)`, `int(x)`
         if self.rule.matches(expr.func, {f"{vocabulary.JNP}.array", f"{vocabulary.JNP}.asarray"}):
+            dtype = next((a.value for a in expr.args if a.keyword is not None and a.keyword.value == "dtype"), None)
+            if dtype is None and len(expr.args) > 1 and expr.args[1].keyword is None:
+                dtype = expr.args[1].value
+            if dtype is not None:
+                return self.rule.dtype_in(dtype, *exact)
             return len(expr.args) == 1 and expr.args[0].keyword is None and _exact_literal(expr.args[0].value)
         made = self.rule.construction(expr)
         if made is None:
@@ -537,6 +549,24 @@ class LoopModeler:
             return bool(made.positional) and not made.keywords and all(self._python_int(a) for a in made.positional)
         return False
 
+    def strong_integer(self, expr: cst.BaseExpression | None) -> bool:
+        """Whether ``expr`` visibly makes a strongly typed integer or boolean JAX array: a cast
+        (``x.astype(jnp.uint32)``, ``jnp.int32(x)``), a constructor with such a ``dtype``, or
+        ``jnp.arange`` of ints. Not a Python int or a weakly typed array (``jnp.array(0)``,
+        ``jnp.full(n, 1)``): carried through a loop, JAX promotes those to what the body makes
+        of them, a float included."""
+        value = self._value_of(expr) if expr is not None else None
+        if not isinstance(value, cst.Call) or any(a.star for a in value.args):
+            return False
+        if self.rule.matches(value.func, {"builtins.int", "builtins.bool"}):
+            return False
+        made = self.rule.construction(value)
+        if made is not None and made.dtype is None and made.name != "arange":
+            return False  # `jnp.full(n, 1)`: weakly typed
+        if self.rule.matches(value.func, {f"{vocabulary.JNP}.array", f"{vocabulary.JNP}.asarray"}) and len(value.args) == 1:
+            return False  # `jnp.array(0)`: weakly typed
+        return self.exact_dtype(value)
+
     def strong_inexact(self, expr: cst.BaseExpression | None) -> bool:
         """Whether ``expr`` visibly makes a strongly typed floating or complex array: ``jnp.zeros``,
         ``ones`` or ``empty`` with no dtype (the default float) or an inexact one, or ``full`` and
@@ -549,10 +579,12 @@ class LoopModeler:
             return made.name in ("zeros", "ones", "empty") and len(made.positional) == 1 and set(made.keywords) <= {"shape"}
         return self.rule.dtype_in(made.dtype, vocabulary.INEXACT_DTYPES, vocabulary.INEXACT_DTYPE_STRINGS)
 
-    def without_cotangent(self, init: cst.BaseExpression) -> bool:
+    def without_cotangent(self, init: cst.BaseExpression | None) -> bool:
         """Whether every value of the initial carry is visibly an integer or boolean array, a PRNG
         key, or a Python int or bool: such a carry has no cotangent, so under ``grad`` the loop
         saves and carries nothing for it, and a buffer in it costs what it costs forward (in place)."""
+        if init is None:
+            return False
         if is_bool_literal(init):
             return True
         value = self._value_of(init)
