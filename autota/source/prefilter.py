@@ -90,7 +90,8 @@ class Facts:
     call_assigns: list[tuple[str, Site]] = field(default_factory=list)
     """``name = call(...)``: the bound name and the call's site."""
     name_aliases: list[tuple[str, str]] = field(default_factory=list)
-    """``(g, f)`` for ``g = f`` or ``g = f if c else h`` (and ``(g, h)``): calling ``g`` may run ``f``."""
+    """``(g, f)`` for ``g = f`` or ``g = f if c else h`` (and ``(g, h)``), and for ``obj.g = f``:
+    calling ``g`` may run ``f``."""
     classes: list[tuple[int, ast.ClassDef]] = field(default_factory=list)
     """Every class, at any depth, with its unit."""
     named_lambdas: dict[str, list[ast.Lambda]] = field(default_factory=dict)
@@ -385,6 +386,8 @@ class _Walker:
             self.facts.aliases.setdefault(name, node.value.attr)  # `my_jit = jax.jit`, `scan = lax.scan`
         if name is not None:
             self.facts.name_aliases.extend((name, f) for f in _named_branches(node.value))
+        elif len(node.targets) == 1 and isinstance(node.targets[0], ast.Attribute) and isinstance(node.value, ast.Name):
+            self.facts.name_aliases.append((node.targets[0].attr, node.value.id))  # `self.step = _step`
         self.generic_visit(node)
 
 

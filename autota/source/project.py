@@ -364,9 +364,10 @@ class _Reader:
                         module.functions[f"{node.name}.{method.name}"] = method
                 module.bases[node.name] = [name for b in node.bases if (name := dotted(_unsubscript(b)))]
             if any(terminal(_unsubscript(b)) in MODEL_BASES for b in node.bases):
-                module.roots += [
+                module.roots += [  # not a static or class method: a factory (`from_image`), run eagerly
                     m for m in node.body
                     if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef)) and m.name != "__init__"
+                    and not any(terminal(d) in ("staticmethod", "classmethod") for d in m.decorator_list)
                 ]
                 module.mixins += [
                     name for b in node.bases if terminal(_unsubscript(b)) not in MODEL_BASES and (name := dotted(b))

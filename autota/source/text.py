@@ -207,7 +207,7 @@ class _Statements:
 class _Tokens:
     comments: list[tokenize.TokenInfo]
     names: Counter
-    """How many times each name is spelled in code."""
+    """How many times each name is spelled in code (each word of an f-string included)."""
     strings: list[str]
     """The lowered values of the string literals, each run of adjacent ones (implicit
     concatenation) joined."""
@@ -230,6 +230,9 @@ def _scan(code: str) -> _Tokens:
                     value = ast.literal_eval(token.string)
                 except (ValueError, SyntaxError, MemoryError, RecursionError):
                     value = token.string  # an f-string: its text
+                    # its replacement fields are code (one token before Python 3.12): every word
+                    # of it counts as a name spelled, which errs on the side of uses not seen
+                    found.names.update(re.findall(r"[^\W\d]\w*", value))
                 run.append(value.decode("latin-1") if isinstance(value, bytes) else str(value))
             elif token.type not in (tokenize.NL, tokenize.COMMENT) and run:
                 found.strings.append("".join(run).lower())

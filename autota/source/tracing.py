@@ -97,7 +97,8 @@ class TracedFunctions:
                                 self._record(method, Traced("model", node))
                     for method in node.body.body:
                         if isinstance(method, cst.FunctionDef) and method.name.value != "__init__":
-                            self._record(method, Traced("model", node))
+                            if not self._factory(method):
+                                self._record(method, Traced("model", node))
                         elif isinstance(method, cst.FunctionDef):
                             self._record_init_closures(method, node)
                         elif isinstance(method, cst.SimpleStatementLine):
@@ -154,6 +155,11 @@ class TracedFunctions:
                     if guess is not None and guess not in self.by_function:
                         self.by_function[guess] = Traced("by-name", call)
                         work.append(guess)
+
+    def _factory(self, method: cst.FunctionDef) -> bool:
+        """Whether a model's method is a static or class method (``from_image``, a factory that
+        builds the model eagerly): it runs traced only where a traced method calls it."""
+        return any(self.rule.matches(d.decorator, STATIC_METHODS) for d in method.decorators)
 
     def only_method(self, name: str) -> cst.FunctionDef | None:
         """The one definition of ``name`` in this file, where it is a method (not a dunder): what
@@ -517,7 +523,9 @@ class TracedFunctions:
             if cls is None:
                 caller = next((a for a in self.rule.ancestors(expr) if isinstance(a, (cst.FunctionDef, cst.Lambda))), None)
                 cls = self._own_class(expr.value, caller) if isinstance(caller, cst.FunctionDef) else None
-            return _member(cls, expr.attr.value) if cls is not None else None
+            if cls is None:
+                return None
+            return _member(cls, expr.attr.value) or self._stored_member(cls, expr.attr.value, depth)
         if isinstance(expr, cst.Call) and expr.args and (
             self.rule.matches(expr.func, PARTIAL) or self.rule.is_jit(expr.func) or self._is_transform(expr.func)
         ):
@@ -525,6 +533,20 @@ class TracedFunctions:
         if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name):
             return self._made(self.rule.semantics.binding(expr.func), depth)
         return None
+
+    def _stored_member(self, cls: cst.ClassDef, name: str, depth: int) -> cst.FunctionDef | cst.Lambda | None:
+        """The function a method of ``cls`` stores as ``self.name`` (``self.step = _step`` in
+        ``__init__``, ``_step`` a nested ``def``), where one assignment of the class does:
+        ``jax.jit(env.step)`` jits it."""
+        stored = [
+            assign.value
+            for method in cls.body.body if isinstance(method, cst.FunctionDef) and method.params.params
+            for assign in self.rule.semantics.own_nodes(method, lambda n: isinstance(n, cst.Assign))
+            for target in assign.targets
+            if isinstance(target.target, cst.Attribute) and target.target.attr.value == name
+            and isinstance(target.target.value, cst.Name) and target.target.value.value == method.params.params[0].name.value
+        ]
+        return self._function(stored[0], depth + 1) if len(stored) == 1 else None
 
     def _made(self, factory: cst.CSTNode | None, depth: int) -> cst.FunctionDef | cst.Lambda | None:
         """The function a factory of this file returns (``make_cell(n)`` whose every ``return``

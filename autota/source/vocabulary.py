@@ -156,6 +156,15 @@ INTEGER_RESULTS = INDEX_REDUCTIONS | {"jax.random.categorical", "jax.random.rand
 }
 """Functions whose result is always an integer or boolean array, so it has no gradient: a row
 of one (a decoder's next token, a convergence flag) gives `grad` nothing to go through."""
+MASK_FUNCTIONS = frozenset({
+    f"{JNP}.{name}" for name in (
+        "isnan", "isinf", "isfinite", "isclose", "logical_and", "logical_or", "logical_not", "logical_xor",
+        "equal", "not_equal", "less", "less_equal", "greater", "greater_equal", "signbit", "any", "all",
+    )
+})
+"""Functions whose result is a boolean array: indexing with one picks the slots it marks."""
+MASK_POSITIONS = frozenset({f"{JNP}.{name}" for name in ("where", "nonzero", "flatnonzero", "argwhere")})
+"""Functions that, given only a mask, give the positions it marks (``jnp.where(mask)[0]``)."""
 INDEX_SAMPLERS = {"jax.random.categorical": (1, "logits"), "jax.random.choice": (4, "p")}
 """Random functions and the argument (position, keyword) that only weighs which position they
 pick: the result is an index, or an element of another argument, so `grad` goes through none of
@@ -169,11 +178,20 @@ SEPARATE_RUNNERS = frozenset({
 """Calls that run the function given them apart from the trace that calls them: a host callback
 eagerly, with NumPy arrays; a Pallas or Triton kernel in a program of its own, where a Python
 loop is the kernel's business. Any other function handed to a call in traced code runs traced."""
-REACH_BY_NAME = frozenset({"eval", "exec", "globals", "vars", "getattr", "__globals__", "__dict__"})
+REACH_BY_NAME = frozenset({
+    "eval", "exec", "globals", "vars", "getattr", "__globals__", "__dict__",
+    # the module object (`sys.modules[__name__]._step`, `__import__(__name__)`), an attribute by a
+    # computed name, a frame's globals
+    "modules", "__import__", "import_module", "__getattribute__", "attrgetter", "methodcaller", "getmembers",
+    "f_globals",
+})
 """Names through which code reaches a function by a computed name: a file that spells one may
 call a body that a fix rewrites where no use of its name shows."""
 DYNAMIC_ACCESS = REACH_BY_NAME | {
     "locals", "dir", "inspect", "currentframe", "_getframe", "signature", "__code__", "__defaults__",
+    "setattr", "__setattr__",
+    # frames however reached (a traceback's, a generator's, a caller's)
+    "f_locals", "f_back", "tb_frame", "gi_frame", "cr_frame", "ag_frame",
 }
 """Names through which code reaches a function or a frame without naming it: a file that spells
 one may call a body by a computed name or read its parameters, which a rewrite of the body's

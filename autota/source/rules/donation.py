@@ -97,9 +97,12 @@ class DonationRule(SourceRule):
                     found.append((function, decorator.decorator, function.name.value, 0))
         for assign in self.semantics.find(module, lambda n: isinstance(n, cst.Assign)):
             name = scopes.assign_to(assign)
-            jitted = self._jitted_call(assign.value) if name else None
+            target = assign.targets[0].target if len(assign.targets) == 1 else None
+            if name is None and isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name):
+                name = None if self._class_member(target, assign) is None else ""  # `cls.step = jax.jit(cls.step)`
+            jitted = self._jitted_call(assign.value, assign) if name is not None else None
             if jitted is not None:
-                found.append((jitted[0], assign.value, name, jitted[1]))
+                found.append((jitted[0], assign.value, name or None, jitted[1]))
         for call in self.semantics.find(module, lambda n: isinstance(n, cst.Call)):
             jitted = self._jitted_call(call.func)  # `jax.jit(step)(buf, ...)`: jitted where it is called
             if jitted is not None:
@@ -108,9 +111,27 @@ class DonationRule(SourceRule):
         self._bound = {id(node): bound for _, node, _, bound in found}
         return [(f, node) for f, node, _, _ in found]
 
-    def _jitted_call(self, call: cst.BaseExpression) -> tuple[cst.FunctionDef | cst.Lambda, int] | None:
+    def _class_member(self, attribute: cst.Attribute, where: cst.CSTNode) -> cst.FunctionDef | None:
+        """The method ``attribute`` names in the class around ``where``: ``cls.step`` in a
+        classmethod (or ``self.step`` in a method) taking ``cls`` first, or ``Workflow.step``."""
+        cls = next((a for a in self.ancestors(where) if isinstance(a, cst.ClassDef)), None)
+        method = next((a for a in self.ancestors(where) if isinstance(a, cst.FunctionDef)), None)
+        if cls is None or not isinstance(attribute.value, cst.Name):
+            return None
+        owner = attribute.value.value
+        if owner != cls.name.value and not (
+            method is not None and self.parent(self.parent(method)) is cls and method.params.params
+            and method.params.params[0].name.value == owner
+        ):
+            return None
+        return next((
+            s for s in cls.body.body if isinstance(s, cst.FunctionDef) and s.name.value == attribute.attr.value
+        ), None)
+
+    def _jitted_call(self, call: cst.BaseExpression, where: cst.CSTNode | None = None) -> tuple[cst.FunctionDef | cst.Lambda, int] | None:
         """For ``jax.jit(f)`` of a plain ``def`` or a lambda: the function, and how many of its
-        first parameters a ``partial`` fills by position (``jax.jit(partial(store, 2.0))``)."""
+        first parameters a ``partial`` fills by position (``jax.jit(partial(store, 2.0))``); a
+        method of the class around ``where`` too (``cls.step = jax.jit(cls.step)``)."""
         if not (isinstance(call, cst.Call) and self.matches(call.func, JIT) and call.args) or call.args[0].keyword:
             return None
         target, bound = call.args[0].value, 0
@@ -120,6 +141,8 @@ class DonationRule(SourceRule):
             bound = sum(1 for a in target.args[1:] if a.keyword is None)
             target = target.args[0].value
         function = self.semantics.binding(target) if isinstance(target, cst.Name) else target
+        if isinstance(target, cst.Attribute) and where is not None:
+            function = self._class_member(target, where)
         if isinstance(function, cst.Lambda) or isinstance(function, cst.FunctionDef) and not function.decorators:
             return function, bound
         return None
@@ -180,7 +203,7 @@ class DonationRule(SourceRule):
                 if self.semantics.binding(call.func) not in (jit_node, function):  # another `name` is called
                     continue
                 skipped = 0
-            elif self._own_method_call(call, function) or self._held_object_call(call, function):
+            elif self._own_method_call(call, function, name) or self._held_object_call(call, function):
                 skipped = 1  # `self.step(buf, ...)`: `self` is the jitted function's argument 0
             else:
                 continue
@@ -190,25 +213,37 @@ class DonationRule(SourceRule):
             if not isinstance(assign, cst.Assign) or assign.value is not call:
                 continue
             bound = {n.value for t in assign.targets for n in self.semantics.find(t.target, lambda x: isinstance(x, cst.Name))}
+            loop_bound = {
+                n.value for loop in scopes.enclosing_loops(self, call) if isinstance(loop, cst.For)
+                for n in self.semantics.find(loop.target, lambda x: isinstance(x, cst.Name))
+            }
+            held = {  # `self.state.buf = put(self.state.buf, ...)`: stored back where it was read, the
+                # same place each step (not `self.tensors[name]` over the names: each entry once)
+                self.code_of(t.target) for t in assign.targets if isinstance(t.target, (cst.Attribute, cst.Subscript))
+                and not any(n.value in loop_bound for n in self.semantics.find(t.target, lambda x: isinstance(x, cst.Name)))
+            }
             position = skipped + self._bound[id(jit_node)]
             for arg in call.args:
                 if arg.star:
                     break
                 if arg.keyword is not None:  # by keyword: `donate_argnums` counts its parameter's position
                     position = params.index(arg.keyword.value) if arg.keyword.value in params else None
-                if position in updated and isinstance(arg.value, cst.Name) and arg.value.value in bound:
+                if position in updated and (
+                    isinstance(arg.value, cst.Name) and arg.value.value in bound or self.code_of(arg.value) in held
+                ):
                     found.append((call, position))
                     break
                 if position is not None and arg.keyword is None:
                     position += 1
         return found
 
-    def _own_method_call(self, call: cst.Call, function: cst.FunctionDef) -> bool:
+    def _own_method_call(self, call: cst.Call, function: cst.FunctionDef, jitted_name: str | None = None) -> bool:
         """Whether ``call`` is ``self.name(...)`` in a method of the class whose method ``function``
-        (a jitted ``def name(self, ...)``) is, ``self`` being the caller's first parameter."""
+        (a jitted ``def name(self, ...)``) is, ``self`` being the caller's first parameter; or
+        ``self.step_jit(...)`` for ``step_jit = jax.jit(step)`` in the class body."""
         func = call.func
         if not (isinstance(function, cst.FunctionDef) and isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and (
-            func.attr.value == function.name.value
+            func.attr.value in (function.name.value, jitted_name)
         )):
             return False
         cls = self.parent(self.parent(function))  # the def's block, then its class

@@ -133,6 +133,9 @@ def _growing_helpers(facts: prefilter.Facts) -> dict[str, set[int]]:
     return found
 
 
+_JOIN_MARK = "noqa: AT101 - only where the dtype widens"
+"""The comment on the step-by-step growth of the join a fix puts after the loop."""
+
 class GrowthRule(SourceRule):
     codes = ("AT101", "AT102")
     triggers = ("concatenate", "append", "stack", ".at[", "dynamic_update")
@@ -786,7 +789,7 @@ class GrowthRule(SourceRule):
         edits.append(source.insert_lines_before(self.start_line(loop), [f"{indent}{parts} = []"]))
         edits.append(
             source.insert_lines_before(
-                self.end_line(loop) + 1,
+                self._after_joins(loop) + 1,
                 [
                     f"{indent}if {parts}:",
                     f"{indent}{unit}if not {asarray}.aval.weak_type and "
@@ -794,11 +797,33 @@ class GrowthRule(SourceRule):
                     f"{indent}{unit}{unit}{acc} = {once}",
                     f"{indent}{unit}else:  # a piece widens the dtype part-way: grow step by step, as the loop did",
                     f"{indent}{unit}{unit}for {part} in {parts}:",
-                    f"{indent}{unit}{unit}{unit}{acc} = {step}  # noqa: AT101 - only where the dtype widens",
+                    f"{indent}{unit}{unit}{unit}{acc} = {step}  # {_JOIN_MARK}",
                 ],
             )
         )
         return Fix("safe", f"collect the pieces in `{parts}` and grow `{acc}` once after the loop", tuple(edits))
+
+    def _after_joins(self, loop: cst.CSTNode) -> int:
+        """The last line of ``loop`` and of the joins an earlier fix put right after it (``if
+        a_parts:`` for a list ``a_parts = []`` made before the loop, marked :data:`_JOIN_MARK`):
+        a join goes after those, so that the accumulators are joined in the order their growths
+        run, and where two joins raise, the first growth's exception is the one raised, as in
+        the loop."""
+        block = self.parent(loop)
+        body = list(block.body) if isinstance(block, (cst.IndentedBlock, cst.Module)) else [loop]
+        position = next(k for k, statement in enumerate(body) if statement is loop)
+        made = {
+            small.targets[0].target.value for statement in body[:position] if isinstance(statement, cst.SimpleStatementLine)
+            for small in statement.body if isinstance(small, cst.Assign) and len(small.targets) == 1
+            and isinstance(small.targets[0].target, cst.Name) and isinstance(small.value, cst.List) and not small.value.elements
+        }
+        last = loop
+        for statement in body[position + 1:]:
+            if not (isinstance(statement, cst.If) and isinstance(statement.test, cst.Name) and statement.test.value in made
+                    and _JOIN_MARK in self.code_of(statement)):
+                break
+            last = statement
+        return self.end_line(last)
 
     def _checked_piece(self, growth: Growth, piece: cst.BaseExpression, namespace: str, temporary: str) -> str:
         """``piece`` passed through a call that accepts and converts it as the growth call does,
@@ -981,7 +1006,9 @@ class GrowthRule(SourceRule):
 
     def _masked(self, call: cst.Call) -> bool:
         """Whether ``call`` is ``x.at[mask].method(...)`` with a visibly boolean ``mask``: a
-        comparison, its negation, or ``&``/``|`` of such (also through a name bound once to one).
+        comparison, a call of a function whose result is a mask (``jnp.isnan(x)``, ``jnp.any(m,
+        axis=1)``), its negation, or ``&``/``|`` of such (also through a name bound once to one),
+        or the positions such a mask marks (``jnp.where(mask)[0]``, ``jnp.nonzero(mask)[0]``).
         Each step writes the slots the mask picks, a relabelling of an array whose size is the
         data's, not one row a step of an array that grows with the loop. Not a mask of positions
         (``jnp.arange(n) == t``), which picks one row a step."""
@@ -997,6 +1024,18 @@ class GrowthRule(SourceRule):
                 return boolean(expr.expression, depth)
             if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, (cst.BitAnd, cst.BitOr)):
                 return boolean(expr.left, depth) and boolean(expr.right, depth)
+            if isinstance(expr, cst.Subscript) and len(expr.slice) == 1 and isinstance(expr.slice[0].slice, cst.Slice):
+                return boolean(expr.value, depth)  # `bad[:k]`: some of the positions a mask marks
+            if isinstance(expr, cst.Call) and self.matches(expr.func, vocabulary.MASK_FUNCTIONS) is not None:
+                return bool(expr.args) and not any(a.star or positions(a.value) for a in expr.args)
+            if isinstance(expr, cst.Subscript) and isinstance(expr.value, cst.Call) and len(expr.slice) == 1 and (
+                isinstance(expr.slice[0].slice, cst.Index) and scopes.int_value(expr.slice[0].slice.value) == 0
+            ):
+                marked = expr.value  # `jnp.where(mask)[0]`: the positions the mask marks
+                return (
+                    self.matches(marked.func, vocabulary.MASK_POSITIONS) is not None and len(marked.args) == 1
+                    and marked.args[0].keyword is None and not marked.args[0].star and boolean(marked.args[0].value, depth)
+                )
             return isinstance(expr, cst.Comparison) and not any(
                 isinstance(c.operator, (cst.In, cst.NotIn, cst.Is, cst.IsNot)) for c in expr.comparisons
             ) and not any(positions(side) for side in (expr.left, *(c.comparator for c in expr.comparisons)))

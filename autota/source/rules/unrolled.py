@@ -401,6 +401,15 @@ class UnrolledLoopRule(SourceRule):
                 derived.update(n.value for n in _bound_roots(target))
         uses = lambda node: node is not None and any(self.semantics.names_in(node, v) for v in derived)  # noqa: E731
 
+        def uses_value(node: cst.BaseExpression) -> bool:
+            """:func:`uses`, but not through an array's metadata (``shape=logits.shape``): a scan
+            keeps its carry's shape and dtype, so those stay Python values."""
+            return any(
+                not (isinstance(self.parent(n), cst.Attribute) and self.parent(n).value is n
+                     and self.parent(n).attr.value in vocabulary.ARRAY_METADATA)
+                for v in derived for n in self.semantics.names_in(node, v)
+            )
+
         moving: dict[str, bool] = {}
 
         def polynomial(expr: cst.BaseExpression, depth: int = 0) -> dict[tuple[str, ...], int]:
@@ -455,7 +464,7 @@ class UnrolledLoopRule(SourceRule):
             elif isinstance(node, cst.Call):
                 if self.matches(node.func, {"builtins.range"}) and any(uses(a.value) for a in node.args):
                     return True
-                if any(a.keyword is not None and a.keyword.value in vocabulary.STATIC_KEYWORDS and uses(a.value)
+                if any(a.keyword is not None and a.keyword.value in vocabulary.STATIC_KEYWORDS and uses_value(a.value)
                        for a in node.args):
                     return True  # `jnp.cumsum(x, axis=k)`: JAX refuses a traced axis, shape or count
                 callee = self.semantics.binding(node.func) if isinstance(node.func, cst.Name) else None
@@ -577,11 +586,21 @@ class UnrolledLoopRule(SourceRule):
         consecutive loops) reads that loop's value, not this one's."""
         if not self._bound_first(loop, name):
             return False
+        around = []  # the loops around this one in the function
+        for ancestor in self.ancestors(loop):
+            if ancestor is function:
+                break
+            if isinstance(ancestor, (cst.For, cst.While)):
+                around.append(ancestor)
         for use in self.semantics.names_in(function.body, name):
             if self.semantics.enclosing_scope(use) is not function:
                 return False
-            if not self.semantics.after(use, loop) or scopes.binding_role(self.semantics.parents, use)[0] is not None:
-                continue  # in the loop, or a binding after it
+            if scopes.binding_role(self.semantics.parents, use)[0] is not None or self.semantics.contains(loop, use):
+                continue  # a binding, or in the loop
+            if not self.semantics.after(use, loop):
+                if any(self.semantics.contains(outer, use) for outer in around):
+                    return False  # read on the next pass of a loop around this one, after it
+                continue
             later = next((
                 a for a in self.ancestors(use)
                 if isinstance(a, cst.For) and self.semantics.after(a, loop) and self.semantics.within(use, a.body)
@@ -597,7 +616,7 @@ class UnrolledLoopRule(SourceRule):
             small = statement.body if isinstance(statement, cst.SimpleStatementLine) else ()
             binds = [
                 s for s in small if isinstance(s, cst.Assign) and any(
-                    isinstance(t.target, cst.Name) and t.target.value == name for t in s.targets
+                    any(isinstance(n, cst.Name) and n.value == name for n in _unpacked(t.target)) for t in s.targets
                 )
             ]
             if binds and len(small) == 1:
@@ -904,17 +923,28 @@ def _truth(test: cst.BaseExpression, values: dict[str, object]) -> bool | None:
 
 
 def _tests_edge(rule: SourceRule, test: cst.BaseExpression, names: set[str], edges: frozenset[str]) -> bool:
-    """Whether ``test`` is ``i == edge`` or ``i != edge`` (either way round), ``i`` one of ``names``
-    and ``edge`` one of ``edges`` as spelled."""
+    """Whether ``test`` compares ``i`` with ``edge`` (``i == edge``, ``i != edge``, or an order,
+    ``i < T - 1``, which in the loop's range holds on every step but the edge; either way round),
+    ``i`` one of ``names`` and ``edge`` one of ``edges`` as spelled."""
     if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1):
         return False
     target = test.comparisons[0]
-    if not isinstance(target.operator, (cst.Equal, cst.NotEqual)):
+    if not isinstance(target.operator, (
+        cst.Equal, cst.NotEqual, cst.LessThan, cst.LessThanEqual, cst.GreaterThan, cst.GreaterThanEqual,
+    )):
         return False
     sides = [test.left, target.comparator]
     return any(
         isinstance(a, cst.Name) and a.value in names and rule.code_of(b) in edges for a, b in (sides, sides[::-1])
     )
+
+
+def _unpacked(target: cst.BaseExpression) -> list[cst.BaseExpression]:
+    """What an assignment target binds as a whole: the name, or the elements of a tuple or list
+    target (``new, _ = f(x)``), nested ones too."""
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [n for e in target.elements for n in _unpacked(e.value)]
+    return [target]
 
 
 def _slice_bounds(node: cst.Slice | cst.Call) -> tuple:

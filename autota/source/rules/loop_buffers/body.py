@@ -35,6 +35,9 @@ from autota.source.rules.loop_buffers.syntax import (
     index_elements,
 )
 
+_STORE = r"\s*(\[[^\n]*\])?\s*([-+*/%&|^@]|//|\*\*|>>|<<)?=(?!=)"
+"""What follows a name stored to: an optional subscript, then `=` or an augmented one."""
+
 
 @dataclass
 class Write:
@@ -670,8 +673,22 @@ class LoopBodies:
             return (parent if parent.value is name else None), None
         call = self.parent(parent) if isinstance(parent, cst.Arg) else None
         if isinstance(call, cst.Call) and call.args and call.args[0] is parent:
-            return call, parent
+            padded = self._padded_use(call)
+            return self._read_of(padded) if padded is not None else (call, parent)
         return None, None
+
+    def _padded_use(self, call: cst.Call) -> cst.Name | None:
+        """For ``xpad = jnp.pad(x, w)`` whose name has one use in the function (``lax.dynamic_slice(xpad,
+        [i], [w])``): that use, which reads what it reads of ``x``, each value moved to a fixed place."""
+        if self.matches(call.func, {f"{vocabulary.JNP}.pad"}) is None or any(a.star for a in call.args):
+            return None
+        statement = self.parent(call)
+        padded = scopes.assign_to(statement) if isinstance(statement, cst.Assign) and statement.value is call else None
+        function = next((a for a in self.ancestors(call) if isinstance(a, (cst.FunctionDef, cst.Lambda))), None)
+        if padded is None or function is None:
+            return None
+        uses = [n for n in self.semantics.names_in(function, padded) if scopes.binding_role(self.semantics.parents, n)[0] is None]
+        return uses[0] if len(uses) == 1 and self.semantics.reaching_value(uses[0]) is not None else None
 
     def _reads_metadata(self, name: cst.Name) -> bool:
         """``buf.shape``, ``len(buf)``: a use that tracing answers, which reads none of the values;
@@ -741,10 +758,12 @@ class LoopBodies:
         or reads around it nothing that a run may change."""
         if function is None or self._made_per_run(function, call):
             return None
-        changing = next(
-            (n.value for n in self._free_names(function) if not self._bound_once(n) or self._may_differ_between_runs(n)), None
-        )
-        effect = self._trace_effect(function)
+        functions = self._reached_functions(function)
+        changing = next((
+            n.value for reached in functions for n in self._free_names(reached)
+            if not self._bound_once(n) or self._may_differ_between_runs(n) or self._defined_unseen(n)
+        ), None)
+        effect = next((found for reached in functions if (found := self._trace_effect(reached)) is not None), None)
         if changing is None and effect is None and not reads_initial:
             return None
         what = (
@@ -806,8 +825,15 @@ class LoopBodies:
         = g``, ``self.__class__``, ``setattr``). A store through the class's own name is
         :meth:`_changed_in_place`'s to find."""
         text = self.context.source.text
-        store = r"\s*\.\s*\w+\s*(\[[^\n]*\])?\s*([-+*/%&|^@]|//|\*\*|>>|<<)?=(?!=)"
-        if re.search(rf"(\bcls|\btype\s*\([^)\n]*\)|__class__){store}|\bsetattr\s*\(", text):
+        bound = [
+            small for line in cls.body.body if isinstance(line, cst.SimpleStatementLine)
+            for small in line.body if isinstance(small, (cst.Assign, cst.AnnAssign)) and small.value is not None
+        ]
+        names = {n.value for small in bound for t in (small.targets if isinstance(small, cst.Assign) else [small])
+                 for n in self.semantics.find(t.target, lambda x: isinstance(x, cst.Name))}
+        if names and re.search(rf"\.\s*({'|'.join(map(re.escape, sorted(names)))}){_STORE}", text):
+            return False  # stored through any object (`klass.gain = g`, an alias, a loop variable)
+        if re.search(rf"(\bcls|\btype\s*\([^)\n]*\)|__class__)\s*\.\s*\w+{_STORE}|\b(setattr|__setattr__|__dict__)\b", text):
             return False
         return depth < 3 and all(
             self._immutable_value(small.value, depth + 1)
@@ -843,7 +869,8 @@ class LoopBodies:
             text, word = self.context.source.text, re.escape(name.value)
             stored = rf"\b{word}\s*(\[[^\n]*\]|\.\w+)\s*([-+*/%&|^@]|//|\*\*|>>|<<)?=(?!=)"
             mutated = rf"\b{word}\.({'|'.join(sorted(MUTATORS))})\s*\(|\bdel\s+{word}\s*[\[.]"
-            return re.search(f"{stored}|{mutated}|\\b(globals|vars)\\s*\\(", text) is not None
+            through_module = rf"\.\s*{word}{_STORE}|\b(setattr|__setattr__|__dict__)\b"  # `sys.modules[__name__].GAIN = g`
+            return re.search(f"{stored}|{mutated}|{through_module}|\\b(globals|vars)\\s*\\(", text) is not None
         for use in self.semantics.names_in(self.context.module, name.value):
             if self.semantics.binding_scope(use) is not scope:
                 continue
@@ -878,6 +905,26 @@ class LoopBodies:
             if isinstance(ancestor, (*scopes.LOOPS, cst.CompFor)) and not self.semantics.contains(ancestor, function):
                 return False
         return True
+
+    def _reached_functions(self, function) -> list:
+        """``function`` and the functions of the file it reads by name, and theirs: a helper the
+        body calls runs in the body's trace, so what the helper reads is frozen there too."""
+        found, pending = [function], [function]
+        while pending and len(found) < 32:
+            for name in self._free_names(pending.pop()):
+                held = self.semantics.binding(name)
+                if isinstance(held, cst.FunctionDef) and all(held is not f for f in found):
+                    found.append(held)
+                    pending.append(held)
+        return found
+
+    def _defined_unseen(self, name: cst.Name) -> bool:
+        """Whether ``name`` has no binding in the parsed code but the file binds it at its top
+        level (a function or a global the slice left out): what it holds is unknown."""
+        if self.semantics.binding(name) is not None or not isinstance(self.semantics.binding_scope(name), cst.Module):
+            return False
+        word = re.escape(name.value)
+        return re.search(rf"^(def|class|async\s+def)\s+{word}\b|^{word}\s*(:[^=\n]*)?=(?!=)", self.context.source.text, re.M) is not None
 
     def _free_names(self, function) -> list[cst.Name]:
         """The names ``function`` (or a function inside it) reads that it does not bind."""
