@@ -517,6 +517,8 @@ def tracing_call_tops(facts: Facts, functions: list[Site]) -> set[int]:
             elif terminal(call.func) in names or passed:  # `g(x)`, or `tree_map(g, x)`: runs as its caller does
                 found.add(site.top)
                 callers.update(f.name for f in site.functions if not isinstance(f, ast.Lambda))
+                if passed and isinstance(call.func, ast.Name):  # `bounded_loop(cond, body, ...)`: a loop combinator of the file
+                    found.update(f.top for f in facts.functions if not isinstance(f.node, ast.Lambda) and f.node.name == call.func.id)
         if not callers - names:
             break
         names |= callers

@@ -22,6 +22,7 @@ from autota.source.tracing import TracedFunctions
 from autota.source.vocabulary import (
     ARRAY_MODULES,
     CALLER_FRAME_READERS,
+    COMPUTED_ATTRIBUTE_READERS,
     CONSTRUCTORS,
     FRAME_LOCALS,
     FRAME_READERS,
@@ -424,7 +425,33 @@ class SourceRule:
                 if isinstance(attribute, cst.Attribute) and attribute.attr is node:
                     location = self.location(attribute)
                     found.append(((location.line, location.column), attribute, f".{FRAME_LOCALS}"))
+        if not found:  # or through an attribute named at run time: `getattr(sys, "_get" + "frame")(1)`
+            for reader in ("getattr", "attrgetter"):
+                for node in self.semantics.names_in(self.context.module, reader):
+                    call = self.parent(self.parent(node)) if isinstance(self.parent(node), cst.Attribute) else self.parent(node)
+                    if isinstance(call, cst.Call) and self.matches(call.func, COMPUTED_ATTRIBUTE_READERS) and self._computed_reach(call, reader):
+                        location = self.location(call)
+                        found.append(((location.line, location.column), call, f"{reader}()"))
         return min(found, key=lambda r: r[0])[1:] if found else None
+
+    def _computed_reach(self, call: cst.Call, reader: str) -> bool:
+        """Whether ``getattr``/``attrgetter`` reads an attribute whose name is built at run time
+        (``"_get" + "frame"``, an f-string, a call) or any computed name of a module
+        (``getattr(sys, name)``): a way to a frame no name shows. ``getattr(cls, name)`` of a
+        name the code walks (a class's methods) is not."""
+        positional = [a.value for a in call.args if a.keyword is None]
+        named = positional[1 if reader == "getattr" else 0:][:1]
+        if not named or isinstance(named[0], (cst.SimpleString, cst.ConcatenatedString)):
+            return False  # a literal name: the readers above see it spelled
+        if not isinstance(named[0], (cst.Name, cst.Attribute)):
+            return True  # built: `"_get" + "frame"`, `f"..."`, `"".join(...)`
+        held = self.semantics.assigned_value(named[0]) if isinstance(named[0], cst.Name) else None
+        if held is not None and not isinstance(held, cst.SimpleString):
+            return True  # a name bound to a built string
+        owner = positional[0] if reader == "getattr" and positional else None
+        return isinstance(owner, cst.Name) and self.semantics.binding(owner) is None and any(
+            isinstance(self.parent(n), (cst.ImportAlias, cst.AsName)) for n in self.semantics.names_in(self.context.module, owner.value)
+        )
 
     def _frame_calls(self, tree: cst.CSTNode, readers: frozenset[str]) -> list:
         found = []

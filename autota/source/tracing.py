@@ -8,6 +8,7 @@ and copies; traced, the loop is unrolled into the program and the cost moves to 
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass
 
 import libcst as cst
@@ -77,6 +78,13 @@ class TracedFunctions:
         ``f.defvjp(fwd, bwd)``, ``jax.custom_vjp(g)``): a ``def`` all of whose uses are such, or
         lie in code autodiff never goes through, is never differentiated."""
         self._undifferentiated: list[cst.FunctionDef | cst.Lambda] | None = None
+        self._defined_names: Counter[str] | None = None
+        self._stored: dict[cst.ClassDef, dict[str, list[cst.BaseExpression]]] = {}
+        """By class: the values its methods store as ``self.<name>``, by name."""
+        self._wrapper_params: dict[tuple[cst.FunctionDef, str], str] = {}
+        """``(def, parameter)`` -> the trace kind, for a parameter of a function of the file that
+        the function hands to a ``lax`` loop or branch as its body (a project's own loop
+        combinator, ``def bounded_loop(cond_fun, body_fun, val, n)``)."""
         self.traced_calls: dict[cst.CSTNode, dict[cst.Call, None]] = {}
         """Every call of each function of the module from its traced functions, in source order."""
         models: set[cst.ClassDef] = set()
@@ -117,6 +125,8 @@ class TracedFunctions:
                         self._record(node, Traced("jit", node))
             else:
                 self._record_call(node)
+        if self._wrapper_params:
+            self._mark_wrapped_bodies(module)
         for statement in module.body:  # called from traced code in another module of the run
             if isinstance(statement, cst.FunctionDef) and statement.name.value in rule.context.traced_elsewhere:
                 self._record(statement, Traced("elsewhere", statement))
@@ -170,7 +180,9 @@ class TracedFunctions:
         definitions = self.rule.semantics.definitions.get(name, ())
         if len(definitions) != 1 or not isinstance(definitions[0], cst.FunctionDef):
             return None
-        if len(re.findall(rf"\bdef\s+{re.escape(name)}\s*\(", self.rule.context.source.text)) != 1:
+        if self._defined_names is None:  # every `def name(` of the text, counted once
+            self._defined_names = Counter(re.findall(r"\bdef\s+(\w+)\s*\(", self.rule.context.source.text))
+        if self._defined_names[name] != 1:
             return None
         holder = self.rule.parent(self.rule.parent(definitions[0]))
         return definitions[0] if isinstance(holder, cst.ClassDef) else None
@@ -401,6 +413,7 @@ class TracedFunctions:
                     a.star for a in call.args[: index + 1]
                 ):
                     self._mark(arg.value, Traced(kind, call))
+                    self._note_wrapper_param(arg.value, kind)
                     if vocabulary.terminal(name) == "while_loop":
                         self._hand_undifferentiated(arg.value)
         if self._custom_derivative(call.func) and call.args:  # `f = jax.custom_vjp(g)`
@@ -419,6 +432,49 @@ class TracedFunctions:
         for arg in call.args:
             if arg.keyword is not None and arg.keyword.value in vocabulary.INITIALIZER_KEYWORDS:
                 self._mark_initializer(arg.value, call)
+
+    def _note_wrapper_param(self, expr: cst.BaseExpression, kind: str) -> None:
+        """Where a loop's body is a parameter of a function of the file (also through
+        ``jax.checkpoint`` or ``partial``), that function is a loop combinator: what its callers
+        pass there runs as a body (see :meth:`_mark_wrapped_bodies`)."""
+        while isinstance(expr, cst.Call) and expr.args and (
+            self.rule.matches(expr.func, PARTIAL) or self._is_transform(expr.func)
+        ):
+            expr = expr.args[0].value
+        if not isinstance(expr, cst.Name) or self.rule.semantics.binding(expr) is not None:
+            return
+        scope = self.rule.semantics.binding_scope(expr)
+        if isinstance(scope, cst.FunctionDef) and expr.value in [p.name.value for p in scope.params.params]:
+            self._wrapper_params.setdefault((scope, expr.value), kind)
+
+    def _mark_wrapped_bodies(self, module: cst.Module) -> None:
+        """The functions given to a loop combinator of the file at the parameter it runs as a
+        body (``bounded_loop(cond, body, init, n)``): they run traced, as the body of the ``lax``
+        loop inside it. A body handed on to another combinator is followed a few times."""
+        for _ in range(3):
+            known = dict(self._wrapper_params)
+            for call in self.rule.semantics.find(module, lambda n: isinstance(n, cst.Call) and isinstance(n.func, cst.Name)):
+                wrapper = self.rule.semantics.binding(call.func)
+                if not isinstance(wrapper, cst.FunctionDef) or any(a.star for a in call.args):
+                    continue
+                params = [p.name.value for p in wrapper.params.params]
+                for position, arg in enumerate(call.args):
+                    param = arg.keyword.value if arg.keyword is not None else params[position] if position < len(params) else None
+                    kind = known.get((wrapper, param))
+                    if kind == "branch" and self._runs_loop(wrapper):
+                        kind = "loop-body"  # a branch of a step of the loop the combinator runs
+                    if kind is not None:
+                        self._mark(arg.value, Traced(kind, call))
+                        self._note_wrapper_param(arg.value, kind)
+            if known == self._wrapper_params:
+                return
+
+    def _runs_loop(self, function: cst.FunctionDef) -> bool:
+        """Whether ``function`` calls a ``lax`` loop (``scan``, ``fori_loop``, ``while_loop``, ``map``)."""
+        return any(
+            (name := self.rule.matches(c.func, LOOP_BODIES)) is not None and vocabulary.terminal(name) not in ("cond", "switch")
+            for c in self.rule.semantics.find(function, lambda n: isinstance(n, cst.Call))
+        )
 
     def _mark_initializer(self, expr: cst.BaseExpression, call: cst.Call) -> None:
         """An initializer may run traced, unless the file also calls it itself (`table = init(...)`):
@@ -538,14 +594,20 @@ class TracedFunctions:
         """The function a method of ``cls`` stores as ``self.name`` (``self.step = _step`` in
         ``__init__``, ``_step`` a nested ``def``), where one assignment of the class does:
         ``jax.jit(env.step)`` jits it."""
-        stored = [
-            assign.value
-            for method in cls.body.body if isinstance(method, cst.FunctionDef) and method.params.params
-            for assign in self.rule.semantics.own_nodes(method, lambda n: isinstance(n, cst.Assign))
-            for target in assign.targets
-            if isinstance(target.target, cst.Attribute) and target.target.attr.value == name
-            and isinstance(target.target.value, cst.Name) and target.target.value.value == method.params.params[0].name.value
-        ]
+        if cls not in self._stored:  # once a class: every `self.<name> = value` of its methods, by name
+            found: dict[str, list[cst.BaseExpression]] = {}
+            for method in cls.body.body:
+                if not (isinstance(method, cst.FunctionDef) and method.params.params):
+                    continue
+                me = method.params.params[0].name.value
+                for assign in self.rule.semantics.own_nodes(method, lambda n: isinstance(n, cst.Assign)):
+                    for target in assign.targets:
+                        if isinstance(target.target, cst.Attribute) and isinstance(target.target.value, cst.Name) and (
+                            target.target.value.value == me
+                        ):
+                            found.setdefault(target.target.attr.value, []).append(assign.value)
+            self._stored[cls] = found
+        stored = self._stored[cls].get(name, [])
         return self._function(stored[0], depth + 1) if len(stored) == 1 else None
 
     def _made(self, factory: cst.CSTNode | None, depth: int) -> cst.FunctionDef | cst.Lambda | None:

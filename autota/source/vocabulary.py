@@ -299,6 +299,9 @@ CALLER_FRAME_READERS = frozenset(
 FRAME_LOCALS = "f_locals"
 """The attribute through which any frame, however it was reached (``from sys import _getframe as
 gf``, ``exc.__traceback__.tb_frame``, a ``sys.setprofile`` tracer), gives its locals by name."""
+COMPUTED_ATTRIBUTE_READERS = frozenset({"builtins.getattr", "operator.attrgetter"})
+"""Calls that read an attribute named by a value: given one computed at run time, they may reach a
+frame (``getattr(sys, "_get" + "frame")(1)``) and its locals."""
 FRAME_READERS = CALLER_FRAME_READERS | {
     "builtins.locals", "builtins.vars", "builtins.globals", "builtins.eval", "builtins.exec", "builtins.dir"
 }

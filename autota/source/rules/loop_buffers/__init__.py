@@ -141,6 +141,8 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
         for call in facts.calls_named(SELECT_TERMINALS):
             if call.top in updating_units:
                 needed.add(call.top)
+                # and what shows whether its function runs as a loop body (a combinator of the file)
+                around.extend(f for f in facts.functions if any(f.node is g for g in call.functions))
         if around:
             needed |= prefilter.tracing_call_tops(facts, around)
         if needed:  # the classes the kept code names: a carry built as `State(seq, key)` is a record of their fields
@@ -236,6 +238,8 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
         what the finding rests on; ``None`` where it is state, an accumulator, an integer or
         constant buffer, or (in a ``while_loop``) has no gradient."""
         write = group[0]
+        if self._rewritten_whole(body, write, group):
+            return None  # the loop's state, all of it recomputed each step (`y = y + d`): no rows
         uses = self._other_reads(body, write.buf, group)
         # uses that read no rows back but keep the buffer in the body: its shape, the written slot
         one_slot = all(w.index is not None and w.index.deep_equals(write.index) for w in group)  # `t.at[k]` set twice
@@ -435,6 +439,42 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
         return bool(given) and all(
             isinstance(v, cst.Call) and self.matches(v.func, vocabulary.INTEGER_RESULTS) is not None for v in given
         )
+
+    def _rewritten_whole(self, body: Body, write: Write, group: list[Write]) -> bool:
+        """Whether the body also recomputes the buffer as a whole each step, beside its one-slot
+        writes: arithmetic on it (``y = y + jnp.where(mask, d, 0.0)``, ``y *= 0.9``), or an update
+        of a band of it (``ey = ey.at[1:, :].set(...)``, a field's interior, the boundary row
+        written at a fixed slot), or a result of an inner ``lax`` loop (``p, q, u =
+        lax.fori_loop(...)``). Such a buffer is the loop's state (a Levinson recursion, a
+        finite-difference field, an ADI sweep), not rows collected one a step."""
+        function = body.function
+        if function is None or write.dict_entry or body.unpack is None and body.alias is None and body.carry_param != write.buf:
+            return False
+        writes = {id(w.call) for w in group}
+        for node in self.semantics.own_nodes(function, lambda n: isinstance(n, (cst.Assign, cst.AugAssign))):
+            if isinstance(node, cst.AugAssign):
+                if isinstance(node.target, cst.Name) and node.target.value == write.buf:
+                    return True
+                continue
+            if node is not body.unpack and isinstance(node.value, cst.Call) and self.matches(node.value.func, LOOPS) and any(
+                isinstance(n, cst.Name) and n.value == write.buf
+                for t in node.targets for n in self.semantics.find(t.target, lambda x: isinstance(x, cst.Name))
+            ):
+                return True  # `p, q, u = lax.fori_loop(...)`: an inner loop recomputes it
+            if len(node.targets) != 1 or not (isinstance(node.targets[0].target, cst.Name) and node.targets[0].target.value == write.buf):
+                continue
+            value = node.value
+            if id(value) in writes:
+                continue
+            if isinstance(value, (cst.BinaryOperation, cst.UnaryOperation)) and self.semantics.names_in(value, write.buf):
+                return True
+            found = scopes.at_call(value)
+            if found is not None and isinstance(found[0], cst.Name) and found[0].value == write.buf and any(
+                isinstance(e.slice, cst.Slice) and (e.slice.lower is not None or e.slice.upper is not None)
+                for e in value.func.value.slice
+            ):
+                return True
+        return False
 
     def _carried_integer(self, body: Body, init: cst.BaseExpression, row: cst.BaseExpression | None) -> bool:
         """Whether the written row is a value of the carry, as the body unpacked it, that the

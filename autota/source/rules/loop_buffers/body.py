@@ -376,6 +376,16 @@ class LoopBodies:
             )
         return Write(statement, call, receiver, receiver, "cond", found.index, found.axis, None, problem=problem)
 
+    def _steady_band(self, band: cst.Slice, call: cst.Call) -> bool:
+        """Whether a slice of a write (``1:N - 1``) has bounds the function around ``call`` does
+        not bind (literals, names from outside): the same band every step, not a moving window."""
+        function = next((a for a in self.ancestors(call) if isinstance(a, (cst.FunctionDef, cst.Lambda))), None)
+        parts = [p for p in (band.lower, band.upper, band.step) if p is not None]
+        return function is not None and all(
+            self.semantics.binding_scope(n) is not function
+            for p in parts for n in self.semantics.find(p, lambda x: isinstance(x, cst.Name))
+        )
+
     def _write_call(self, call: cst.Call, receiver: str, statement, methods=SLOT_WRITES) -> Write | None:
         """The write of ``receiver`` (a name, or the code of ``d["key"]``) that ``call`` is, by one
         of the ``x.at[...]`` ``methods``."""
@@ -389,7 +399,7 @@ class LoopBodies:
             and self.code_of(func.value.value.value) == receiver
         ):
             elements = index_elements(func.value.slice)
-            axis, index, fixed, ellipsis = None, None, [], False
+            axis, index, fixed, ellipsis, banded = None, None, [], False, False
             for position, element in enumerate(elements):
                 value = element.slice.value if isinstance(element.slice, cst.Index) else None
                 if isinstance(value, cst.Ellipsis) and not ellipsis and axis is None:
@@ -401,7 +411,9 @@ class LoopBodies:
                         return None
                     axis, index = position, value
                 elif not is_full_slice(element.slice):
-                    return None
+                    if not self._steady_band(element.slice, call):
+                        return None
+                    banded = True  # `p.at[1:N - 1, j]`: the same band of each slot, every step
             if axis is None and len(fixed) == 1 and not ellipsis:
                 (axis, index), fixed = fixed[0], []  # `buf.at[3].set(v)`: the same slot every step
             if axis is None or isinstance(index, cst.Tuple) or is_none(index) or several_slots(self, index):
@@ -410,6 +422,11 @@ class LoopBodies:
             positional = [a for a in call.args if a.keyword is None and not a.star]
             if ellipsis:
                 write.problem = "the written axis is counted from the end (`buf.at[..., i]`); the rewrite needs it from the start"
+            elif banded:
+                write.problem = (
+                    f"the write takes a band along another axis (`[{self.code_of(func.value).split('[', 1)[1]}`); "
+                    "the rewrite takes writes of whole slots"
+                )
             elif fixed:
                 write.problem = (
                     f"the write also fixes a position along another axis (`[{self.code_of(func.value).split('[', 1)[1]}`); "
@@ -762,7 +779,7 @@ class LoopBodies:
         changing = next((
             n.value for reached in functions for n in self._free_names(reached)
             if not self._bound_once(n) or self._may_differ_between_runs(n) or self._defined_unseen(n)
-        ), None)
+        ), None) or next((read for reached in functions if (read := self._module_value_read(reached)) is not None), None)
         effect = next((found for reached in functions if (found := self._trace_effect(reached)) is not None), None)
         if changing is None and effect is None and not reads_initial:
             return None
@@ -825,8 +842,11 @@ class LoopBodies:
         = g``, ``self.__class__``, ``setattr``). A store through the class's own name is
         :meth:`_changed_in_place`'s to find."""
         text = self.context.source.text
-        bound = [
-            small for line in cls.body.body if isinstance(line, cst.SimpleStatementLine)
+        classes = self._class_and_bases(cls)
+        if any(klass is None for klass in classes):
+            return False  # a base the file does not define: what it binds is not in sight
+        bound = [  # the class's own attributes and those it inherits
+            small for klass in classes for line in klass.body.body if isinstance(line, cst.SimpleStatementLine)
             for small in line.body if isinstance(small, (cst.Assign, cst.AnnAssign)) and small.value is not None
         ]
         names = {n.value for small in bound for t in (small.targets if isinstance(small, cst.Assign) else [small])
@@ -855,8 +875,10 @@ class LoopBodies:
             return self._immutable_value(value.expression, depth)
         if isinstance(value, cst.BinaryOperation):
             return self._immutable_value(value.left, depth) and self._immutable_value(value.right, depth)
-        if isinstance(value, cst.Attribute) and isinstance(value.value, cst.Name):
-            return self.semantics.binding(value.value) is None and self._immutable(value.value, depth + 1)
+        if isinstance(value, cst.Attribute) and isinstance(value.value, cst.Name):  # `np.pi`, not `os.environ`
+            return self.semantics.binding(value.value) is None and self._immutable(value.value, depth + 1) and any(
+                q.startswith(CONSTANT_MODULES) for q in self.qualified_names(value)
+            )
         return isinstance(value, cst.Call) and self.new_jax_array(value, own_memory=True)
 
     def _changed_in_place(self, name: cst.Name) -> bool:
@@ -888,10 +910,38 @@ class LoopBodies:
         ``np.random.rand``, ``next``): it runs once per trace, and the fix changes how many
         traces there are."""
         for found in self.semantics.find(function, lambda n: isinstance(n, cst.Call)):
-            name = next((q for q in self.qualified_names(found.func) if q in TRACE_EFFECTS or q.startswith(TRACE_EFFECT_MODULES)), None)
-            if name is not None:
+            names = set(self.qualified_names(found.func))
+            if isinstance(found.func, cst.Name):  # `_say = print` ... `_say(...)`
+                held = self.semantics.binding(found.func)
+                if isinstance(held, (cst.Name, cst.Attribute)):
+                    names |= self.qualified_names(held)
+            if any(q in TRACE_EFFECTS or q.startswith(TRACE_EFFECT_MODULES) for q in names):
                 return f"{self.code_of(found.func)}(...)"
         return None
+
+    def _module_value_read(self, function) -> str | None:
+        """A value ``function`` reads from a module other than a constant one, not a function it
+        calls (``sys.path``, ``os.environ``): a mutable object the program may change."""
+        for name in self._free_names(function):
+            parent = self.parent(name)
+            if not (isinstance(parent, cst.Attribute) and parent.value is name) or self.semantics.binding(name) is not None:
+                continue
+            called = self.parent(parent)
+            if isinstance(called, cst.Call) and called.func is parent:
+                continue
+            if self._imported_module(name) and not any(q.startswith(CONSTANT_MODULES) for q in self.qualified_names(parent)):
+                return self.code_of(parent)
+        return None
+
+    def _imported_module(self, name: cst.Name) -> bool:
+        """Whether ``name`` is bound by an ``import`` of a module (``import sys``, ``import os.path``)."""
+        for node in self.semantics.names_in(self.semantics.binding_scope(name), name.value):
+            holder = self.parent(node)
+            while isinstance(holder, (cst.Attribute, cst.AsName)):
+                holder = self.parent(holder)
+            if isinstance(holder, cst.ImportAlias) and isinstance(self.parent(holder), cst.Import):
+                return True
+        return False
 
     def _made_per_run(self, function, call: cst.Call) -> bool:
         """Whether each run of ``call`` gets a body function of its own: the ``def`` (or lambda)
@@ -913,9 +963,42 @@ class LoopBodies:
         while pending and len(found) < 32:
             for name in self._free_names(pending.pop()):
                 held = self.semantics.binding(name)
-                if isinstance(held, cst.FunctionDef) and all(held is not f for f in found):
-                    found.append(held)
-                    pending.append(held)
+                reached = [held] if isinstance(held, cst.FunctionDef) else []
+                parent = self.parent(name)
+                if isinstance(held, cst.ClassDef) and isinstance(parent, cst.Attribute) and parent.value is name:
+                    reached = self._class_methods(held, parent.attr.value)  # `C.gain()`: its method
+                elif isinstance(held, cst.ClassDef) and isinstance(parent, cst.Call) and parent.func is name:
+                    outer = self.parent(parent)  # `C().gain()`, and `C(...)` runs `__init__`
+                    attribute = outer.attr.value if isinstance(outer, cst.Attribute) and outer.value is parent else None
+                    reached = self._class_methods(held, "__init__") + (self._class_methods(held, attribute) if attribute else [])
+                for method in reached:
+                    if all(method is not f for f in found):
+                        found.append(method)
+                        pending.append(method)
+        return found
+
+    def _class_methods(self, cls: cst.ClassDef, name: str) -> list[cst.FunctionDef]:
+        """The ``def name`` of ``cls`` or of the first of its bases of the file that has one."""
+        for klass in self._class_and_bases(cls):
+            method = next((s for s in klass.body.body if isinstance(s, cst.FunctionDef) and s.name.value == name), None)
+            if method is not None:
+                return [method]
+        return []
+
+    def _class_and_bases(self, cls: cst.ClassDef, depth: int = 0) -> list[cst.ClassDef | None]:
+        """``cls`` and its bases, in order, each of the file as its ``ClassDef``, ``None`` for one
+        the file does not define (an import, an expression), ``object`` left out."""
+        found: list[cst.ClassDef | None] = [cls]
+        for base in cls.bases:
+            if base.keyword is not None:
+                continue
+            if isinstance(base.value, cst.Name) and base.value.value == "object":
+                continue
+            held = self.semantics.binding(base.value) if isinstance(base.value, cst.Name) else None
+            if isinstance(held, cst.ClassDef) and depth < 5:
+                found += self._class_and_bases(held, depth + 1)
+            else:
+                found.append(None)
         return found
 
     def _defined_unseen(self, name: cst.Name) -> bool:
@@ -1007,7 +1090,10 @@ MUTATORS = frozenset(
 )
 """Methods that change a Python container in place."""
 TRACE_EFFECTS = frozenset({"builtins.print", "builtins.next", "builtins.input", "builtins.open"})
-TRACE_EFFECT_MODULES = ("numpy.random.", "random.", "time.", "logging.", "os.", "sys.")
+TRACE_EFFECT_MODULES = ("numpy.random.", "random.", "time.", "logging.", "os.", "sys.", "pprint.", "warnings.")
+CONSTANT_MODULES = ("numpy.", "jax.", "math.", "cmath.")
+"""Modules whose attributes a program reads as constants (``np.pi``, ``jnp.float32``, ``math.e``):
+another module's attribute may be a mutable object (``sys.path``, ``os.environ``)."""
 """Calls whose result or effect depends on when they run: once per trace, inside a traced body."""
 
 

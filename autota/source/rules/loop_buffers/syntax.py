@@ -82,14 +82,14 @@ def reads_part(rule, read: cst.CSTNode) -> bool:
 
 
 def reads_fixed_rows(rule, read: cst.CSTNode, axis: int) -> bool:
-    """Whether a read takes one slot along ``axis`` and the whole of the other axes (``buf[i]``,
-    ``buf[i, :]`` for ``axis`` 0, ``buf[:, i]`` for 1, ``lax.dynamic_index_in_dim(buf, i,
+    """Whether a read takes one slot along ``axis`` and the whole or a band of the other axes
+    (``buf[i]``, ``buf[i, :]`` for ``axis`` 0, ``buf[:, i]`` or ``buf[1:n - 1, i]`` for 1, ``lax.dynamic_index_in_dim(buf, i,
     axis)``), or a band of a literal number of slots there (``lax.dynamic_slice_in_dim(buf,
     t - 2, 2)``, ``lax.dynamic_slice(buf, (t, 0), (3, n))``): what ``grad`` may save of it does
     not grow with the loop. Not a list of slots, nor a part across all the slots."""
     if isinstance(read, cst.Subscript):
         elements = index_elements(read.slice)
-        if len(elements) <= axis or not all(is_full_slice(e.slice) for k, e in enumerate(elements) if k != axis):
+        if len(elements) <= axis or not all(isinstance(e.slice, cst.Slice) for k, e in enumerate(elements) if k != axis):
             return False
         index = elements[axis].slice
         return isinstance(index, cst.Index) and index.star is None and not (
