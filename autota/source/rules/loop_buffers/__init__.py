@@ -38,6 +38,9 @@ from autota.source.rules.loop_buffers.syntax import (
 )
 from autota.source.rules.loop_buffers.while_loops import WhileLoops
 
+ONE_STEP = 1
+"""A ``fori_loop`` of at most this many constant steps runs its body once: no buffer grows with it."""
+
 
 SELECT_TERMINALS = frozenset(vocabulary.terminal(name) for name in WHERE)
 
@@ -207,6 +210,8 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
             return
         if kind == "fori" and any(self._array_valued(args[b].value) for b in ("lower", "upper") if b in args):
             return  # a bound JAX computes (`jnp.minimum(level, 3)`): it runs as a `while_loop`, which `grad` cannot go through
+        if kind == "fori" and self._one_step(args):
+            return  # `fori_loop(K - 1, K, ...)`: one step, whatever the input; nothing grows with a loop
         function = self._function(args[BODY_ARG[kind]].value)
         body = self._body(function, kind)
         modeler = self._modeler()
@@ -439,6 +444,23 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
         return bool(given) and all(
             isinstance(v, cst.Call) and self.matches(v.func, vocabulary.INTEGER_RESULTS) is not None for v in given
         )
+
+    def _one_step(self, args: dict) -> bool:
+        """Whether a ``fori_loop``'s bounds are at most :data:`ONE_STEP` apart: int literals
+        (``fori_loop(0, 1, ...)``) or a bound and the other plus or minus a literal
+        (``fori_loop(K - 1, K, ...)``, a stencil's last level)."""
+        lower, upper = args.get("lower"), args.get("upper")
+        if lower is None or upper is None:
+            return False
+        low, high = lower.value, upper.value
+        if int_value(low) is not None and int_value(high) is not None:
+            return 0 <= int_value(high) - int_value(low) <= ONE_STEP
+        for bound, other, sign in ((high, low, cst.Add), (low, high, cst.Subtract)):
+            if isinstance(bound, cst.BinaryOperation) and isinstance(bound.operator, sign) and (
+                self.code_of(bound.left) == self.code_of(other) and (step := int_value(bound.right)) is not None
+            ):
+                return 0 <= step <= ONE_STEP
+        return False
 
     def _rewritten_whole(self, body: Body, write: Write, group: list[Write]) -> bool:
         """Whether the body also recomputes the buffer as a whole each step, beside its one-slot
