@@ -1408,6 +1408,11 @@ def _target_path(target: cst.BaseExpression, name: cst.Name) -> tuple[int, ...] 
     return None
 
 
+def own_method(cls: cst.ClassDef, name: str) -> cst.FunctionDef | None:
+    """The ``def name`` of ``cls``'s own body (not of a base)."""
+    return next((s for s in cls.body.body if isinstance(s, cst.FunctionDef) and s.name.value == name), None)
+
+
 def _paired_value(holder: cst.CSTNode, name: cst.Name) -> cst.BaseExpression | None:
     """The value a tuple assignment pairs with ``name`` item by item (``a, b = x, y`` gives ``b``
     the value ``y``), where both sides are displays of the same length without ``*``."""

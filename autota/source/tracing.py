@@ -206,11 +206,11 @@ class TracedFunctions:
             return [*([method] if method is not None else []), *self._overrides(call.func, caller)]
         binding = self.rule.semantics.binding(call.func)
         if isinstance(binding, cst.ClassDef):
-            init = _member(binding, "__init__")
+            init = scopes.own_method(binding, "__init__")
             return [init] if init is not None else []
         instance = self._instance_class(call.func) if isinstance(call.func, cst.Name) else None
         if instance is not None:  # `smoother(x)` of `smoother = Smoother()` runs `Smoother.__call__`
-            method = _member(instance, "__call__")
+            method = scopes.own_method(instance, "__call__")
             return [method] if method is not None else []
         function = self._held(binding, 0)
         return [function] if function is not None else []
@@ -224,7 +224,7 @@ class TracedFunctions:
             return []
         found = []
         for cls in self._subclasses(holder):
-            method = _member(cls, func.attr.value)
+            method = scopes.own_method(cls, func.attr.value)
             if method is not None:
                 found.append(method)
         return found
@@ -270,14 +270,14 @@ class TracedFunctions:
         if isinstance(owner, cst.Attribute):  # `self.gen.name(...)`
             cls = self._own_class(owner.value, caller)
             held = self.held_class(cls, owner.value.value, owner.attr.value) if cls is not None else None
-            return _member(held, func.attr.value) if held is not None else None
+            return scopes.own_method(held, func.attr.value) if held is not None else None
         holder = self._own_class(owner, caller)
         if holder is not None:  # `self.name(...)` in a method: the method's own class
-            method = _member(holder, func.attr.value)
+            method = scopes.own_method(holder, func.attr.value)
             if method is not None:
                 return method
             held = self.held_class(holder, owner.value, func.attr.value)
-            return _member(held, "__call__") if held is not None else None
+            return scopes.own_method(held, "__call__") if held is not None else None
         if any(isinstance(d, cst.ClassDef) for d in self.rule.semantics.definitions.get(owner.value, ())):
             holder = self.rule.semantics.binding(owner)  # asked only of names some class has
             if not isinstance(holder, cst.ClassDef):
@@ -286,9 +286,9 @@ class TracedFunctions:
             holder = self._instance_class(owner)
             if holder is None:
                 return None
-        method = _member(holder, func.attr.value)
+        method = scopes.own_method(holder, func.attr.value)
         if method is None and holder in self.models and func.attr.value in vocabulary.MODEL_ENTRIES:
-            return _member(holder, "__call__")  # `model.apply(params, x)` runs the module's `__call__`
+            return scopes.own_method(holder, "__call__")  # `model.apply(params, x)` runs the module's `__call__`
         return method
 
     def _own_class(self, owner: cst.Name, caller: cst.CSTNode) -> cst.ClassDef | None:
@@ -451,12 +451,15 @@ class TracedFunctions:
         """The functions given to a loop combinator of the file at the parameter it runs as a
         body (``bounded_loop(cond, body, init, n)``): they run traced, as the body of the ``lax``
         loop inside it. A body handed on to another combinator is followed a few times."""
+        calls = [  # the calls of functions of the file, found once
+            (call, wrapper)
+            for call in self.rule.semantics.find(module, lambda n: isinstance(n, cst.Call) and isinstance(n.func, cst.Name))
+            for wrapper in [self.rule.semantics.binding(call.func)]
+            if isinstance(wrapper, cst.FunctionDef) and not any(a.star for a in call.args)
+        ]
         for _ in range(3):
             known = dict(self._wrapper_params)
-            for call in self.rule.semantics.find(module, lambda n: isinstance(n, cst.Call) and isinstance(n.func, cst.Name)):
-                wrapper = self.rule.semantics.binding(call.func)
-                if not isinstance(wrapper, cst.FunctionDef) or any(a.star for a in call.args):
-                    continue
+            for call, wrapper in calls:
                 params = [p.name.value for p in wrapper.params.params]
                 for position, arg in enumerate(call.args):
                     param = arg.keyword.value if arg.keyword is not None else params[position] if position < len(params) else None
@@ -581,7 +584,7 @@ class TracedFunctions:
                 cls = self._own_class(expr.value, caller) if isinstance(caller, cst.FunctionDef) else None
             if cls is None:
                 return None
-            return _member(cls, expr.attr.value) or self._stored_member(cls, expr.attr.value, depth)
+            return scopes.own_method(cls, expr.attr.value) or self._stored_member(cls, expr.attr.value, depth)
         if isinstance(expr, cst.Call) and expr.args and (
             self.rule.matches(expr.func, PARTIAL) or self.rule.is_jit(expr.func) or self._is_transform(expr.func)
         ):
@@ -781,7 +784,3 @@ def _named_callee(func: cst.BaseExpression) -> bool:
         or isinstance(func.value, cst.Attribute) and isinstance(func.value.value, cst.Name)
     )
 
-
-def _member(cls: cst.ClassDef, name: str) -> cst.FunctionDef | None:
-    """The ``def name`` of ``cls``'s own body."""
-    return next((s for s in cls.body.body if isinstance(s, cst.FunctionDef) and s.name.value == name), None)

@@ -148,20 +148,16 @@ ROW_READERS = {
 INDEX_REDUCTIONS = frozenset({f"{JNP}.{name}" for name in ("argmin", "argmax", "nanargmin", "nanargmax")})
 """Functions whose result is an integer position: `grad` goes through no array they read, so
 it saves none of it."""
+_BOOLEAN_RESULTS = (
+    "isnan", "isinf", "isfinite", "isclose", "logical_and", "logical_or", "logical_not", "logical_xor",
+    "equal", "not_equal", "less", "less_equal", "greater", "greater_equal", "signbit",
+)
 INTEGER_RESULTS = INDEX_REDUCTIONS | {"jax.random.categorical", "jax.random.randint"} | {
-    f"{JNP}.{name}" for name in (
-        "isnan", "isinf", "isfinite", "isclose", "logical_and", "logical_or", "logical_not", "logical_xor",
-        "equal", "not_equal", "less", "less_equal", "greater", "greater_equal", "signbit",
-    )
+    f"{JNP}.{name}" for name in _BOOLEAN_RESULTS
 }
 """Functions whose result is always an integer or boolean array, so it has no gradient: a row
 of one (a decoder's next token, a convergence flag) gives `grad` nothing to go through."""
-MASK_FUNCTIONS = frozenset({
-    f"{JNP}.{name}" for name in (
-        "isnan", "isinf", "isfinite", "isclose", "logical_and", "logical_or", "logical_not", "logical_xor",
-        "equal", "not_equal", "less", "less_equal", "greater", "greater_equal", "signbit", "any", "all",
-    )
-})
+MASK_FUNCTIONS = frozenset({f"{JNP}.{name}" for name in (*_BOOLEAN_RESULTS, "any", "all")})
 """Functions whose result is a boolean array: indexing with one picks the slots it marks."""
 MASK_POSITIONS = frozenset({f"{JNP}.{name}" for name in ("where", "nonzero", "flatnonzero", "argwhere")})
 """Functions that, given only a mask, give the positions it marks (``jnp.where(mask)[0]``)."""

@@ -98,11 +98,10 @@ class DonationRule(SourceRule):
         for assign in self.semantics.find(module, lambda n: isinstance(n, cst.Assign)):
             name = scopes.assign_to(assign)
             target = assign.targets[0].target if len(assign.targets) == 1 else None
-            if name is None and isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name):
-                name = None if self._class_member(target, assign) is None else ""  # `cls.step = jax.jit(cls.step)`
-            jitted = self._jitted_call(assign.value, assign) if name is not None else None
+            method_slot = isinstance(target, cst.Attribute) and self._class_member(target, assign) is not None  # `cls.step = jax.jit(cls.step)`
+            jitted = self._jitted_call(assign.value, assign) if name or method_slot else None
             if jitted is not None:
-                found.append((jitted[0], assign.value, name or None, jitted[1]))
+                found.append((jitted[0], assign.value, name, jitted[1]))
         for call in self.semantics.find(module, lambda n: isinstance(n, cst.Call)):
             jitted = self._jitted_call(call.func)  # `jax.jit(step)(buf, ...)`: jitted where it is called
             if jitted is not None:
@@ -124,9 +123,7 @@ class DonationRule(SourceRule):
             and method.params.params[0].name.value == owner
         ):
             return None
-        return next((
-            s for s in cls.body.body if isinstance(s, cst.FunctionDef) and s.name.value == attribute.attr.value
-        ), None)
+        return scopes.own_method(cls, attribute.attr.value)
 
     def _jitted_call(self, call: cst.BaseExpression, where: cst.CSTNode | None = None) -> tuple[cst.FunctionDef | cst.Lambda, int] | None:
         """For ``jax.jit(f)`` of a plain ``def`` or a lambda: the function, and how many of its

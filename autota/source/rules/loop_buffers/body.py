@@ -980,7 +980,7 @@ class LoopBodies:
     def _class_methods(self, cls: cst.ClassDef, name: str) -> list[cst.FunctionDef]:
         """The ``def name`` of ``cls`` or of the first of its bases of the file that has one."""
         for klass in self._class_and_bases(cls):
-            method = next((s for s in klass.body.body if isinstance(s, cst.FunctionDef) and s.name.value == name), None)
+            method = scopes.own_method(klass, name) if klass is not None else None
             if method is not None:
                 return [method]
         return []
@@ -1091,10 +1091,10 @@ MUTATORS = frozenset(
 """Methods that change a Python container in place."""
 TRACE_EFFECTS = frozenset({"builtins.print", "builtins.next", "builtins.input", "builtins.open"})
 TRACE_EFFECT_MODULES = ("numpy.random.", "random.", "time.", "logging.", "os.", "sys.", "pprint.", "warnings.")
+"""Calls whose result or effect depends on when they run: once per trace, inside a traced body."""
 CONSTANT_MODULES = ("numpy.", "jax.", "math.", "cmath.")
 """Modules whose attributes a program reads as constants (``np.pi``, ``jnp.float32``, ``math.e``):
 another module's attribute may be a mutable object (``sys.path``, ``os.environ``)."""
-"""Calls whose result or effect depends on when they run: once per trace, inside a traced body."""
 
 
 def _cast_of_name(node: cst.BaseExpression) -> bool:
