@@ -12,16 +12,19 @@ import io
 import re
 import tokenize
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import libcst as cst
 
 from autota.catalogue import Finding
-from autota.source import prefilter, scopes
+from autota.source import growers, prefilter, project, scopes, wrappers
 from autota.source.rule import RuleContext
 from autota.source.rules import RULE_CLASSES
 from autota.source.parsing import ParseError, fix_parse_error, libcst_module, syntax_tree
 from autota.source.text import OverlappingEdits, SourceText
+from autota.source.project import ProjectFunctions
 
+NOTHING = ProjectFunctions()
 SKIP_FILE = re.compile(r"^[ \t]*#[ \t]*autota:[ \t]*skip-file\b", re.MULTILINE)
 NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Za-z]+[0-9]+(?:[\s,]+[A-Za-z]+[0-9]+)*))?", re.IGNORECASE)
 MAX_FIX_ROUNDS = 10
@@ -48,12 +51,15 @@ def decode(data: bytes) -> tuple[str, str]:
         raise ParseError(f"cannot decode: {exc}") from None
 
 
-def _plan(text: str, tree: ast.Module | None, enabled: frozenset[str], slicing: bool = True):
+def _plan(text: str, tree: ast.Module | None, enabled: frozenset[str], slicing: bool = True,
+          own: ProjectFunctions = NOTHING, imported: ProjectFunctions = NOTHING):
     """The rules worth running, and the text libcst should parse for them.
 
     A substring test, then one walk of Python's own AST (:mod:`autota.source.prefilter`): both
     are an order of magnitude cheaper than libcst's parse and metadata, which only the
     top-level statements holding a candidate pay for; the rest are blanked out, lines kept.
+    ``own`` and ``imported``: the loop wrappers and growers of the file and of the other modules
+    of the run, whose calls the prefilter takes for loops and growths.
     """
     if "jax" not in text:
         return [], text, None
@@ -63,6 +69,8 @@ def _plan(text: str, tree: ast.Module | None, enabled: frozenset[str], slicing: 
     if not rules or tree is None:  # no AST (a grammar newer than this Python): every rule, the whole file
         return rules, text, None
     facts = prefilter.gather(tree)
+    facts.loop_wrapper_names = frozenset(own.loop_wrappers) | {n.rpartition(".")[2] for n in imported.loop_wrappers}
+    facts.grower_names = frozenset(own.growers) | {n.rpartition(".")[2] for n in imported.growers}
     keep: set[int] | None = set()
     chosen = []
     for cls in rules:
@@ -80,24 +88,38 @@ def _plan(text: str, tree: ast.Module | None, enabled: frozenset[str], slicing: 
 
 
 def _findings(text: str, path: str, enabled: frozenset[str], slicing: bool = True,
-              traced_elsewhere: frozenset[str] = frozenset()) -> list[Finding]:
+              traced_elsewhere: frozenset[str] = frozenset(), imported: ProjectFunctions = NOTHING) -> list[Finding]:
     """The findings in ``text``; ``slicing=False`` parses the whole file (the tests compare)."""
     if SKIP_FILE.search(text):
         return []
-    rules, parsed_text, line_map = _plan(text, syntax_tree(text, path), enabled, slicing)
+    tree = syntax_tree(text, path)
+    module = project.module_name(Path(path))
+    own = ProjectFunctions(
+        wrappers.file_wrappers(tree, module) if tree is not None and wrappers.may_define(text) else {},
+        growers.file_growers(tree, module, imported.growers) if tree is not None and (
+            imported.growers or growers.may_define(text)
+        ) else {},
+    )
+    rules, parsed_text, line_map = _plan(text, tree, enabled, slicing, own, imported)
     if not rules:
         return []
-    context = run_rules(rules, libcst_module(parsed_text), path, text, enabled, line_map, traced_elsewhere, parsed_text)
+    context = run_rules(
+        rules, libcst_module(parsed_text), path, text, enabled, line_map, traced_elsewhere, parsed_text, imported, own,
+    )
     findings = _unsuppressed(context.findings, text)
     return sorted(findings, key=lambda f: (f.location.line, f.location.column, f.code))
 
 
 def run_rules(rules, module: cst.Module, path: str, text: str, enabled: frozenset[str], line_map=None,
-              traced_elsewhere: frozenset[str] = frozenset(), parsed_text: str | None = None) -> RuleContext:
+              traced_elsewhere: frozenset[str] = frozenset(), parsed_text: str | None = None,
+              imported: ProjectFunctions = NOTHING, own: ProjectFunctions = NOTHING) -> RuleContext:
     """Visit ``module`` (libcst's parse of ``text``, or of ``parsed_text``, a slice of it, when
     ``line_map`` says where its lines came from) with each rule class; the rules share one
     :class:`scopes.Semantics`, so its metadata is computed once."""
-    context = RuleContext(path, SourceText(text), module, enabled, line_map=line_map, traced_elsewhere=traced_elsewhere)
+    context = RuleContext(
+        path, SourceText(text), module, enabled, line_map=line_map, traced_elsewhere=traced_elsewhere,
+        imported=imported, own=own,
+    )
     source = text if parsed_text is None else parsed_text
     context.semantics = scopes.Semantics(module, source)
     for cls in rules:
@@ -130,16 +152,18 @@ def _unsuppressed(findings: list[Finding], text: str) -> list[Finding]:
     return [f for f in findings if not suppressed(f)]
 
 
-def check(data: bytes, path: str, enabled: frozenset[str], traced_elsewhere: frozenset[str] = frozenset()) -> FileResult:
+def check(data: bytes, path: str, enabled: frozenset[str], traced_elsewhere: frozenset[str] = frozenset(),
+          imported: ProjectFunctions = NOTHING) -> FileResult:
     """The findings in one file. Raises :class:`ParseError` for input autota cannot read.
     ``traced_elsewhere``: its module-level functions that other modules call from traced code
-    (see :mod:`autota.source.project`)."""
+    (see :mod:`autota.source.project`); ``imported``: the loop wrappers and growers of the other
+    modules of the run (see :class:`autota.source.project.ProjectFunctions`)."""
     text, _ = decode(data)
-    return FileResult(path, _findings(text, path, enabled, traced_elsewhere=traced_elsewhere))
+    return FileResult(path, _findings(text, path, enabled, traced_elsewhere=traced_elsewhere, imported=imported))
 
 
 def fix(data: bytes, path: str, enabled: frozenset[str], unsafe: bool = False,
-        traced_elsewhere: frozenset[str] = frozenset()) -> FileResult:
+        traced_elsewhere: frozenset[str] = frozenset(), imported: ProjectFunctions = NOTHING) -> FileResult:
     """Apply fixes (safe ones, and unsafe ones if asked) until none applies, as Ruff does.
 
     Each round applies the fixes that do not overlap an earlier one, then re-checks the new
@@ -149,7 +173,7 @@ def fix(data: bytes, path: str, enabled: frozenset[str], unsafe: bool = False,
     text, encoding = decode(data)
     original, applied = text, 0
     for _ in range(MAX_FIX_ROUNDS):
-        findings = _findings(text, path, enabled, traced_elsewhere=traced_elsewhere)
+        findings = _findings(text, path, enabled, traced_elsewhere=traced_elsewhere, imported=imported)
         source, chosen, taken = SourceText(text), [], []
         for finding in findings:
             if finding.fix is None or (finding.fix.applicability == "unsafe" and not unsafe):
@@ -171,7 +195,7 @@ def fix(data: bytes, path: str, enabled: frozenset[str], unsafe: bool = False,
             raise AssertionError(f"{path}: internal error: a fix produced code that does not parse ({error})")
         text = new_text
     else:
-        findings = _findings(text, path, enabled, traced_elsewhere=traced_elsewhere)
+        findings = _findings(text, path, enabled, traced_elsewhere=traced_elsewhere, imported=imported)
     result = FileResult(path, findings, fixes_applied=applied)
     if text != original:
         result.fixed_text = text.encode(encoding)

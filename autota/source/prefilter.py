@@ -68,6 +68,12 @@ class Facts:
     tree: ast.Module
     top_is_definition: list[bool]
     """By unit (see :func:`gather`): whether it is a ``def`` or ``class`` that slicing may drop."""
+    loop_wrapper_names: frozenset[str] = frozenset()
+    """The names of the functions (of the file, or imported) that run a ``lax`` loop over what
+    they are given (see :mod:`autota.source.wrappers`): their calls are loops."""
+    grower_names: frozenset[str] = frozenset()
+    """The names of the functions (of the file, or imported) that return an array grown from a
+    parameter (see :mod:`autota.source.growers`): their calls may be growths."""
     units: list[ast.stmt] = field(default_factory=list)
     """The units of the module: its top-level statements, except that a top-level class is split
     into its shell (the ``class`` line and its other statements) and one unit per method, so that
@@ -378,6 +384,10 @@ class _Walker:
         ) and ast.unparse(node.value.func.value.value.value) == ast.unparse(node.targets[0]):
             # `obj.data = obj.data.at[i].set(v)`, `d["buf"] = d["buf"].at[i].set(v)`, `parts[s] = parts[s].at[t]...`
             self.facts.self_assigns.append(self.site(node))
+        elif len(node.targets) == 1 and isinstance(node.targets[0], (ast.Tuple, ast.List)) and isinstance(
+            node.value, ast.Call
+        ) and any(isinstance(e, ast.Name) and _reads(node.value, e.id) for e in node.targets[0].elts):
+            self.facts.self_assigns.append(self.site(node))  # `a, b = step(a, b, x)`: a helper may grow `a`
         elif name is not None and isinstance(node.value, ast.Name) and self.loop_depth:
             self.facts.renames.append(self.site(node))
         elif name is not None and isinstance(node.value, ast.Lambda):

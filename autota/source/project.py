@@ -22,8 +22,10 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from autota.source import vocabulary
+from autota.source import growers, vocabulary, wrappers
 from autota.source.prefilter import dotted, held_objects, terminal
+from autota.source.growers import Grower
+from autota.source.wrappers import LoopWrapper
 
 TRACING = vocabulary.JIT_TERMINALS | vocabulary.TRACED_ARGUMENT_TERMINALS | frozenset(
     vocabulary.terminal(name) for name in vocabulary.TRACING_TRANSFORMS
@@ -142,6 +144,59 @@ def traced_elsewhere(paths: list[str], targets: list[str], asked: set[str] | Non
                 if "." in key and key.rpartition(".")[2] in bound and (module.name, key) not in eager:
                     reached.setdefault(module.path, set()).add(key)
     return {path: frozenset(found) for path, found in reached.items() if path in targets}
+
+
+@dataclass(frozen=True)
+class ProjectFunctions:
+    """What the modules of a run define that calls in the others run: loop wrappers (see
+    :mod:`autota.source.wrappers`) and growers (see :mod:`autota.source.growers`), by dotted name."""
+
+    loop_wrappers: dict[str, LoopWrapper] = field(default_factory=dict)
+    growers: dict[str, Grower] = field(default_factory=dict)
+
+    def __bool__(self) -> bool:
+        return bool(self.loop_wrappers or self.growers)
+
+
+def project_functions(paths: list[str]) -> ProjectFunctions:
+    """The loop wrappers and growers the Python files of ``paths`` define. A grower may call
+    another module's: the files that name a grower found so far are read again, a few rounds."""
+    found = ProjectFunctions()
+    texts: dict[str, str] = {}
+    for path in paths:
+        if path.endswith(".py"):
+            try:
+                texts[path] = Path(path).read_text(encoding="utf-8", errors="replace")
+            except OSError:
+                continue
+    trees: dict[str, ast.Module | None] = {}
+
+    def tree(path: str) -> ast.Module | None:
+        if path not in trees:
+            try:
+                trees[path] = ast.parse(texts[path])
+            except (SyntaxError, ValueError, RecursionError, MemoryError):
+                trees[path] = None
+        return trees[path]
+
+    for path, text in texts.items():
+        if wrappers.may_define(text) and (parsed := tree(path)) is not None:
+            found.loop_wrappers.update(
+                {w.name: w for w in wrappers.file_wrappers(parsed, module_name(Path(path))).values()}
+            )
+    candidates = [path for path, text in texts.items() if growers.may_define(text)]
+    for _ in range(4):
+        before = len(found.growers)
+        for path in candidates:
+            parsed = tree(path)
+            if parsed is not None:
+                module = module_name(Path(path))
+                found.growers.update({g.name: g for g in growers.file_growers(parsed, module, found.growers).values()})
+        if len(found.growers) == before:
+            break
+        names = {name.rpartition(".")[2] for name in found.growers}  # the files that may call one
+        candidates = [path for path, text in texts.items() if "def " in text and any(n in text for n in names)]
+    return found
 
 
 def _methods_bound_for_tracing(text: str) -> set[str]:

@@ -9,16 +9,21 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import ClassVar
 
 import libcst as cst
 
 from autota.catalogue import Edit, Finding, Fix, Location
-from autota.source import scopes
+from autota.source import project, scopes, vocabulary
 from autota.source.prefilter import Facts
 from autota.source.text import SourceText
 from autota.source.tracing import TracedFunctions
+from autota.source.growers import Grower
+from autota.source.project import ProjectFunctions
+from autota.source.wrappers import LoopWrapper
 from autota.source.vocabulary import (
     ARRAY_MODULES,
     CALLER_FRAME_READERS,
@@ -76,6 +81,10 @@ class RuleContext:
     traced_elsewhere: frozenset[str] = frozenset()
     """Module-level functions of this file that other modules of the run call from traced code
     (see :mod:`autota.source.project`)."""
+    imported: ProjectFunctions = field(default_factory=ProjectFunctions)
+    """The loop wrappers and growers of the other modules of the run, by dotted name."""
+    own: ProjectFunctions = field(default_factory=ProjectFunctions)
+    """The loop wrappers and growers this file defines at its top level, by name."""
 
     def file_identifiers(self) -> set[str]:
         """Every identifier-like word of the whole file (the parsed slice may lack some): a fresh
@@ -260,6 +269,35 @@ class SourceRule:
         copy = next((a.value for a in call.args if a.keyword is not None and a.keyword.value == "copy"), None)
         return copy is None or not self.matches(func, {f"{JNP}.array"}) or isinstance(copy, cst.Name) and copy.value == "True"
 
+    def loop_wrapper(self, func: cst.BaseExpression) -> LoopWrapper | None:
+        """The loop wrapper that calling ``func`` runs (see :mod:`autota.source.wrappers`): a
+        top-level function of this file, where the name reaches its ``def``, or an imported
+        function of another module of the run."""
+        return self._project_function(func, self.context.own.loop_wrappers, self.context.imported.loop_wrappers)
+
+    def grower(self, func: cst.BaseExpression) -> Grower | None:
+        """The grower that calling ``func`` runs (see :mod:`autota.source.growers`): a top-level
+        function of this file, where the name reaches its ``def``, or an imported function of
+        another module of the run."""
+        return self._project_function(func, self.context.own.growers, self.context.imported.growers)
+
+    def _project_function(self, func: cst.BaseExpression, own: Mapping, imported: Mapping):
+        if not own and not imported:
+            return None
+        if isinstance(func, cst.Name) and func.value in own:
+            binding = self.semantics.binding(func)
+            if isinstance(binding, cst.FunctionDef) and isinstance(self.semantics.enclosing_scope(binding), cst.Module):
+                return own[func.value]
+        for name in self.qualified_names(func):
+            if name.startswith("."):  # `from .backend import fori_loop`
+                path = Path(self.context.path)
+                level = len(name) - len(name.lstrip(".")) - (path.stem == "__init__")
+                package = project.module_name(path).split(".")
+                name = ".".join([*package[: len(package) - level], name.lstrip(".")])
+            if name in imported:
+                return imported[name]
+        return None
+
     def is_jit(self, expr: cst.BaseExpression) -> bool:
         """Whether ``expr`` jits what it is applied to: ``jax.jit`` (or ``pmap``...), a call of it
         with options (``jax.jit(static_argnums=1)`` as a decorator), or a ``partial`` of it."""
@@ -368,8 +406,10 @@ class SourceRule:
             name, expr = expr, self.semantics.assigned_value(expr)
             if isinstance(expr, cst.List) and not self._only_read(name):
                 return None
-            if not isinstance(expr, (cst.Tuple, cst.List)):
-                return None
+        if isinstance(expr, cst.Call) and self.matches(expr.func, vocabulary.ARRAYS_OF_DISPLAYS) and expr.args and (
+            expr.args[0].keyword is None and not expr.args[0].star
+        ):
+            expr = expr.args[0].value  # `jnp.array([[1.0, 2.0], [3.0, 4.0]])`: as many rows as the display
         if not isinstance(expr, (cst.Tuple, cst.List)) or any(isinstance(e, cst.StarredElement) for e in expr.elements):
             return None
         return len(expr.elements)

@@ -21,6 +21,8 @@ STATIC_METHODS = frozenset({"builtins.staticmethod", "builtins.classmethod"})
 LOOP_BODIES = vocabulary.TRACED_ARGUMENTS
 MAY_RUN_TRACED = frozenset({"initializer", "model", "elsewhere", "by-name"})
 """Kinds whose trace is decided outside the file (see :class:`Traced`)."""
+ARRAY_COMPARISONS = (cst.Equal, cst.NotEqual, cst.LessThan, cst.LessThanEqual, cst.GreaterThan, cst.GreaterThanEqual)
+"""Comparison operators that, on a JAX array, give a JAX array (``is`` and ``in`` give Python bools)."""
 COMPILED = frozenset({"jit", "loop-body", "branch"})
 """Traces whose program XLA compiles: a jitted function's, and a ``lax`` loop body's or a
 ``cond`` branch's (compiled even when called eagerly)."""
@@ -416,6 +418,14 @@ class TracedFunctions:
                     self._note_wrapper_param(arg.value, kind)
                     if vocabulary.terminal(name) == "while_loop":
                         self._hand_undifferentiated(arg.value)
+        wrapper = self.rule.loop_wrapper(call.func) if name is None else None
+        if wrapper is not None:  # `control_flow.fori_loop(0, n, step, x)`: a project's loop function
+            handed = dict(wrapper.passes)
+            body = handed.get(vocabulary.BODY_ARG[wrapper.kind])
+            for position, arg in enumerate(call.args):
+                given = arg.keyword.value if arg.keyword is not None else wrapper.params[position] if position < len(wrapper.params) else None
+                if given is not None and given in (body, handed.get("cond_fun")) and not arg.star:
+                    self._mark(arg.value, Traced("loop-body", call))
         if self._custom_derivative(call.func) and call.args:  # `f = jax.custom_vjp(g)`
             self._hand_undifferentiated(call.args[0].value)
         method = call.func.attr.value if isinstance(call.func, cst.Attribute) else None
@@ -774,7 +784,98 @@ class TracedFunctions:
                 return traced
         return None
 
+    def assumed(self, traced: Traced) -> bool:
+        """Whether ``traced`` is an assumption about callers outside the file (a model's method,
+        a function that another module's traced code calls), not a trace the file makes."""
+        return (traced.origin or traced.kind) in MAY_RUN_TRACED
 
+    def concrete_each_step(self, loop: cst.For | cst.While) -> cst.CSTNode | None:
+        """A node of ``loop`` that turns a JAX array into a Python value on every step (``if
+        jnp.all(token == end): break``, ``best.item()``, ``while not jnp.all(done)``), else ``None``.
+        Under ``jit`` each of those raises (``TracerBoolConversionError``,
+        ``ConcretizationTypeError``), so such a loop runs eagerly, whatever the class around it
+        suggests. Only what runs on every step counts: the loop's own test and the statements of
+        its body outside branches and ``try`` blocks (a handler may catch the error)."""
+        expressions = [loop.test] if isinstance(loop, cst.While) else []
+        expressions += _every_step_expressions(loop.body.body)
+        for expression in expressions:
+            for node in _always_evaluated(expression):
+                if self._concretizes(node):
+                    return node
+        return None
+
+    def _concretizes(self, node: cst.CSTNode) -> bool:
+        parent = self.rule.parent(node)
+        if isinstance(parent, (cst.If, cst.While, cst.Assert, cst.IfExp)) and parent.test is node or (
+            isinstance(parent, cst.UnaryOperation) and isinstance(parent.operator, cst.Not)
+        ) or isinstance(parent, cst.BooleanOperation) and parent.left is node:
+            return self._jax_value(node)  # `bool()` of it
+        if not isinstance(node, cst.Call) or any(a.star or a.keyword for a in node.args):
+            return False
+        func = node.func
+        if isinstance(func, cst.Attribute) and func.attr.value in vocabulary.PYTHON_METHODS:
+            return self._jax_value(func.value)  # `x.item()`
+        return bool(node.args) and bool(self.rule.qualified_names(func) & vocabulary.CONCRETE_CONVERSIONS) and (
+            self._jax_value(node.args[0].value)  # `int(x)`
+        )
+
+    def _jax_value(self, expr: cst.BaseExpression, depth: int = 0) -> bool:
+        """Whether ``expr`` is proven to be one JAX array: a call of a JAX array function, an
+        arithmetic or comparison with one, or a name every binding of which binds one."""
+        if depth > 3:
+            return False
+        if isinstance(expr, cst.Call):
+            return self.rule.one_array_function(expr.func) and not any(a.star for a in expr.args)
+        if isinstance(expr, cst.BinaryOperation):
+            return self._jax_value(expr.left, depth + 1) or self._jax_value(expr.right, depth + 1)
+        if isinstance(expr, cst.Comparison):
+            return all(isinstance(c.operator, ARRAY_COMPARISONS) for c in expr.comparisons) and any(
+                self._jax_value(e, depth + 1) for e in (expr.left, *(c.comparator for c in expr.comparisons))
+            )
+        if isinstance(expr, cst.UnaryOperation) and not isinstance(expr.operator, cst.Not):
+            return self._jax_value(expr.expression, depth + 1)
+        if isinstance(expr, cst.Name):
+            values = self.rule.semantics.bound_values(expr)
+            return bool(values) and all(
+                not isinstance(v, cst.AugAssign) and self._jax_value(v, depth + 1) for v in values
+            )
+        return False
+
+
+def _every_step_expressions(statements) -> list[cst.BaseExpression]:
+    """The expressions that run whenever ``statements`` run: simple statements' whole, the
+    tests of branches and loops, the iterables of ``for`` loops, and ``with`` blocks' items and
+    bodies; not what a branch, a nested loop's body or a ``try`` holds."""
+    found: list = []
+    for statement in statements:
+        if isinstance(statement, cst.SimpleStatementLine):
+            found.extend(statement.body)
+        elif isinstance(statement, (cst.If, cst.While)):
+            found.append(statement.test)
+        elif isinstance(statement, cst.For):
+            found.append(statement.iter)
+        elif isinstance(statement, cst.With):
+            found.extend(item.item for item in statement.items)
+            found.extend(_every_step_expressions(statement.body.body))
+    return found
+
+
+def _always_evaluated(node: cst.CSTNode):
+    """``node`` and the nodes under it that Python evaluates whenever it evaluates ``node``:
+    not a lambda's body, a conditional expression's branches, the right side of ``and``/``or``
+    or a comprehension's element and conditions (run once per item, perhaps never)."""
+    yield node
+    if isinstance(node, (cst.Lambda, cst.FunctionDef, cst.ClassDef)):
+        return
+    if isinstance(node, cst.IfExp):
+        yield from _always_evaluated(node.test)
+    elif isinstance(node, cst.BooleanOperation):
+        yield from _always_evaluated(node.left)
+    elif isinstance(node, (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)):
+        yield from _always_evaluated(node.for_in.iter)
+    else:
+        for child in node.children:
+            yield from _always_evaluated(child)
 
 
 def _named_callee(func: cst.BaseExpression) -> bool:

@@ -84,6 +84,8 @@ operands follow them, or come as its old ``operand=``)."""
 UPDATE_METHODS = ("set", "add", "subtract", "multiply", "mul", "divide", "power", "min", "max", "apply")
 """Methods of ``x.at[...]``."""
 SLOT_WRITES = ("set", "add")
+UPDATE_OPTIONS = frozenset({"mode", "indices_are_sorted", "unique_indices"})
+"""Keywords of ``x.at[i].set``/``add`` that say how to treat the index, not what is written."""
 """The ``x.at[i]`` methods whose one-slot write a loop can turn into a stacked row. ``add``
 combines the row with the slot's old value, which a loop that writes each slot once finds still
 holding the initial buffer's. The other combining methods are left alone until each has its own
@@ -198,7 +200,7 @@ KEY_FUNCTIONS = frozenset({
 })
 """Functions that make PRNG keys, which hold no floats; typed ones (``jax.random.key``) have a
 dtype that ``jnp.result_type`` refuses to promote with anything else."""
-GROWTH_FUNCTIONS = ("concatenate", "append", "vstack", "row_stack", "hstack", "dstack", "column_stack", "stack")
+GROWTH_FUNCTIONS = ("concatenate", "concat", "append", "vstack", "row_stack", "hstack", "dstack", "column_stack", "stack")
 
 PYTHON_RESULTS = frozenset(
     f"{JNP}.{name}"
@@ -231,6 +233,16 @@ do ``jnp.array(..., copy=False)`` and the scalar types, ``jnp.float32(np_array)`
 the NumPy array change the JAX array."""
 PYTHON_METHODS = frozenset({"item", "tolist", "tobytes", "__len__", "__index__", "__int__", "__float__", "__bool__"})
 """Methods of a JAX array whose result is a Python value."""
+ARRAYS_OF_DISPLAYS = frozenset({f"{JNP}.array", f"{JNP}.asarray", "numpy.array", "numpy.asarray"})
+"""Array constructors whose first axis is as long as the display they are given."""
+VALUE_CHECKS = ("debug_nans", "debug_infs")
+"""JAX options (``jax_debug_nans``, ``JAX_DEBUG_INFS``, ``jax.debug_nans(True)``) under which every
+operation whose output holds a NaN or inf raises: a fix that moves where an array is written
+moves where that error is raised."""
+CONCRETE_CONVERSIONS = frozenset(
+    {f"builtins.{name}" for name in ("int", "float", "bool", "complex", "range")} | {"operator.index"}
+)
+"""Calls that turn a JAX array they are given into a Python value (under ``jit``, an error)."""
 ARRAY_MODULES = (f"{JNP}.", f"{LAX}.", "jax.random.")
 """Modules whose functions return JAX arrays and do nothing else (but :data:`PYTHON_RESULTS`,
 and :data:`NOT_ARRAY_RESULTS`, which return several)."""

@@ -424,3 +424,96 @@ def test_a_method_bound_into_a_traced_partial_in_another_module_runs_traced(caps
     (tmp_path / "pkg" / "trainer.py").write_text(TRAINER)
     assert _codes(capsys, "--select", "AT102", str(tmp_path)) == ["model.py:20:19 AT102"]
     assert len(_codes(capsys, "--select", "AT102", str(tmp_path / "pkg" / "model.py"))) == 2
+
+
+CONTROL_FLOW = """\
+import jax
+
+
+def fori_loop(lower, upper, body_fun, init_val):
+    return jax.lax.fori_loop(lower, upper, body_fun, init_val)
+"""
+
+DECOMP = """\
+import jax.numpy as jnp
+
+from ..backend import control_flow
+
+
+def lanczos(A, v0, n):
+    def step(i, state):
+        alphas, vk = state
+        alpha = vk @ A @ vk
+        return alphas.at[i].set(alpha), A @ vk
+
+    return control_flow.fori_loop(0, n, step, (jnp.zeros((n,)), v0))
+
+
+def fill(n):
+    def body(i, buf):
+        row = jnp.zeros(n)
+        for k in range(n):
+            row = row.at[k].set(i * k)
+        return buf + row
+
+    return control_flow.fori_loop(0, n, body, jnp.zeros(n))
+"""
+
+
+def test_a_loop_wrapper_of_another_module_is_a_loop(capsys, tmp_path):
+    """Sweep 37b's matfree: decompositions call the project's own ``fori_loop``, which hands its
+    arguments to ``jax.lax.fori_loop``. Over the package, its call is that loop: the carried buffer
+    is AT201's (without a fix), and the body it runs is traced, so its Python loop is AT401's, not
+    AT102's. The module alone cannot tell."""
+    for folder in ("pkg", "pkg/backend", "pkg/linalg"):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "backend" / "control_flow.py").write_text(CONTROL_FLOW)
+    (tmp_path / "pkg" / "linalg" / "decomp.py").write_text(DECOMP)
+    assert _codes(capsys, "--select", "AT102,AT201,AT401", str(tmp_path)) == [
+        "decomp.py:10:16 AT201", "decomp.py:18:9 AT401",
+    ]
+    alone = _codes(capsys, "--select", "AT102,AT201,AT401", str(tmp_path / "pkg" / "linalg" / "decomp.py"))
+    assert alone == ["decomp.py:19:19 AT102"]
+
+
+CACHE = """\
+import jax.numpy as jnp
+
+
+def append(cache, kv):
+    if cache is None:
+        return kv
+    return jnp.concatenate([cache, kv], axis=-2)
+"""
+
+DECODE = """\
+import jax
+
+from pkg.cache import append
+
+
+@jax.jit
+def forward(x, cache):
+    cache = append(cache, x[:, None, :])
+    return cache.sum(axis=-2), cache
+
+
+def generate(x, steps):
+    cache = None
+    for _ in range(steps):
+        x, cache = forward(x, cache)
+    return cache
+"""
+
+
+def test_a_growth_by_a_helper_of_another_module_is_found(capsys, tmp_path):
+    """Sweep 38b's llama-style decoder: the KV cache is grown by a helper of another module,
+    through the jitted forward of the loop's own module, once per token. Over the package, the
+    loop's call is that growth (AT101, no fix); the module alone cannot tell."""
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "cache.py").write_text(CACHE)
+    (tmp_path / "pkg" / "decode.py").write_text(DECODE)
+    assert _codes(capsys, "--select", "AT101", str(tmp_path)) == ["decode.py:15:20 AT101"]
+    assert _codes(capsys, "--select", "AT101", str(tmp_path / "pkg" / "decode.py")) == []

@@ -24,6 +24,7 @@ from concurrent.futures import FIRST_COMPLETED, CancelledError, ProcessPoolExecu
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from autota.catalogue import RULES, UnknownCodeError, resolve_selection
 from autota.cli import config as config_module
@@ -31,6 +32,9 @@ from autota.cli.files import Excludes, discover
 from autota.cli.formats import NAMES, Report, render
 from autota.cli.main import EXIT_CODES_HELP, EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, Interrupted
 from autota.cli.progress import progress
+
+if TYPE_CHECKING:
+    from autota.source.project import ProjectFunctions
 
 FILES_PER_WORKER = 8
 """A worker pays for itself from about this many files: fewer run in this process."""
@@ -138,6 +142,8 @@ class Task:
     unsafe: bool
     traced_elsewhere: frozenset[str] = frozenset()
     """Its functions that other files of the run call from traced code (:mod:`autota.source.project`)."""
+    imported: ProjectFunctions | None = None
+    """The loop wrappers and growers the files of the run define (:class:`autota.source.project.ProjectFunctions`)."""
 
 
 @dataclass
@@ -348,6 +354,8 @@ def run(args: argparse.Namespace) -> int:
         files, errors = discover(args.paths, excludes_of, force_exclude)
         tasks = [Task(str(path), *plan(str(path))) for path in files]
         after_check = mode.command == "check" and not mode.diff
+        if len(tasks) > 1:
+            tasks = _with_project_functions(tasks)
         if len(tasks) > 1 and not after_check:
             tasks = _with_project(tasks)
     except (_Setup, UnknownCodeError, config_module.ConfigError) as exc:
@@ -410,6 +418,15 @@ def _with_project(tasks: list[Task]) -> list[Task]:
     targets = [t.path for t in tasks if "AT102" in t.enabled and _may_update(t.path)]
     traced = project.traced_elsewhere([t.path for t in tasks], targets) if targets else {}
     return [replace(t, traced_elsewhere=traced[t.path]) if t.path in traced else t for t in tasks]
+
+
+def _with_project_functions(tasks: list[Task]) -> list[Task]:
+    """The tasks, each told of the loop wrappers and growers the files of the run define (see
+    :func:`autota.source.project.project_functions`): a module's call of another's is a loop or a growth."""
+    from autota.source import project
+
+    found = project.project_functions([t.path for t in tasks])
+    return [replace(t, imported=found) for t in tasks] if found else tasks
 
 
 def _may_update(path: str) -> bool:

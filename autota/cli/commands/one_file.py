@@ -62,6 +62,8 @@ def _analyse(task: Task, mode: Mode, data: bytes | None) -> Outcome:
         except OSError as exc:
             return Outcome(path, [], f"cannot read: {exc.strerror or exc}")
     options = {"traced_elsewhere": task.traced_elsewhere} if task.traced_elsewhere else {}
+    if task.imported and engine is source:
+        options["imported"] = task.imported
     if mode.command == "check" and not mode.diff:
         return _with_text(Outcome(path, engine.check(data, path, enabled, **options).findings, output=data), data, engine)
     result = engine.fix(data, path, enabled, unsafe=task.unsafe, **options)

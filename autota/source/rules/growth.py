@@ -30,6 +30,7 @@ ARITHMETIC = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.FloorDivide, 
 # "seq": f([a, b, ...], axis); "pair": jnp.append(arr, values, axis).
 GROWTH = {
     f"{JNP}.concatenate": ("seq", "axis"),
+    f"{JNP}.concat": ("seq", "axis"),
     "jax.lax.concatenate": ("seq", "dimension"),
     f"{JNP}.vstack": ("seq", None),
     f"{JNP}.row_stack": ("seq", None),
@@ -77,6 +78,8 @@ class Growth:
     """``acc = f(..., acc, ...)`` where ``f`` extends ``acc`` by ``pieces``."""
 
     statement: cst.Assign
+    target: cst.Name
+    """The name ``statement`` binds the grown array to (one element of ``a, b = helper(a, b)``)."""
     call: cst.Call
     function: str
     acc: str
@@ -96,11 +99,18 @@ class Growth:
 def _may_grow(facts: prefilter.Facts, assign: ast.Assign, helpers: dict[str, set[int]]) -> bool:
     """Whether ``x = f(...x...)`` may be a growth (AT101) or an update (AT102) of ``x``, there or
     in ``helpers`` (see :func:`_growing_helpers`)."""
-    if not isinstance(assign.targets[0], ast.Name):
+    target = assign.targets[0]
+    if isinstance(target, (ast.Tuple, ast.List)):  # `a, b = step(a, b, x)`: a helper's tuple
+        return isinstance(assign.value, ast.Call) and (
+            isinstance(assign.value.func, ast.Name) and assign.value.func.id in helpers
+            or facts.name(assign.value.func) in facts.grower_names
+        )
+    if not isinstance(target, ast.Name):
         return True  # `obj.data = obj.data.at[i].set(v)`, as the prefilter found it
-    name = assign.targets[0].id
+    name = target.id
     return any(
         _may_grow_call(facts, call, name) or isinstance(call.func, ast.Name) and call.func.id in helpers
+        or facts.name(call.func) in facts.grower_names
         for call in prefilter.assigned_calls(assign.value)
     )
 
@@ -126,9 +136,19 @@ def _growing_helpers(facts: prefilter.Facts) -> dict[str, set[int]]:
             name, body = lambdas.get(id(node)), node.body
         else:
             name = node.name
-            body = next((s.value for s in node.body[-1:] if isinstance(s, ast.Return) and len(node.body) <= 2), None)
+            body = next((s.value for s in node.body[-1:] if isinstance(s, ast.Return)), None)
         params = [a.arg for a in [*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs]]
-        if name is not None and isinstance(body, ast.Call) and any(_may_grow_call(facts, body, p) for p in params):
+        if isinstance(body, ast.Tuple) and not isinstance(node, ast.Lambda):  # `return alpha, seen`, bound to growths
+            made = {
+                s.targets[0].id: s.value for s in node.body
+                if isinstance(s, ast.Assign) and isinstance(s.targets[0], ast.Name) and isinstance(s.value, ast.Call)
+            }
+            calls = [made.get(e.id) if isinstance(e, ast.Name) else e for e in body.elts]
+        else:
+            calls = [body] if isinstance(node, ast.Lambda) or len(node.body) <= 2 else []
+        if name is not None and any(
+            isinstance(call, ast.Call) and any(_may_grow_call(facts, call, p) for p in params) for call in calls
+        ):
             found.setdefault(name, set()).add(site.top)
     return found
 
@@ -138,7 +158,7 @@ _JOIN_MARK = "noqa: AT101 - only where the dtype widens"
 
 class GrowthRule(SourceRule):
     codes = ("AT101", "AT102")
-    triggers = ("concatenate", "append", "stack", ".at[", "dynamic_update")
+    triggers = ("concat", "append", "stack", ".at[", "dynamic_update")
 
     def __init__(self, context) -> None:
         super().__init__(context)
@@ -181,9 +201,10 @@ class GrowthRule(SourceRule):
 
     # -- AT101 ------------------------------------------------------------------------------
     def visit_Assign(self, node: cst.Assign) -> None:
-        growth = self._growth(node)
-        if growth is not None:
+        growths = self._growths_of(node)
+        for growth in growths:
             self._check_growth(growth)
+        if growths:
             return
         update = self._update(node)
         if update is not None:
@@ -289,15 +310,127 @@ class GrowthRule(SourceRule):
                 return True
         return False
 
-    def _growth(self, node: cst.Assign) -> Growth | None:
+    def _growths_of(self, node: cst.Assign) -> list[Growth]:
+        """The growths ``node`` makes: of its one name, or of the names it unpacks a helper's
+        tuple into (``alpha, seen = step(alpha, seen, obs)``, where ``step`` returns ``alpha``
+        grown)."""
         acc = scopes.assign_to(node)
-        for spelling in self._spellings(node, acc):
-            growth = self._growth_by(node, acc, spelling)
+        if acc is not None:
+            for spelling in self._spellings(node, acc):
+                growth = self._growth_by(node, node.targets[0].target, spelling)
+                if growth is not None:
+                    return [growth]
+            grown = self._grower_growth(node, node.targets[0].target, None)
+            return [grown] if grown is not None else []
+        found = []
+        for target, spelling in self._unpacked_spellings(node):
+            growth = self._growth_by(node, target, spelling)
             if growth is not None:
-                return growth
+                found.append(growth)
+        if not found and type(node) is cst.Assign and len(node.targets) == 1 and isinstance(
+            node.targets[0].target, (cst.Tuple, cst.List)
+        ):
+            for position, element in enumerate(node.targets[0].target.elements):
+                grown = self._grower_growth(node, element.value, position) if isinstance(element.value, cst.Name) else None
+                if grown is not None:
+                    found.append(grown)
+        return found
+
+    def _grower_growth(self, node: cst.Assign, target: cst.Name, position: int | None) -> Growth | None:
+        """``target = grower(..., target, ...)`` (or ``..., target, ... = grower(...)`` at
+        ``position``), where the grower (see :mod:`autota.source.growers`: a function of the
+        file or of another module of the run, perhaps a few calls from the growth) returns there
+        the array passed for one of its parameters, grown."""
+        call = node.value
+        if not isinstance(call, cst.Call) or any(a.star for a in call.args):
+            return None
+        grower = self.grower(call.func)
+        if grower is None:
+            return None
+        for where, param in grower.grows:
+            k = grower.params.index(param)
+            given = [a.value for a in call.args if a.keyword is not None and a.keyword.value == param]
+            if not given and k < len(call.args) and all(a.keyword is None for a in call.args[: k + 1]):
+                given = [call.args[k].value]
+            if where == position and given and isinstance(given[0], cst.Name) and given[0].value == target.value:
+                local = any(grower is g for g in self.context.own.growers.values())
+                where = f"`{grower.name.rpartition('.')[2]}` (line {grower.line})" if local else (
+                    f"`{grower.name}` (line {grower.line} of its module)"
+                )
+                why = f"the array is grown by {where}, which the fix does not rewrite"
+                spelling = Spelling(call, target.value, call, why, ((param, given[0]),))
+                return Growth(node, target, call, grower.function, target.value, [], False, None, frozenset(), spelling)
         return None
 
-    def _growth_by(self, node: cst.Assign, acc: str, spelling: Spelling) -> Growth | None:
+    def _unpacked_spellings(self, node: cst.Assign) -> list[tuple[cst.Name, Spelling]]:
+        """For ``a, b = helper(a, b, ...)``: each name with the call that makes its element of
+        the tuple the helper returns, the helper's parameter it passes standing for the name."""
+        value = node.value
+        if not (
+            type(node) is cst.Assign and len(node.targets) == 1 and isinstance(node.targets[0].target, (cst.Tuple, cst.List))
+            and isinstance(value, cst.Call) and isinstance(value.func, cst.Name)
+        ):
+            return []
+        elements = node.targets[0].target.elements
+        helper = self.semantics.binding(value.func)
+        if not isinstance(helper, cst.FunctionDef) or any(not isinstance(e.value, cst.Name) for e in elements):
+            return []
+        returned = self._returned_tuple(helper, len(elements))
+        arguments = _arguments(helper, value) if returned is not None else None
+        if not arguments:
+            return []
+        found = []
+        for element, made in zip(elements, returned, strict=True):
+            acc = element.value.value
+            receivers = [p for p, arg in arguments.items() if isinstance(arg, cst.Name) and arg.value == acc]
+            if made is None or len(receivers) != 1 or not self._parameter_at(helper, receivers[0], made):
+                continue
+            why = (
+                f"the array is made in the helper `{value.func.value}` (line {self.start_line(helper)}), which returns "
+                "it in a tuple; the fix rewrites a call written in the loop"
+            )
+            found.append((element.value, Spelling(made, receivers[0], value, why, tuple(arguments.items()))))
+        return found
+
+    def _returned_tuple(self, helper: cst.FunctionDef, width: int) -> list[cst.Call | None] | None:
+        """The calls whose results ``helper`` returns as a tuple of ``width`` elements, in order
+        (``None`` for an element that is no call, nor a name the helper's body binds to one
+        unconditionally): the helper's one ``return``, its last statement. A decorator other
+        than ``jit``, which keeps what a function returns, may change it: ``None``."""
+        if helper.asynchronous or any(not self.is_jit(d.decorator) for d in helper.decorators):
+            return None
+        lines = helper.body.body if isinstance(helper.body, cst.IndentedBlock) else ()
+        last = lines[-1] if lines else None
+        returns = self.semantics.own_nodes(helper, lambda n: isinstance(n, (cst.Return, cst.Yield)))
+        if not (
+            isinstance(last, cst.SimpleStatementLine) and len(returns) == 1 and returns[0] is last.body[-1]
+            and isinstance(returns[0], cst.Return) and isinstance(returns[0].value, cst.Tuple)
+        ):
+            return None
+        elements = returns[0].value.elements
+        if len(elements) != width or any(isinstance(e, cst.StarredElement) for e in elements):
+            return None
+        made = []
+        for element in elements:
+            value = element.value
+            if isinstance(value, cst.Name):
+                reaching = self.semantics.reaching_value(value)
+                value = reaching[1] if reaching is not None and reaching[0] == () else None
+            made.append(value if isinstance(value, cst.Call) else None)
+        return made
+
+    def _parameter_at(self, helper: cst.FunctionDef, param: str, call: cst.Call) -> bool:
+        """Whether ``param`` still holds what the caller passed where ``call`` reads it: the helper
+        binds it nowhere but as the target of ``call``'s own assignment."""
+        holder = self.parent(call)
+        for name in self.semantics.names_in(helper, param):
+            if scopes.binding_role(self.semantics.parents, name)[0] is None or isinstance(self.parent(name), cst.Param):
+                continue
+            if not (isinstance(holder, cst.Assign) and any(t.target is name for t in holder.targets)):
+                return False
+        return True
+
+    def _growth_by(self, node: cst.Assign, target: cst.Name, spelling: Spelling) -> Growth | None:
         call = spelling.call
         function = self.matches(call.func, GROWTH)
         if function is None:
@@ -333,7 +466,7 @@ class GrowthRule(SourceRule):
             prepend, pieces = True, items[:-1]
         else:
             return None
-        return Growth(node, call, function, acc, pieces, prepend, axis, frozenset(extra), spelling)
+        return Growth(node, target, call, function, target.value, pieces, prepend, axis, frozenset(extra), spelling)
 
     def _check_growth(self, growth: Growth) -> None:
         loops = scopes.enclosing_loops(self, growth.statement)
@@ -410,20 +543,19 @@ class GrowthRule(SourceRule):
         )
 
     def _growths_in(self, loop: cst.CSTNode, acc: str) -> list[Growth]:
-        found = []
-        for statement in self.semantics.find(loop, lambda n: isinstance(n, cst.Assign)):
-            growth = self._growth(statement)
-            if growth is not None and growth.acc == acc:
-                found.append(growth)
-        return found
+        return [
+            growth for statement in self.semantics.find(loop, lambda n: isinstance(n, cst.Assign))
+            for growth in self._growths_of(statement) if growth.acc == acc
+        ]
 
     def _classify(self, growth: Growth, loop: cst.CSTNode) -> str:
         """``ok``, ``rebound`` (not an accumulator), or why the loop also reads the array."""
         growths = self._growths_in(loop, growth.acc)
         allowed = set()
         for g in growths:
-            allowed.add(id(g.statement.targets[0].target))
-            for item in (g.call.args[0].value.elements if isinstance(g.call.args[0].value, (cst.List, cst.Tuple)) else ()):
+            allowed.add(id(g.target))
+            first = g.call.args[0].value if g.call.args else None
+            for item in (first.elements if isinstance(first, (cst.List, cst.Tuple)) else ()):
                 if isinstance(item.value, cst.Name) and item.value.value == growth.acc:
                     allowed.add(id(item.value))
             if GROWTH[g.function][0] == "pair":
@@ -431,7 +563,7 @@ class GrowthRule(SourceRule):
                     if isinstance(arg.value, cst.Name) and arg.value.value == growth.acc:
                         allowed.add(id(arg.value))
             allowed |= {id(value) for _, value in g.spelling.arguments}  # `acc = grow(acc, x)`: the helper's receiver
-        growth_targets = {id(g.statement.targets[0].target) for g in growths}
+        growth_targets = {id(g.target) for g in growths}
         scope = self.semantics.enclosing_scope(growth.statement)
         seed = None
         for name in self.semantics.names_in(loop, growth.acc):
@@ -564,6 +696,12 @@ class GrowthRule(SourceRule):
                 f"that `{patched}` is JAX's own: the file assigns it, and the fix calls `jax.numpy` functions the "
                 "loop did not"
             )
+        checked = next((word for word in vocabulary.VALUE_CHECKS if self.context.source.mentions(word)), None)
+        if checked is not None:
+            found.append(
+                f"that `{checked}` is off: the file mentions it, and under it a NaN or inf already in the array "
+                "raises at the first step in the loop but only where the fix writes or joins it (later steps run first)"
+            )
         return found
 
     def _patched_jax_function(self) -> str | None:
@@ -607,7 +745,7 @@ class GrowthRule(SourceRule):
         if not traced:
             return False
         grown = {id(g.call) for g in self._growths_in(loop, growth.acc)}
-        values = [v for v in self.semantics.bound_values(growth.statement.targets[0].target) or [None] if id(v) not in grown]
+        values = [v for v in self.semantics.bound_values(growth.target) or [None] if id(v) not in grown]
         for value in values:
             root = value
             while isinstance(root, cst.Subscript):  # not `state.table`: a static field may hold NumPy's
@@ -689,7 +827,7 @@ class GrowthRule(SourceRule):
         through another name, by a store, a call, an iterator or a property: the loop joined it
         as it was at its first step, the fix joins it as it is after the loop. Only an
         accumulator bound to new JAX arrays alone (immutable) is proven safe from that."""
-        if self._only_jax_values(growth.statement.targets[0].target, own_memory=True) or self._traced_seed(growth, loop):
+        if self._only_jax_values(growth.target, own_memory=True) or self._traced_seed(growth, loop):
             return []
         return [
             f"that nothing changes the array `{growth.acc}` starts as while the loop runs (it may be a "
@@ -845,7 +983,7 @@ class GrowthRule(SourceRule):
             if growth.axis is None:
                 return f"{namespace}.ravel({code})"
             return f"{namespace}.reshape({namespace}.ravel({temporary} := {code}), {namespace}.shape({temporary}))"
-        if growth.function == f"{JNP}.concatenate":
+        if growth.function in (f"{JNP}.concatenate", f"{JNP}.concat"):
             return f"{namespace}.squeeze({code}, ())"
         axis = ""
         if growth.axis is not None:
@@ -890,13 +1028,19 @@ class GrowthRule(SourceRule):
 
     def _check_update(self, statement: cst.Assign, buf: str, call: cst.Call, method: str, spelling: Spelling) -> None:
         loops = scopes.enclosing_loops(self, statement)
-        if not loops or self.traced.context(statement) is not None:
+        traced = self.traced.context(statement)
+        concrete = next(
+            (node for loop in loops for node in [self.traced.concrete_each_step(loop)] if node is not None), None
+        ) if traced is not None and self.traced.assumed(traced) else None
+        if not loops or traced is not None and concrete is None:
             return  # traced: XLA updates in place (an unrolled loop is AT401's business)
         if all(self.few_trips(loop) for loop in loops):
             return  # a few constant steps: a few copies, whatever the input
+        while loops and self._once_per_loop(statement, loops[0]):
+            loops = loops[1:]  # `if i == order:` around the write: one copy a run of that loop, one a step of the next
+        if not loops or all(self.few_trips(loop) for loop in loops):
+            return
         loop = loops[0]
-        if self._once_per_loop(statement, loop):
-            return  # `if i == order:` around the write: one copy, not one a step
         attribute = not isinstance(statement.targets[0].target, cst.Name)
         for assign in self.semantics.find(loop, lambda n: isinstance(n, cst.Assign)):
             if assign is not statement and any(self.code_of(t.target) == buf for t in assign.targets):
@@ -935,6 +1079,9 @@ class GrowthRule(SourceRule):
         message = (
             f"`{buf}` is updated with `{method}` in an eager Python loop: each step copies the "
             "whole array, O(T^2) in all"
+        ) + (
+            f" (the loop needs a concrete value each step, `{self.code_of(concrete)}` at line "
+            f"{self.start_line(concrete)}, so it cannot run under `jit`)" if concrete is not None else ""
         )
         problem = (
             "the array is an attribute or an item; the fix rewrites a name (bind it to a local before the loop and back after it)"
@@ -1063,8 +1210,10 @@ class GrowthRule(SourceRule):
             a for a in itertools.takewhile(lambda a: a is not loop, self.ancestors(statement))
             if isinstance(a, cst.If) and self.semantics.within(statement, a.body)
         ]
-        if any(_leaves_loop(branch.body) for branch in branches):
-            return True
+        if any(
+            _leaves_loop(branch.body, breaking=scopes.enclosing_loops(self, branch)[:1] == [loop]) for branch in branches
+        ):
+            return True  # a `break` of an inner loop leaves that loop alone: the write runs once a step of this one
         counter = self._counter(loop)
         if counter is None:
             return False
@@ -1247,11 +1396,12 @@ class GrowthRule(SourceRule):
         index = [part.value if isinstance(part, cst.Index) else part for part in parts]
         if any(self._is_var_plus_constant(part, name) for part in index for name in entries | {counter} - {None}):
             return False  # the entry is the slot
+        moving = {counter} | self._running_offsets(loop) - {None}
         sources, pending, followed = list(index), list(index), set()
         while pending and len(followed) < 8:
             for name in self.semantics.variables(pending.pop()):
-                if name.value == counter:
-                    return False
+                if name.value in moving:
+                    return False  # a counter, or an offset the loop advances (`r += m.shape[0]`): a new block a step
                 if name.value not in followed:  # every value the name is given (`inds = ...` on either branch)
                     followed.add(name.value)
                     given = self.semantics.value_sources(name) or []
@@ -1261,6 +1411,17 @@ class GrowthRule(SourceRule):
             isinstance(self.parent(name), (cst.Attribute, cst.Index, cst.Subscript)) or self._read_by_helper(name)
             for source in sources for name in self.semantics.variables(source) if name.value in entries
         )
+
+    def _running_offsets(self, loop: cst.For | cst.While) -> set[str]:
+        """The names that every step of ``loop`` advances (``r += m.shape[0]`` in its body,
+        outside branches): the slots an index of them names move along, a step at a time."""
+        return {
+            small.target.value
+            for line in loop.body.body if isinstance(line, cst.SimpleStatementLine)
+            for small in line.body
+            if isinstance(small, cst.AugAssign) and isinstance(small.target, cst.Name)
+            and isinstance(small.operator, (cst.AddAssign, cst.SubtractAssign))
+        }
 
     def _read_by_helper(self, name: cst.Name) -> bool:
         """Whether ``name`` is passed by position to a function of this file that reads a field
@@ -1474,12 +1635,14 @@ class GrowthRule(SourceRule):
         return Fix("safe", f"collect `(index, dtype, row)` in `{rows}`, each row converted as `.at[].set` converts it, and write them once", edits)
 
 
-def _leaves_loop(block: cst.BaseSuite) -> bool:
+def _leaves_loop(block: cst.BaseSuite, breaking: bool = True) -> bool:
     """Whether ``block`` ends the loop it is in: one of its own statements is a ``break``,
-    ``return`` or ``raise`` (``if norm < tol: ...; break``), so it runs on one step at most."""
+    ``return`` or ``raise`` (``if norm < tol: ...; break``), so it runs on one step at most.
+    Not ``breaking``: the loop in question is not the innermost one, which a ``break`` leaves alone."""
     lines = block.body if isinstance(block, cst.IndentedBlock) else [block]
+    leaving = (cst.Break, cst.Return, cst.Raise) if breaking else (cst.Return, cst.Raise)
     return any(
-        isinstance(small, (cst.Break, cst.Return, cst.Raise))
+        isinstance(small, leaving)
         for line in lines if isinstance(line, (cst.SimpleStatementLine, cst.SimpleStatementSuite))
         for small in line.body
     )

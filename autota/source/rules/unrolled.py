@@ -327,16 +327,39 @@ class UnrolledLoopRule(SourceRule):
         keeps one."""
         for assign in self.semantics.find(loop.body, lambda n: isinstance(n, cst.Assign)):
             for name in (n.value for t in assign.targets for n in _bound_roots(t.target)):
-                if name in carried and any(
-                    isinstance(s.value, cst.Name) and s.value.value == name
-                    and any(
-                        isinstance(e.slice, cst.Slice) and (e.slice.lower, e.slice.upper, e.slice.step) != (None, None, None)
-                        for e in s.slice
-                    )
-                    for s in self.semantics.find(assign.value, lambda n: isinstance(n, cst.Subscript))
-                ):
+                if name in carried and (self._slices(assign.value, name) or self._slicing_helper(assign.value, name)):
                     return True
         return False
+
+    def _slices(self, expr: cst.CSTNode, name: str) -> bool:
+        """Whether ``expr`` takes a part of ``name`` along an axis (``x[1:]``, ``img[::2]``)."""
+        return any(
+            isinstance(s.value, cst.Name) and s.value.value == name
+            and any(
+                isinstance(e.slice, cst.Slice) and (e.slice.lower, e.slice.upper, e.slice.step) != (None, None, None)
+                for e in s.slice
+            )
+            for s in self.semantics.find(expr, lambda n: isinstance(n, cst.Subscript))
+        )
+
+    def _slicing_helper(self, value: cst.BaseExpression, name: str) -> bool:
+        """Whether ``value`` calls a helper of this file with ``name`` by position, and a
+        ``return`` of the helper slices that parameter (``c = derivative(c)`` where ``derivative``
+        returns ``c[:-1] * ...``): the carry changes shape the same way."""
+        if not isinstance(value, cst.Call) or not isinstance(value.func, cst.Name):
+            return False
+        helper = self.semantics.binding(value.func)
+        if not isinstance(helper, cst.FunctionDef):
+            return False
+        params = [p.name.value for p in helper.params.params]
+        positions = [
+            k for k, a in enumerate(value.args)
+            if a.keyword is None and not a.star and isinstance(a.value, cst.Name) and a.value.value == name
+        ]
+        return any(
+            k < len(params) and r.value is not None and self._slices(r.value, params[k])
+            for k in positions for r in self.semantics.own_nodes(helper, lambda n: isinstance(n, cst.Return))
+        )
 
     def _edges(self, loop: cst.For) -> frozenset[str]:
         """The loop's first and last index as spelled (``0`` and ``T - 1`` for ``range(T)``, either

@@ -83,7 +83,7 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
         needed: set[int] = set()
         around: list[prefilter.Site] = []
         mentioned_by: dict[str, set[int]] | None = None
-        for call in facts.calls_named(prefilter.LOOP_NAMES):
+        for call in facts.calls_named(prefilter.LOOP_NAMES | facts.loop_wrapper_names):
             args = [*call.node.args, *(k.value for k in call.node.keywords)]
             lambdas = [n for a in args for n in ast.walk(a) if isinstance(n, ast.Lambda)]
             names = set().union(*(mentioned(a) for a in args)) if args else set()
@@ -114,6 +114,8 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
                 names |= frontier
             if any(id(f.node) in updated for f in reached) or any(id(arg) in updated for arg in lambdas):
                 needed |= {call.top} | prefilter.tops(reached)
+                if facts.name(call.node.func) in facts.loop_wrapper_names:  # the file's own wrapper, where it is one
+                    needed |= prefilter.tops(reachable.get((facts.name(call.node.func), None), ()))
                 # every definition that mentions a module-level body: the fix rewrites a body only
                 # where the loop is its sole use, which the rule can judge only if it sees the others
                 # (a nested body's uses lie in its own function, kept whole)
@@ -203,6 +205,15 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
                 self._check_flax_while(node)
             else:
                 self._check_loop(node, kind)
+            return
+        wrapper = self.loop_wrapper(node.func)
+        if wrapper is not None:  # `control_flow.fori_loop(0, n, step, init)`: a project's own loop function
+            local = any(wrapper is w for w in self.context.own.loop_wrappers.values())
+            where = f"`{wrapper.name.rpartition('.')[2]}` (line {wrapper.line})" if local else (
+                f"`{wrapper.name}` (line {wrapper.line} of its module)"
+            )
+            with self.not_rewritten(f"the loop runs inside {where}, and the fix rewrites a `lax` loop called here"):
+                self._check_loop(node, wrapper.kind)
 
     def _check_loop(self, call: cst.Call, kind: str) -> None:
         args = self._arguments(call, kind)
@@ -347,6 +358,10 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
     def _unseen(self, model: LoopModel, writes: list[Write]) -> list[BufferWrite]:
         """The model's writes that the syntactic reading of the body did not find."""
         seen = [self.location(w.call) for w in writes]
+        for w in writes:  # `lax.cond(p, record, keep, ys)`: the write the model finds sits in `record`
+            if isinstance(w.call, cst.Call) and self.matches(w.call.func, {vocabulary.COND}):
+                branches = [self._function(a.value) for a in w.call.args if isinstance(a.value, cst.Name)]
+                seen += [self.location(f) for f in branches if f is not None]
         unseen = []
         for found in model.writes:
             where = self.location(found.write.call)
@@ -416,7 +431,7 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
         """Whether a written row visibly has no gradient: a bool literal (a mask cleared slot by
         slot, ``mask.at[i].set(False)``), a comparison or a logical combination of comparisons
         (``(err == 0) & (err != 1)``), or an integer result (``jnp.argmax``, a
-        ``jax.random.categorical`` draw: a decoder's next token), directly or through a name
+        ``jax.random.categorical`` draw: a decoder's next token), also cast (``.astype``), directly or through a name
         bound once to one, or a part of one (``tok[:2]``). The buffer then collects nothing that
         ``grad`` could go through (a buffer that starts as constants keeps a zero tangent: JAX
         leaves it out of the differentiated loop), and forward it is updated in place: neither
@@ -437,6 +452,8 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
             return False
         if position is None and self.matches(row.func, vocabulary.INTEGER_RESULTS) is not None:
             return True
+        if position is None and isinstance(row.func, cst.Attribute) and row.func.attr.value == "astype":
+            return self._gradient_free(row.func.value)  # `randint(...).astype(float)`: a cast of no gradient has none
         function = self._modeler().callable(row.func)
         if function is None or not isinstance(function.node, cst.FunctionDef):
             return False

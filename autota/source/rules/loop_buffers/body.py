@@ -98,6 +98,9 @@ class LoopBodies:
     def _arguments(self, call: cst.Call, kind: str) -> dict[str, cst.Arg] | None:
         """The loop's arguments by parameter name; a ``**opts`` argument under ``"**"`` (what it
         holds is unknown, so no fix is made), and ``None`` for a ``*args``, whose positions are."""
+        wrapper = self.loop_wrapper(call.func) if self.matches(call.func, LOOPS) is None else None
+        if wrapper is not None:
+            return self._wrapped_arguments(call, wrapper)
         names = PARAMS[kind]
         found: dict[str, cst.Arg] = {}
         for position, arg in enumerate(call.args):
@@ -113,6 +116,22 @@ class LoopBodies:
             else:
                 found[arg.keyword.value] = arg
         return found
+
+    def _wrapped_arguments(self, call: cst.Call, wrapper: LoopWrapper) -> dict[str, cst.Arg] | None:
+        """The arguments of a call of a loop wrapper by the loop parameter each one reaches."""
+        given: dict[str, cst.Arg] = {}
+        for position, arg in enumerate(call.args):
+            if arg.star:
+                return None
+            if arg.keyword is None:
+                if position >= len(wrapper.params):
+                    return None
+                given[wrapper.params[position]] = arg
+            elif arg.keyword.value in wrapper.keywords:
+                given[arg.keyword.value] = arg
+            else:
+                return None
+        return {loop_param: given[param] for loop_param, param in wrapper.passes if param in given}
 
     def _unknown_options(self, args: dict[str, cst.Arg]) -> str | None:
         """Why a rewrite cannot keep the loop's ``**opts``: what it holds (``reverse``, ``length``,

@@ -1186,7 +1186,9 @@ class _Evaluation:
             for value in args:
                 self.read(value, node)
             method = func.attr.value
-            if method in vocabulary.SLOT_WRITES and index_node is not None and len(node.args) == 1 and not node.args[0].keyword:
+            if method in vocabulary.SLOT_WRITES and index_node is not None and node.args and not node.args[0].keyword and all(
+                a.keyword is not None and a.keyword.value in vocabulary.UPDATE_OPTIONS for a in node.args[1:]
+            ):  # `.set(v, mode="drop")`: still one slot a step
                 index = self.expr(index_node, env, depth)
                 self.read(index, index_node)
                 axis = next(k for k, e in enumerate(index_elements(func.value.slice)) if not is_full_slice(e.slice))
@@ -1453,6 +1455,14 @@ def _merge(a: Value, b: Value, node: cst.CSTNode, static: bool = False) -> Value
     one side is made every step or never (form ``flag``), not on some steps as under `lax.cond`."""
     if _same(a, b):
         return a
+    for pack, whole in ((a, b), (b, a)):  # `lambda c: c` beside a branch that returns `(y, n + 1, ys.at[n].set(y))`:
+        if isinstance(pack, Pack) and isinstance(whole, Carry):  # both sides have one structure, the carry's tuple
+            whole = Pack([_item(whole, k, len(pack.items)) for k in range(len(pack.items))])
+            a, b = (pack, whole) if pack is a else (whole, pack)
+    for record, whole in ((a, b), (b, a)):  # `lambda c: c` beside `c._replace(ys=c.ys.at[n].set(y))`
+        if isinstance(record, Record) and record.base is not None and _same(record.base, whole):
+            whole = Record({}, whole)
+            a, b = (record, whole) if record is a else (whole, record)
     if isinstance(a, Pack) and isinstance(b, Pack) and len(a.items) == len(b.items):
         return Pack([_merge(x, y, node, static) for x, y in zip(a.items, b.items)])
     if isinstance(a, Record) and isinstance(b, Record) and (

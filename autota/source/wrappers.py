@@ -1,0 +1,141 @@
+"""Functions that run a ``lax`` loop over what their callers pass: a project's loop wrappers.
+
+Projects route their loops through thin functions of their own: a backend module's
+``fori_loop(lower, upper, body_fun, init_val)`` that calls ``jax.lax.fori_loop`` (matfree), a
+``scan_if_not_profiling(f, init, xs, length)`` that runs a Python loop when profiling and
+``lax.scan`` otherwise (bartz). Their callers' bodies run as the loop's body, and what those
+bodies carry is the loop's carry, so the loop rules read a call of a wrapper as the call of the
+loop it makes, mapping each argument to the loop's parameter it reaches.
+
+Wrappers are found from Python's AST (a tenth of libcst's cost): in a file for itself, and over
+the files of a run for the modules that import them (:func:`autota.source.project.loop_wrappers`).
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+
+from autota.source import vocabulary
+
+_KINDS = {name: kind for name, kind in vocabulary.LOOPS.items() if kind in vocabulary.LOOP_PARAMS}
+"""``lax``'s own loops (not Flax's lifted ones, whose bodies take a module)."""
+_TERMINALS = frozenset(vocabulary.terminal(name) for name in _KINDS)
+
+
+@dataclass(frozen=True)
+class LoopWrapper:
+    """A module-level function that hands its parameters to one ``lax`` loop as the loop's body
+    and initial carry (and perhaps its other arguments)."""
+
+    name: str
+    """The function's dotted name (``pkg.backend.control_flow.fori_loop``), as messages say it."""
+    kind: str
+    """The loop's kind: ``"fori"``, ``"scan"`` or ``"while"``."""
+    params: tuple[str, ...]
+    """The function's parameters that a caller may pass by position, in order."""
+    keywords: frozenset[str]
+    """Its parameters that a caller may pass by keyword."""
+    passes: tuple[tuple[str, str], ...]
+    """``(loop parameter, function parameter)``: where each argument of the call reaches the loop.
+    The loop's other parameters get ``None`` or their defaults."""
+    line: int
+
+
+def may_define(text: str) -> bool:
+    """Whether a module's text may define a loop wrapper (a cheap test before reading its AST)."""
+    return "def " in text and any(name in text for name in _TERMINALS)
+
+
+def file_wrappers(tree: ast.Module, module: str) -> dict[str, LoopWrapper]:
+    """The loop wrappers that ``tree`` (the module ``module``) defines at its top level, by name."""
+    imports = imported_names(tree, module)
+    found = {}
+    for statement in tree.body:
+        if isinstance(statement, ast.FunctionDef):
+            wrapper = _wrapper(statement, imports, f"{module}.{statement.name}" if module else statement.name)
+            if wrapper is not None:
+                found[statement.name] = wrapper
+    return found
+
+
+def _wrapper(function: ast.FunctionDef, imports: dict[str, str], name: str) -> LoopWrapper | None:
+    args = function.args
+    if function.decorator_list or args.vararg or args.kwarg:
+        return None  # a decorator may change what the function runs; `*args` hide where arguments go
+    positional = [a.arg for a in (*args.posonlyargs, *args.args)]
+    own = set(positional) | {a.arg for a in args.kwonlyargs}
+    loops = [
+        (node, kind)
+        for node in ast.walk(function) if isinstance(node, ast.Call)
+        for kind in [_KINDS.get(qualified_call(node.func, imports))] if kind is not None
+    ]
+    if len(loops) != 1 or any(isinstance(n, (ast.FunctionDef, ast.Lambda)) and n is not function for n in ast.walk(function)):
+        return None
+    call, kind = loops[0]
+    names = vocabulary.LOOP_PARAMS[kind]
+    given: dict[str, ast.expr] = {}
+    for position, arg in enumerate(call.args):
+        if isinstance(arg, ast.Starred) or position >= len(names):
+            return None
+        given[names[position]] = arg
+    for keyword in call.keywords:
+        if keyword.arg is None or keyword.arg not in names:
+            return None
+        given[keyword.arg] = keyword.value
+    passes = []
+    for param, value in given.items():
+        if isinstance(value, ast.Name) and value.id in own and not _rebinds(function, value.id):
+            passes.append((param, value.id))
+        elif not (isinstance(value, ast.Constant) and value.value is None):
+            return None  # the wrapper's own value: what the loop gets is not the caller's
+    mapped = dict(passes)
+    if vocabulary.BODY_ARG[kind] not in mapped or vocabulary.INIT_ARG[kind] not in mapped:
+        return None
+    keywords = frozenset(a.arg for a in (*args.args, *args.kwonlyargs))
+    return LoopWrapper(name, kind, tuple(positional), keywords, tuple(passes), function.lineno)
+
+
+def _rebinds(function: ast.FunctionDef, name: str) -> bool:
+    """Whether ``function`` binds ``name`` again (then the loop may not get what the caller passed)."""
+    for node in ast.walk(function):
+        if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, (ast.Store, ast.Del)):
+            return True
+        if isinstance(node, (ast.Global, ast.Nonlocal)) and name in node.names:
+            return True
+    return False
+
+
+def imported_names(tree: ast.Module, module: str) -> dict[str, str]:
+    """Local name -> the dotted name the module's top-level imports bind to it."""
+    package = module.rsplit(".", 1)[0] if "." in module else ""
+    found = {}
+    for statement in tree.body:
+        if isinstance(statement, ast.Import):
+            for alias in statement.names:
+                if alias.asname:
+                    found[alias.asname] = alias.name
+                else:
+                    root = alias.name.split(".", 1)[0]
+                    found[root] = root
+        elif isinstance(statement, ast.ImportFrom):
+            base = statement.module or ""
+            if statement.level:
+                parts = package.split(".") if package else []
+                parts = parts[: len(parts) - (statement.level - 1)] if statement.level > 1 else parts
+                base = ".".join([*parts, *([base] if base else [])])
+            for alias in statement.names:
+                if alias.name != "*":
+                    found[alias.asname or alias.name] = f"{base}.{alias.name}" if base else alias.name
+    return found
+
+
+def qualified_call(func: ast.expr, imports: dict[str, str]) -> str | None:
+    """The dotted name ``func`` (a name or an attribute chain) has through the module's imports."""
+    parts = []
+    while isinstance(func, ast.Attribute):
+        parts.append(func.attr)
+        func = func.value
+    if not isinstance(func, ast.Name) or func.id not in imports:
+        return None
+    return ".".join([imports[func.id], *reversed(parts)])
