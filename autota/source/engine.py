@@ -93,13 +93,7 @@ def _findings(text: str, path: str, enabled: frozenset[str], slicing: bool = Tru
     if SKIP_FILE.search(text):
         return []
     tree = syntax_tree(text, path)
-    module = project.module_name(Path(path))
-    own = ProjectFunctions(
-        wrappers.file_wrappers(tree, module) if tree is not None and wrappers.may_define(text) else {},
-        growers.file_growers(tree, module, imported.growers) if tree is not None and (
-            imported.growers or growers.may_define(text)
-        ) else {},
-    )
+    own = _file_functions(text, tree, path, imported)
     rules, parsed_text, line_map = _plan(text, tree, enabled, slicing, own, imported)
     if not rules:
         return []
@@ -110,12 +104,28 @@ def _findings(text: str, path: str, enabled: frozenset[str], slicing: bool = Tru
     return sorted(findings, key=lambda f: (f.location.line, f.location.column, f.code))
 
 
+def _file_functions(text: str, tree: ast.Module | None, path: str, imported: ProjectFunctions) -> ProjectFunctions:
+    """The loop wrappers and growers the file defines (see :class:`ProjectFunctions`)."""
+    if tree is None:
+        return NOTHING
+    module = project.module_name(Path(path))
+    return ProjectFunctions(
+        wrappers.file_wrappers(tree, module) if wrappers.may_define(text) else {},
+        growers.file_growers(tree, module, imported.growers) if growers.may_define(text) or any(
+            name.rpartition(".")[2] in text for name in imported.growers
+        ) else {},
+    )
+
+
 def run_rules(rules, module: cst.Module, path: str, text: str, enabled: frozenset[str], line_map=None,
               traced_elsewhere: frozenset[str] = frozenset(), parsed_text: str | None = None,
-              imported: ProjectFunctions = NOTHING, own: ProjectFunctions = NOTHING) -> RuleContext:
+              imported: ProjectFunctions = NOTHING, own: ProjectFunctions | None = None) -> RuleContext:
     """Visit ``module`` (libcst's parse of ``text``, or of ``parsed_text``, a slice of it, when
     ``line_map`` says where its lines came from) with each rule class; the rules share one
-    :class:`scopes.Semantics`, so its metadata is computed once."""
+    :class:`scopes.Semantics`, so its metadata is computed once. ``own``: the file's loop
+    wrappers and growers, found from its text where not given."""
+    if own is None:
+        own = _file_functions(text, syntax_tree(text, path), path, imported)
     context = RuleContext(
         path, SourceText(text), module, enabled, line_map=line_map, traced_elsewhere=traced_elsewhere,
         imported=imported, own=own,

@@ -17,7 +17,8 @@ the files of a run (:func:`autota.source.project.growers`), to a fixed point.
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, replace
 
 from autota.source import vocabulary
 from autota.source.wrappers import imported_names, qualified_call
@@ -42,9 +43,24 @@ class Grower:
     line: int
 
 
+_GROWTH_CALL = re.compile(r"\b(?:jnp|np|numpy|onp)\.(?:%s)\(|import\b[^\n]*\b(?:%s)\b" % (("|".join(GROWTH.values()),) * 2))
+"""A growth function's call through a NumPy-like module name, or its import: a list's ``append``
+is not one."""
+
+
+_PIECES = re.compile(r"\b(?:%s)\(\s*[\[(]?\s*(\w+)(?:[^\])]*,\s*(\w+)\s*[\])])?" % "|".join(GROWTH.values()))
+"""A growth call's first piece (``append``'s array) and, where the pieces are a display, its last."""
+
+
 def may_define(text: str) -> bool:
-    """Whether a module's text may define a grower (a cheap test before reading its AST)."""
-    return "def " in text and any(name in text for name in GROWTH.values())
+    """Whether a module's text may define a grower that grows by a call of its own (a cheap test
+    before reading its AST): a growth call through a NumPy-like module whose first or last piece
+    is a name some top-level ``def`` takes as a parameter. One that calls another's grower is
+    found by that grower's name."""
+    if "def " not in text or _GROWTH_CALL.search(text) is None:
+        return False
+    names = {name for found in _PIECES.finditer(text) for name in found.groups() if name}
+    return any(re.search(rf"^def \w+\([^:]*?\b{name}\b", text, re.M) for name in names)
 
 
 def file_growers(tree: ast.Module, module: str, known: dict[str, Grower]) -> dict[str, Grower]:
@@ -62,15 +78,50 @@ def file_growers(tree: ast.Module, module: str, known: dict[str, Grower]) -> dic
                     found[function.name] = grower
         if len(found) == before:
             break
+    for statement in tree.body:  # `decode_step = jax.jit(attend)`: the jitted grower returns what it does
+        if isinstance(statement, ast.Assign) and len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name):
+            value = statement.value
+            if isinstance(value, ast.Call) and value.args and isinstance(value.args[0], ast.Name) and (
+                value.args[0].id in found and _keeps_result(value.func, imports)
+            ):
+                alias = statement.targets[0].id
+                found.setdefault(alias, replace(found[value.args[0].id], name=f"{module}.{alias}" if module else alias))
     return found
 
 
-def _grower(function: ast.FunctionDef, imports, known, local, name: str) -> Grower | None:
-    args = function.args
-    if args.vararg or args.kwarg or any(not _keeps_result(d, imports) for d in function.decorator_list):
+class _Function:
+    """A ``def`` with the facts the analysis asks of it again and again, found in one walk."""
+
+    def __init__(self, node: ast.FunctionDef) -> None:
+        self.node = node
+        self.nodes = list(_own_nodes(node))
+        self.stores: dict[str, int] = {}
+        for n in self.nodes:
+            if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del)):
+                self.stores[n.id] = self.stores.get(n.id, 0) + 1
+        self.assigns = [n for n in self.nodes if isinstance(n, ast.Assign) and len(n.targets) == 1]
+        self.none_tests = [
+            n for n in self.nodes
+            if isinstance(n, ast.If) and isinstance(n.test, ast.Compare) and isinstance(n.test.left, ast.Name)
+            and len(n.test.ops) == 1 and isinstance(n.test.ops[0], (ast.Is, ast.IsNot))
+            and isinstance(n.test.comparators[0], ast.Constant) and n.test.comparators[0].value is None
+        ]
+        self.callees = {
+            n.func.id if isinstance(n.func, ast.Name) else n.func.attr
+            for n in self.nodes if isinstance(n, ast.Call) and isinstance(n.func, (ast.Name, ast.Attribute))
+        }
+
+
+def _grower(node: ast.FunctionDef, imports, known, local, name: str) -> Grower | None:
+    args = node.args
+    if args.vararg or args.kwarg or any(not _keeps_result(d, imports) for d in node.decorator_list):
         return None
+    function = _Function(node)
+    callable_growers = set(GROWTH.values()) | set(local) | {k.rpartition(".")[2] for k in known}
+    if not function.callees & callable_growers:
+        return None  # it calls no growth function and no grower: it grows nothing
     params = [a.arg for a in (*args.posonlyargs, *args.args)]
-    returns = [n for n in _own_nodes(function) if isinstance(n, ast.Return)]
+    returns = [n for n in function.nodes if isinstance(n, ast.Return)]
     if not returns or any(r.value is None for r in returns):
         return None
     widths = {len(r.value.elts) if isinstance(r.value, ast.Tuple) else None for r in returns}
@@ -87,27 +138,30 @@ def _grower(function: ast.FunctionDef, imports, known, local, name: str) -> Grow
                 grown_by = grown_by or next(k for k in kinds if k != "seed")
     if not grows:
         return None
-    return Grower(name, tuple(params), tuple(grows), grown_by, function.lineno)
+    return Grower(name, tuple(params), tuple(grows), grown_by, node.lineno)
 
 
-def _growth_of(value: ast.expr, param: str, function: ast.FunctionDef, imports, known, local, depth: int = 0) -> str | None:
+def _growth_of(value: ast.expr, param: str, function: _Function, imports, known, local, depth: int = 0) -> str | None:
     """The growth function by which ``value`` grows ``param``, ``"seed"`` where it is the value
     a ``return`` under ``if param is None`` gives, else ``None``."""
     if depth > 3:
         return None
     if depth == 0 and _under_none_test(value, param, function):
         return "seed"
+    given = _grown_when_given(value.id, param, function, imports, known, local) if isinstance(value, ast.Name) and not depth else None
+    if given is not None:
+        return given
     if isinstance(value, ast.Name):  # a name bound to a growth (`cache = jnp.concatenate([cache, kv])`)
-        stores = [n for n in _stores(function) if n.id == value.id]
+        stores = function.stores.get(value.id, 0)
         bound = []  # (value, position in the tuple it is unpacked from)
-        for s in _own_nodes(function):
-            if isinstance(s, ast.Assign) and len(s.targets) == 1:
+        for s in function.assigns:
+            if True:
                 target = s.targets[0]
                 if isinstance(target, ast.Name) and target.id == value.id:
                     bound.append((s.value, None))
                 elif isinstance(target, ast.Tuple):
                     bound += [(s.value, k) for k, e in enumerate(target.elts) if isinstance(e, ast.Name) and e.id == value.id]
-        if not bound or len(bound) != len(stores) or value.id != param and len(bound) != 1:
+        if not bound or len(bound) != stores or value.id != param and len(bound) != 1:
             return None
         kinds = [
             _growth_of(v, param, function, imports, known, local, depth + 1) if k is None else _call_grows(v, k, param, imports, known, local)
@@ -147,16 +201,33 @@ def _call_grows(call: ast.expr, position: int | None, param: str, imports, known
     return None
 
 
-def _under_none_test(value: ast.expr, param: str, function: ast.FunctionDef) -> bool:
+def _grown_when_given(name: str, param: str, function: _Function, imports, known, local) -> str | None:
+    """The growth function by which the last binding of ``name`` in ``function`` grows
+    ``param`` where ``param`` is given, and only there: under ``if param is not None:`` (or in
+    the ``else`` of ``if param is None:``), the first step taking the value bound before (``k = x
+    @ w`` then ``if cache is not None: k = jnp.concatenate([cache, k])``); else ``None``."""
+    tests = [t for t in function.none_tests if t.test.left.id == param]
+    assigns = [s for s in function.assigns if isinstance(s.targets[0], ast.Name) and s.targets[0].id == name]
+    if not tests or not assigns or len(assigns) != function.stores.get(name, 0):
+        return None
+    last = max(assigns, key=lambda s: (s.lineno, s.col_offset))
+    grown = _growth_of(last.value, param, function, imports, known, local, 1)
+    if grown in (None, "seed"):
+        return None
+    for test in tests:
+        guarded = test.body if isinstance(test.test.ops[0], ast.IsNot) else test.orelse
+        if any(n is last for s in guarded for n in ast.walk(s)):
+            return grown
+    return None
+
+
+def _under_none_test(value: ast.expr, param: str, function: _Function) -> bool:
     """Whether ``value`` is returned in the body of ``if param is None:`` (the first step)."""
-    for node in ast.walk(function):
-        if isinstance(node, ast.If) and isinstance(node.test, ast.Compare) and isinstance(node.test.left, ast.Name) and (
-            node.test.left.id == param and len(node.test.ops) == 1 and isinstance(node.test.ops[0], ast.Is)
-            and isinstance(node.test.comparators[0], ast.Constant) and node.test.comparators[0].value is None
-        ):
-            if any(n is value for s in node.body for n in ast.walk(s)):
-                return True
-    return False
+    return any(
+        test.test.left.id == param and isinstance(test.test.ops[0], ast.Is)
+        and any(n is value for s in test.body for n in ast.walk(s))
+        for test in function.none_tests
+    )
 
 
 def _keeps_result(decorator: ast.expr, imports) -> bool:
@@ -177,8 +248,3 @@ def _own_nodes(function: ast.FunctionDef):
         yield node
         if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
             pending.extend(ast.iter_child_nodes(node))
-
-
-def _stores(function: ast.FunctionDef) -> list[ast.Name]:
-    """The names ``function`` binds in its own scope (and its parameters do not count)."""
-    return [n for n in _own_nodes(function) if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del))]

@@ -285,8 +285,8 @@ class SourceRule:
         if not own and not imported:
             return None
         if isinstance(func, cst.Name) and func.value in own:
-            binding = self.semantics.binding(func)
-            if isinstance(binding, cst.FunctionDef) and isinstance(self.semantics.enclosing_scope(binding), cst.Module):
+            binding = self.semantics.binding(func)  # the module's `def`, or its `step = jax.jit(grow)`
+            if binding is not None and isinstance(self.semantics.enclosing_scope(binding), cst.Module):
                 return own[func.value]
         for name in self.qualified_names(func):
             if name.startswith("."):  # `from .backend import fori_loop`

@@ -84,6 +84,8 @@ operands follow them, or come as its old ``operand=``)."""
 UPDATE_METHODS = ("set", "add", "subtract", "multiply", "mul", "divide", "power", "min", "max", "apply")
 """Methods of ``x.at[...]``."""
 SLOT_WRITES = ("set", "add")
+BOOLEAN_DTYPES = frozenset({"builtins.bool", f"{JNP}.bool_", f"{JNP}.bool", "numpy.bool_", "numpy.bool"})
+"""The names of the boolean dtype."""
 UPDATE_OPTIONS = frozenset({"mode", "indices_are_sorted", "unique_indices"})
 """Keywords of ``x.at[i].set``/``add`` that say how to treat the index, not what is written."""
 """The ``x.at[i]`` methods whose one-slot write a loop can turn into a stacked row. ``add``

@@ -14,13 +14,13 @@ the files of a run for the modules that import them (:func:`autota.source.projec
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import dataclass
 
 from autota.source import vocabulary
 
 _KINDS = {name: kind for name, kind in vocabulary.LOOPS.items() if kind in vocabulary.LOOP_PARAMS}
 """``lax``'s own loops (not Flax's lifted ones, whose bodies take a module)."""
-_TERMINALS = frozenset(vocabulary.terminal(name) for name in _KINDS)
 
 
 @dataclass(frozen=True)
@@ -42,9 +42,24 @@ class LoopWrapper:
     line: int
 
 
+_ARGUMENT = r"(?:[^,()]|\([^()]*\))*"
+_BODY_ARGUMENT = re.compile(
+    rf"\b(?:scan\(\s*(\w+)\s*,|fori_loop\({_ARGUMENT},{_ARGUMENT},\s*(\w+)\s*,|while_loop\({_ARGUMENT},\s*(\w+)\s*,"
+    rf"|(?:scan|fori_loop|while_loop)\([^)]*\b(?:f|body_fun)\s*=\s*(\w+))"
+)
+"""A loop call and the name it is given as its body (by position or keyword)."""
+
+
 def may_define(text: str) -> bool:
-    """Whether a module's text may define a loop wrapper (a cheap test before reading its AST)."""
-    return "def " in text and any(name in text for name in _TERMINALS)
+    """Whether a module's text may define a loop wrapper (a cheap test before reading its AST):
+    a loop call whose body is a name that a top-level ``def`` takes as a parameter."""
+    if "def " not in text:
+        return False
+    for found in _BODY_ARGUMENT.finditer(text):
+        name = next(g for g in found.groups() if g)
+        if re.search(rf"^def \w+\([^:]*?\b{name}\b", text, re.M):
+            return True
+    return False
 
 
 def file_wrappers(tree: ast.Module, module: str) -> dict[str, LoopWrapper]:

@@ -1178,11 +1178,22 @@ class GrowthRule(SourceRule):
             if isinstance(expr, cst.Subscript) and isinstance(expr.value, cst.Call) and len(expr.slice) == 1 and (
                 isinstance(expr.slice[0].slice, cst.Index) and scopes.int_value(expr.slice[0].slice.value) == 0
             ):
-                marked = expr.value  # `jnp.where(mask)[0]`: the positions the mask marks
+                marked = expr.value  # `jnp.where(mask)[0]`, `jnp.nonzero(mask, size=n)[0]`: the positions the mask marks
                 return (
-                    self.matches(marked.func, vocabulary.MASK_POSITIONS) is not None and len(marked.args) == 1
+                    self.matches(marked.func, vocabulary.MASK_POSITIONS) is not None and bool(marked.args)
                     and marked.args[0].keyword is None and not marked.args[0].star and boolean(marked.args[0].value, depth)
+                    and all(a.keyword is not None and a.keyword.value in ("size", "fill_value") for a in marked.args[1:])
                 )
+            if isinstance(expr, cst.Subscript) and len(expr.slice) == 1 and isinstance(expr.slice[0].slice, cst.Index) and (
+                boolean(expr.slice[0].slice.value, depth)
+            ):
+                return boolean(expr.value, depth)  # `idx[idx >= 0]`: some of the positions (or flags) a mask marks
+            if isinstance(expr, cst.Call) and not any(a.star for a in expr.args):
+                dtype = next((a.value for a in expr.args if a.keyword is not None and a.keyword.value == "dtype"), None)
+                if isinstance(expr.func, cst.Attribute) and expr.func.attr.value == "astype" and len(expr.args) == 1:
+                    dtype = expr.args[0].value
+                if dtype is not None and self.dtype_in(dtype, vocabulary.BOOLEAN_DTYPES, frozenset({"bool"})):
+                    return True  # `jnp.array(entry["segmentation"], dtype=bool)`, `m.astype(bool)`
             return isinstance(expr, cst.Comparison) and not any(
                 isinstance(c.operator, (cst.In, cst.NotIn, cst.Is, cst.IsNot)) for c in expr.comparisons
             ) and not any(positions(side) for side in (expr.left, *(c.comparator for c in expr.comparisons)))

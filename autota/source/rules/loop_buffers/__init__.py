@@ -262,6 +262,7 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
         kept = [
             name for name in uses
             if self._reads_metadata(name) or one_slot and self._reads_written_slot(name, write)
+            or self._written_again(name, write.buf)
         ]
         reads = [name for name in uses if name not in kept]
         init = args.get(INIT_ARG[kind])  # unknown where a scanned form is called elsewhere
@@ -331,7 +332,34 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
             if isinstance(node, cst.Name) and (bound := self.semantics.assigned_value(node)) is not None:
                 if self._array_valued(bound, depth + 1):
                     return True
+            if isinstance(node, cst.Name) and self._loop_input(node):
+                return True
         return False
+
+    def _loop_input(self, name: cst.Name, depth: int = 0) -> bool:
+        """Whether ``name`` holds what a ``lax`` loop hands its body, a tracer: the body's carry
+        or index parameter, or a part of it unpacked (``V, k = carry`` in a ``scan`` body: a
+        ``fori_loop(0, k + 1, ...)`` there has a traced bound)."""
+        reaching = self.semantics.reaching_value(name)
+        if reaching is not None:
+            value = reaching[1]
+            return isinstance(value, cst.Name) and depth < 3 and self._loop_input(value, depth + 1)
+        scope = self.semantics.binding_scope(name)
+        if not isinstance(scope, (cst.FunctionDef, cst.Lambda)):
+            return False
+        params = [p.name.value for p in scope.params.params]
+        traced = self.traced.by_function.get(scope)
+        if name.value not in params or traced is None or traced.kind != "loop-body" or not isinstance(traced.node, cst.Call):
+            return False
+        if any(
+            n is not name and scopes.binding_role(self.semantics.parents, n)[0] is not None
+            and not isinstance(self.parent(n), cst.Param)
+            for n in self.semantics.variables(scope, name.value)
+        ):
+            return False  # bound again in the body: not only the loop's input
+        kind = LOOPS.get(self.matches(traced.node.func, LOOPS)) or LIFTED_LOOPS.get(self.matches(traced.node.func, LIFTED_LOOPS))
+        handed = {"fori": 2, "scan": 2, "while": 1}.get(kind, 0)  # what the loop passes by position
+        return params.index(name.value) < handed
 
     def _shape_only(self, expr: cst.BaseExpression, depth: int = 0) -> bool:
         """Whether ``expr`` is made of literals, shapes (``x.shape[0]``), ``len(...)`` and names

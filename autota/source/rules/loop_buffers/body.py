@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass, field
 
@@ -740,6 +741,17 @@ class LoopBodies:
         if self.matches(call.func, INDEX_REDUCTIONS) is not None:
             return True
         return len(call.args) == 1 and self.matches(call.func, METADATA_FUNCTIONS) is not None
+
+    def _written_again(self, name: cst.Name, buf: str) -> bool:
+        """Whether ``name`` is the buffer as another write of the step takes it (``H = H.at[k + 1,
+        k].set(beta)`` beside ``H = H.at[:, k].set(col)``): a `set` or `add` reads none of its
+        values back (`grad` saves nothing of it), but the buffer stays in the body."""
+        call = next((a for a in itertools.islice(self.ancestors(name), 4) if isinstance(a, cst.Call)), None)
+        found = scopes.at_call(call) if call is not None else None
+        holder = self.parent(call) if call is not None else None
+        return found is not None and found[0] is name and found[1] in SLOT_WRITES and isinstance(holder, cst.Assign) and (
+            scopes.assign_to(holder) == buf
+        )
 
     def _weighs_positions(self, arg: cst.Arg) -> bool:
         """Whether ``arg`` only weighs which position a random function picks

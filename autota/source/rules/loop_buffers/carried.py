@@ -228,7 +228,13 @@ class CarriedBuffers:
                 f", and carry the previous step's row that the body reads back (`{self.code_of(previous[0])}`, "
                 f"line {self.start_line(previous[0])}) as a value"
             )
-        if kept:
+        if kept and self._written_again(kept[0], write.buf):
+            again = self.parent(self.parent(self.parent(self.parent(kept[0]))))  # `H.at[k + 1, k].set(beta)`
+            plan = (
+                f"the body writes the buffer again (`{self.code_of(again)}`, line {self.start_line(again)}), and the "
+                "rewrite takes the buffer out of the body"
+            )
+        elif kept:
             use = self.parent(kept[0])
             use = self.parent(use) if isinstance(use, cst.Arg) else use
             plan = (
