@@ -163,6 +163,8 @@ def _growth_of(value: ast.expr, param: str, function: _Function, imports, known,
                     bound += [(s.value, k) for k, e in enumerate(target.elts) if isinstance(e, ast.Name) and e.id == value.id]
         if not bound or len(bound) != stores or value.id != param and len(bound) != 1:
             return None
+        if any(not any(v is statement.value for statement in function.node.body if isinstance(statement, ast.Assign)) for v, _ in bound):
+            return None  # bound under a branch: on the other path the name holds something else
         kinds = [
             _growth_of(v, param, function, imports, known, local, depth + 1) if k is None else _call_grows(v, k, param, imports, known, local)
             for v, k in bound

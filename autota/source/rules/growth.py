@@ -457,6 +457,7 @@ class GrowthRule(SourceRule):
             axis = positional[1] if len(positional) > 1 else keywords.get(axis_keyword or "")
             extra = {f"the keyword `{k}=`" for k in set(keywords) - {axis_keyword}}
             extra |= {f"a positional argument `{self.code_of(a.value)}`" for a in positional[2:]}  # `dtype`
+
         if len(items) < 2:
             return None
         is_acc = [isinstance(item, cst.Name) and item.value == spelling.receiver for item in items]
@@ -504,6 +505,13 @@ class GrowthRule(SourceRule):
                 site,
                 message,
                 reason=f"{sorted(growth.extra)[0]} changes each step's result",
+            )
+            return
+        if growth.function == f"{JNP}.concat" and growth.axis is not None and growth.axis.keyword is None:
+            self.report(
+                "AT101", site, message,
+                reason="`jnp.concat` takes its axis by keyword only: the call raises `TypeError` at the loop's first step, "
+                "where a fix would raise it only at the join after the loop",
             )
             return
         target = self._outermost(growth, loops)
