@@ -271,6 +271,10 @@ class GrowthRule(SourceRule):
         if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
             negated = self._first_step(test.expression, acc, loop)  # `if not t:`
             return None if negated is None else not negated
+        if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And) and (
+            self._first_step(test.left, acc, loop) or self._first_step(test.right, acc, loop)
+        ):
+            return True  # `if t == 0 and fresh:`: the first step at most
         counter = self._counter(loop) if self._counts_from_zero(loop) else None
         if isinstance(test, cst.Name):
             return False if counter is not None and test.value == counter else None
@@ -279,12 +283,24 @@ class GrowthRule(SourceRule):
         operator, other = test.comparisons[0].operator, test.comparisons[0].comparator
         if isinstance(test.left, cst.Name) and test.left.value == acc and self.matches(other, {"builtins.None"}):
             return True if isinstance(operator, cst.Is) else False if isinstance(operator, cst.IsNot) else None
-        sides = [(test.left, other), (other, test.left)]
-        if counter is None or not any(
-            isinstance(mine, cst.Name) and mine.value == counter and scopes.int_value(k) == 0 for mine, k in sides
-        ):
+        if counter is None:
             return None
-        return True if isinstance(operator, cst.Equal) else False if isinstance(operator, cst.NotEqual) else None
+        if isinstance(test.left, cst.Name) and test.left.value == counter:
+            bound, flipped = scopes.int_value(other), False
+        elif isinstance(other, cst.Name) and other.value == counter:
+            bound, flipped = scopes.int_value(test.left), True  # `0 < t`
+        else:
+            return None
+        if bound is None:
+            return None
+        if flipped:
+            operator = {cst.LessThan: cst.GreaterThan(), cst.GreaterThan: cst.LessThan(), cst.LessThanEqual: cst.GreaterThanEqual(),
+                        cst.GreaterThanEqual: cst.LessThanEqual()}.get(type(operator), operator)
+        first = {  # on a counter from 0: which tests hold on the first step alone, and which on all others
+            (cst.Equal, 0): True, (cst.NotEqual, 0): False, (cst.LessThan, 1): True, (cst.LessThanEqual, 0): True,
+            (cst.GreaterThan, 0): False, (cst.GreaterThanEqual, 1): False,
+        }
+        return first.get((type(operator), bound))
 
     def _counts_from_zero(self, loop: cst.CSTNode) -> bool:
         """Whether the counter of ``loop`` (see :meth:`_counter`) is 0 on its first step: a

@@ -486,6 +486,11 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
         if function is None or not isinstance(function.node, cst.FunctionDef):
             return False
         given = self._modeler().returned(function.node, position)
+        given = [  # `nt = jax.random.categorical(...)` then `return nt`
+            reaching[1] if isinstance(v, cst.Name) and (reaching := self.semantics.reaching_value(v)) is not None
+            and reaching[0] == () else v
+            for v in given
+        ]
         return bool(given) and all(
             isinstance(v, cst.Call) and self.matches(v.func, vocabulary.INTEGER_RESULTS) is not None for v in given
         )
