@@ -37,15 +37,14 @@ def test_body_reading_its_buffer_has_quadratic_temp_memory_under_grad(patterns):
 
 
 def test_fori_loop_carried_buffer_under_grad(patterns):
-    def ok(c):
+    def ok(c):  # after's class is left to the band: 1.1-1.3 reads as T log T
         b, a = c.before.fit("grad", "run_s"), c.after.fit("grad", "run_s")
-        return 1.5 <= b.exponent <= 2.4 and 0.4 <= a.exponent <= 1.3
+        return 1.5 <= b.exponent <= 2.4 and b.cls == "O(T^2)" and 0.4 <= a.exponent <= 1.3
 
     c = _retried(lambda: compare(patterns.fori_before, patterns.fori_after, patterns.rows_args,
                                (128, 256, 512, 1024), modes=("grad",)), ok)
     b, a = c.before.fit("grad", "run_s"), c.after.fit("grad", "run_s")
     assert ok(c), (b, a, c)
-    assert b.cls == "O(T^2)"  # after's class is left to the band: 1.1-1.3 reads as T log T
     ratios = c.ratios("grad")
     assert ratios[-1] > 2 * ratios[0]
 
