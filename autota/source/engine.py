@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import libcst as cst
+from libcst.helpers import get_full_name_for_node
 
 from autota.catalogue import Finding
 from autota.source import growers, prefilter, project, scopes, wrappers
@@ -61,8 +62,8 @@ def _plan(text: str, tree: ast.Module | None, enabled: frozenset[str], slicing: 
     ``own`` and ``imported``: the loop wrappers and growers of the file and of the other modules
     of the run, whose calls the prefilter takes for loops and growths.
     """
-    if "jax" not in text:
-        return [], text, None
+    if "jax" not in text and not (imported.star_exports and "import *" in text):
+        return [], text, None  # (a star import of a module of the run may hand it `jnp`)
     rules = [
         cls for cls in RULE_CLASSES if enabled.intersection(cls.codes) and any(t in text for t in cls.triggers)
     ]
@@ -117,6 +118,23 @@ def _file_functions(text: str, tree: ast.Module | None, path: str, imported: Pro
     )
 
 
+def _star_names(module: cst.Module, imported: ProjectFunctions) -> dict[str, str]:
+    """The names the file's star imports of modules of the run bind, and what each names (see
+    :attr:`ProjectFunctions.star_exports`)."""
+    found: dict[str, str] = {}
+    if not imported.star_exports:
+        return found
+    for line in module.body:  # a star import stands at module level only
+        for small in line.body if isinstance(line, cst.SimpleStatementLine) else ():
+            if isinstance(small, cst.ImportFrom) and isinstance(small.names, cst.ImportStar):
+                name = get_full_name_for_node(small.module) if small.module is not None and not small.relative else None
+                if name in imported.star_exports:
+                    found.update(imported.star_exports[name])
+                elif name is None or name.split(".")[0] not in ("jax", "numpy"):
+                    return {}  # a module of unknown names: it may bind any of them again
+    return found
+
+
 def run_rules(rules, module: cst.Module, path: str, text: str, enabled: frozenset[str], line_map=None,
               traced_elsewhere: frozenset[str] = frozenset(), parsed_text: str | None = None,
               imported: ProjectFunctions = NOTHING, own: ProjectFunctions | None = None) -> RuleContext:
@@ -126,12 +144,13 @@ def run_rules(rules, module: cst.Module, path: str, text: str, enabled: frozense
     wrappers and growers, found from its text where not given."""
     if own is None:
         own = _file_functions(text, syntax_tree(text, path), path, imported)
+    star_names = _star_names(module, imported)
     context = RuleContext(
         path, SourceText(text), module, enabled, line_map=line_map, traced_elsewhere=traced_elsewhere,
         imported=imported, own=own,
     )
     source = text if parsed_text is None else parsed_text
-    context.semantics = scopes.Semantics(module, source)
+    context.semantics = scopes.Semantics(module, source, star_names)
     for cls in rules:
         cls(context).run()
     return context

@@ -153,9 +153,52 @@ class ProjectFunctions:
 
     loop_wrappers: dict[str, LoopWrapper] = field(default_factory=dict)
     growers: dict[str, Grower] = field(default_factory=dict)
+    star_exports: dict[str, dict[str, str]] = field(default_factory=dict)
+    """For each module of the run that another star-imports (``from utils import *``): the names
+    its top-level imports bind that the star import hands on, and what each names (``jnp`` ->
+    ``jax.numpy``)."""
 
     def __bool__(self) -> bool:
-        return bool(self.loop_wrappers or self.growers)
+        return bool(self.loop_wrappers or self.growers or self.star_exports)
+
+
+STAR_IMPORT = re.compile(r"^from\s+([\w.]+)\s+import\s+\*", re.M)
+"""An absolute star import at the start of a line."""
+
+
+def star_exports(tree: ast.Module, module: str) -> dict[str, str]:
+    """The names ``from module import *`` binds that the module's top-level imports bind: those
+    its ``__all__`` lists where that is a literal list or tuple of strings, else those that do not
+    start with an underscore."""
+    names = wrappers.imported_names(tree, module)
+    listed = None
+    for statement in tree.body:
+        if isinstance(statement, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "__all__" for t in statement.targets):
+            value = statement.value
+            if isinstance(value, (ast.List, ast.Tuple)) and all(
+                isinstance(e, ast.Constant) and isinstance(e.value, str) for e in value.elts
+            ):
+                listed = {e.value for e in value.elts}
+            else:
+                return {}  # an `__all__` computed at run time: what the star import gives is not known
+    bound: dict[str, int] = {}  # how many times the module's own code binds each name
+    pending = list(tree.body)
+    while pending:
+        node = pending.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            bound[node.name] = bound.get(node.name, 0) + 1
+            continue  # their bodies bind their own names
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            for alias in node.names:
+                name = (alias.asname or alias.name).split(".")[0]
+                bound[name] = bound.get(name, 0) + 1
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            bound[node.id] = bound.get(node.id, 0) + 1
+        pending.extend(ast.iter_child_nodes(node))
+    return {  # a name the module binds again (`jnp = ...`, a `try` of two imports) may end as anything
+        name: dotted for name, dotted in names.items()
+        if bound.get(name) == 1 and (name in listed if listed is not None else not name.startswith("_"))
+    }
 
 
 def project_functions(paths: list[str]) -> ProjectFunctions:
@@ -196,6 +239,15 @@ def project_functions(paths: list[str]) -> ProjectFunctions:
             break
         names = {name.rpartition(".")[2] for name in found.growers}  # the files that may call one
         candidates = [path for path, text in texts.items() if "def " in text and any(n in text for n in names)]
+    starred = {name for text in texts.values() for name in STAR_IMPORT.findall(text)}
+    for path in texts:  # by the path the dotted name spells (`src.inference.utils`), packages or not
+        posix = Path(path).as_posix()
+        for name in starred:
+            spelled = name.replace(".", "/")
+            if (posix.endswith(f"/{spelled}.py") or posix.endswith(f"/{spelled}/__init__.py") or posix in (
+                f"{spelled}.py", f"{spelled}/__init__.py"
+            )) and (parsed := tree(path)) is not None:
+                found.star_exports[name] = star_exports(parsed, module_name(Path(path)))
     return found
 
 

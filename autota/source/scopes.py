@@ -659,8 +659,10 @@ class Semantics:
     metadata already holds, and libcst's ``ScopeProvider`` gives the bindings of each scope.
     """
 
-    def __init__(self, module: cst.Module, source: str) -> None:
+    def __init__(self, module: cst.Module, source: str, star_names: dict[str, str] | None = None) -> None:
         self.module = module
+        self.star_names = star_names or {}
+        """Names the file's star imports of modules of the run bind, and what each names."""
         self.parents = parent_map(module)
         self.scope_of = _StoredScopeProvider.scopes(module, store_contexts(self.parents))
         self._positions = None
@@ -959,8 +961,12 @@ class Semantics:
     def resolved_names(self, node: cst.CSTNode) -> set[str]:
         """:meth:`qualified_names`, and for a name bound once at module level to an imported
         name or an attribute of one (``partial = functools.partial``, ``scan = jax.lax.scan``),
-        what that alias names: the callee a rule asks about is the program's, not its spelling."""
+        what that alias names: the callee a rule asks about is the program's, not its spelling.
+        A name the file binds nowhere, that a star import of a module of the run hands it
+        (``jnp`` of ``from utils import *``), names what that module imported."""
         names = self.qualified_names(node)
+        if not names and self.star_names:
+            return self._star_resolved(node)
         if not isinstance(node, cst.Name) or not names or node in self._resolving:
             return names
         if node not in self._resolved:
@@ -970,6 +976,16 @@ class Semantics:
             finally:
                 self._resolving.discard(node)
         return self._resolved[node]
+
+    def _star_resolved(self, node: cst.CSTNode) -> set[str]:
+        parts = []
+        root = node
+        while isinstance(root, cst.Attribute):
+            parts.append(root.attr.value)
+            root = root.value
+        if not isinstance(root, cst.Name) or root.value not in self.star_names or self.binds(root.value):
+            return set()
+        return {".".join([self.star_names[root.value], *reversed(parts)])}
 
     def _alias_names(self, node: cst.Name) -> set[str] | None:
         scope = self.scope_of.get(node)

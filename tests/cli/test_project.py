@@ -517,3 +517,19 @@ def test_a_growth_by_a_helper_of_another_module_is_found(capsys, tmp_path):
     (tmp_path / "pkg" / "decode.py").write_text(DECODE)
     assert _codes(capsys, "--select", "AT101", str(tmp_path)) == ["decode.py:15:20 AT101"]
     assert _codes(capsys, "--select", "AT101", str(tmp_path / "pkg" / "decode.py")) == []
+
+
+def test_names_a_star_import_of_another_module_hands_on_are_resolved(capsys, tmp_path):
+    """Sweep 40a's Hugoniot: a script's only `jnp` comes from `from utils import *`, and `utils`
+    imports `jax.numpy as jnp`. Over the run, `jnp.concatenate` is JAX's; a module that binds the
+    name again, or an `__all__` that leaves it out, hands on nothing."""
+    (tmp_path / "utils.py").write_text("import jax.numpy as jnp\n")
+    (tmp_path / "other.py").write_text("import jax.numpy as jnp\n\n__all__ = ['helper']\n\n\ndef helper():\n    pass\n")
+    grow = (
+        "def collect(sample, x, steps):\n    data = x\n    for step in range(steps):\n        x = sample(x)\n"
+        "        data = jnp.concatenate((data, x), axis=0)\n    return data\n"
+    )
+    (tmp_path / "run.py").write_text("from utils import *\n\n\n" + grow)
+    (tmp_path / "run_other.py").write_text("from other import *\n\n\n" + grow)
+    assert _codes(capsys, "--select", "AT101", str(tmp_path)) == ["run.py:8:16 AT101"]
+    assert _codes(capsys, "--select", "AT101", str(tmp_path / "run.py")) == []
