@@ -298,6 +298,11 @@ class UnrolledLoopRule(SourceRule):
             ):
                 if any(self.semantics.variables(assign.value, name) for name in carried):
                     return True  # `acc = concatenate([acc, y])`, also through a temporary (`tmp = ...; acc = tmp`)
+        for extended in self.semantics.find(loop.body, lambda n: isinstance(n, cst.AugAssign)):
+            if isinstance(extended.operator, cst.AddAssign) and isinstance(extended.value, (cst.Tuple, cst.List)) and (
+                isinstance(extended.target, cst.Name) and extended.target.value in carried
+            ):
+                return True  # `shape += (n * k,)`: a Python tuple one item longer each step
         return False
 
     def _growing_helper(self, func: cst.BaseExpression, depth: int = 0) -> bool:
@@ -976,7 +981,8 @@ def _slice_bounds(node: cst.Slice | cst.Call) -> tuple:
     if isinstance(node, cst.Slice):
         return node.lower, node.upper, node.step
     args = [a.value for a in node.args if a.keyword is None and not a.star]
-    return tuple([None] + args if len(args) == 1 else args + [None] * (3 - len(args)))[:3]
+    given = [None, *args] if len(args) == 1 else args  # `slice(stop)`
+    return tuple([*given, None, None, None][:3])
 
 
 def _root(expr: cst.BaseExpression) -> cst.BaseExpression:
