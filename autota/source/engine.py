@@ -15,7 +15,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import libcst as cst
-from libcst.helpers import get_full_name_for_node
 
 from autota.catalogue import Finding
 from autota.source import growers, prefilter, project, scopes, wrappers
@@ -109,12 +108,14 @@ def _file_functions(text: str, tree: ast.Module | None, path: str, imported: Pro
     """The loop wrappers and growers the file defines (see :class:`ProjectFunctions`)."""
     if tree is None:
         return NOTHING
+    loops = wrappers.may_define(text)
+    grows = growers.may_define(text) or any(name.rpartition(".")[2] in text for name in imported.growers)
+    if not loops and not grows:
+        return NOTHING  # most files: no need to find the module's name (a walk up its folders)
     module = project.module_name(Path(path))
     return ProjectFunctions(
-        wrappers.file_wrappers(tree, module) if wrappers.may_define(text) else {},
-        growers.file_growers(tree, module, imported.growers) if growers.may_define(text) or any(
-            name.rpartition(".")[2] in text for name in imported.growers
-        ) else {},
+        wrappers.file_wrappers(tree, module) if loops else {},
+        growers.file_growers(tree, module, imported.growers) if grows else {},
     )
 
 
@@ -124,14 +125,11 @@ def _star_names(module: cst.Module, imported: ProjectFunctions) -> dict[str, str
     found: dict[str, str] = {}
     if not imported.star_exports:
         return found
-    for line in module.body:  # a star import stands at module level only
-        for small in line.body if isinstance(line, cst.SimpleStatementLine) else ():
-            if isinstance(small, cst.ImportFrom) and isinstance(small.names, cst.ImportStar):
-                name = get_full_name_for_node(small.module) if small.module is not None and not small.relative else None
-                if name in imported.star_exports:
-                    found.update(imported.star_exports[name])
-                elif name is None or name.split(".")[0] not in ("jax", "numpy"):
-                    return {}  # a module of unknown names: it may bind any of them again
+    for name in scopes.star_imports(module):
+        if name in imported.star_exports:
+            found.update(imported.star_exports[name])
+        elif name is None or not scopes.jax_or_numpy(name):
+            return {}  # a module of unknown names: it may bind any of them again
     return found
 
 

@@ -577,6 +577,18 @@ def _reads_frames(facts: Facts, func: ast.expr) -> bool:
     return any(f"{module}.{rest}" in NAMESPACE_WRITERS for module in facts.module_imports.get(head, {head}))
 
 
+def absolute_module(package: str, name: str | None, level: int) -> str | None:
+    """The module ``from <level dots><name> import ...`` names in ``package`` (the importing
+    module's package: the module itself for a package's ``__init__``); ``None`` beyond the top."""
+    if level == 0:
+        return name
+    parts = package.split(".") if package else []
+    if level - 1 > len(parts):
+        return None
+    base = parts[: len(parts) - (level - 1)]
+    return ".".join([*base, *([name] if name else [])]) or None
+
+
 def dotted(node: ast.AST) -> str | None:
     """``a.b.c`` for a chain of attributes on a name, else ``None``."""
     if isinstance(node, ast.Name):

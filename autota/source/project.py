@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from autota.source import growers, vocabulary, wrappers
-from autota.source.prefilter import dotted, held_objects, terminal
+from autota.source.prefilter import absolute_module, dotted, held_objects, terminal
 from autota.source.growers import Grower
 from autota.source.wrappers import LoopWrapper
 
@@ -213,6 +213,12 @@ def project_functions(paths: list[str]) -> ProjectFunctions:
             except OSError:
                 continue
     trees: dict[str, ast.Module | None] = {}
+    modules: dict[str, str] = {}
+
+    def module_of(path: str) -> str:  # a walk up the folders, once a file
+        if path not in modules:
+            modules[path] = module_name(Path(path))
+        return modules[path]
 
     def tree(path: str) -> ast.Module | None:
         if path not in trees:
@@ -225,7 +231,7 @@ def project_functions(paths: list[str]) -> ProjectFunctions:
     for path, text in texts.items():
         if wrappers.may_define(text) and (parsed := tree(path)) is not None:
             found.loop_wrappers.update(
-                {w.name: w for w in wrappers.file_wrappers(parsed, module_name(Path(path))).values()}
+                {w.name: w for w in wrappers.file_wrappers(parsed, module_of(path)).values()}
             )
     candidates = [path for path, text in texts.items() if growers.may_define(text)]
     for _ in range(4):
@@ -233,8 +239,7 @@ def project_functions(paths: list[str]) -> ProjectFunctions:
         for path in candidates:
             parsed = tree(path)
             if parsed is not None:
-                module = module_name(Path(path))
-                found.growers.update({g.name: g for g in growers.file_growers(parsed, module, found.growers).values()})
+                found.growers.update({g.name: g for g in growers.file_growers(parsed, module_of(path), found.growers).values()})
         if len(found.growers) == before:
             break
         names = {name.rpartition(".")[2] for name in found.growers}  # the files that may call one
@@ -247,7 +252,7 @@ def project_functions(paths: list[str]) -> ProjectFunctions:
             if (posix.endswith(f"/{spelled}.py") or posix.endswith(f"/{spelled}/__init__.py") or posix in (
                 f"{spelled}.py", f"{spelled}/__init__.py"
             )) and (parsed := tree(path)) is not None:
-                found.star_exports[name] = star_exports(parsed, module_name(Path(path)))
+                found.star_exports[name] = star_exports(parsed, module_of(path))
     return found
 
 
@@ -484,7 +489,7 @@ class _Reader:
                 local = alias.asname or alias.name.split(".")[0]
                 module.imports[local] = (alias.name if alias.asname else local, None)
         elif kind is ast.ImportFrom:
-            base = _absolute(self.package, node.module, node.level)
+            base = absolute_module(self.package, node.module, node.level)
             for alias in node.names:
                 if alias.name != "*" and base is not None:
                     module.imports[alias.asname or alias.name] = (base, alias.name)
@@ -569,16 +574,6 @@ def _outgoing(module: _Module, functions: list[ast.AST], callees: list[str]):
             path, _, last = rest.rpartition(".")
             parts = [source, *([attribute] if attribute else []), *([path] if path else [])]
             yield ".".join(parts), last
-
-
-def _absolute(package: str, name: str | None, level: int) -> str | None:
-    if level == 0:
-        return name
-    parts = package.split(".") if package else []
-    if level - 1 > len(parts):
-        return None
-    base = parts[: len(parts) - (level - 1)]
-    return ".".join([*base, *([name] if name else [])]) or None
 
 
 def _names_passed(arg: ast.AST) -> set[str]:

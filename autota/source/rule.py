@@ -18,7 +18,7 @@ import libcst as cst
 
 from autota.catalogue import Edit, Finding, Fix, Location
 from autota.source import project, scopes, vocabulary
-from autota.source.prefilter import Facts
+from autota.source.prefilter import Facts, absolute_module
 from autota.source.text import SourceText
 from autota.source.tracing import TracedFunctions
 from autota.source.growers import Grower
@@ -291,9 +291,9 @@ class SourceRule:
         for name in self.qualified_names(func):
             if name.startswith("."):  # `from .backend import fori_loop`
                 path = Path(self.context.path)
-                level = len(name) - len(name.lstrip(".")) - (path.stem == "__init__")
-                package = project.module_name(path).split(".")
-                name = ".".join([*package[: len(package) - level], name.lstrip(".")])
+                module = project.module_name(path)
+                package = module if path.stem == "__init__" else module.rpartition(".")[0]
+                name = absolute_module(package, name.lstrip("."), len(name) - len(name.lstrip(".")))
             if name in imported:
                 return imported[name]
         return None

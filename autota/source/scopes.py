@@ -1058,13 +1058,7 @@ class Semantics:
         """Whether the module star-imports a module outside JAX and NumPy, which may bind any
         name a fix spells (``jnp``, ``lax``, ``int``, ``len``)."""
         if self._foreign_star is None:
-            self._foreign_star = False
-            for line in self.module.body:  # a star import stands at module level only
-                for small in line.body if isinstance(line, cst.SimpleStatementLine) else ():
-                    if isinstance(small, cst.ImportFrom) and isinstance(small.names, cst.ImportStar):
-                        module = get_full_name_for_node(small.module) if small.module is not None else ""
-                        if small.relative or module.split(".")[0] not in ("jax", "numpy"):
-                            self._foreign_star = True
+            self._foreign_star = any(name is None or not jax_or_numpy(name) for name in star_imports(self.module))
         return self._foreign_star
 
     def builtin_shadowed(self, name: str) -> bool:
@@ -1422,6 +1416,22 @@ def _target_path(target: cst.BaseExpression, name: cst.Name) -> tuple[int, ...] 
             if path is not None:
                 return (k, *path)
     return None
+
+
+def star_imports(module: cst.Module) -> list[str | None]:
+    """The modules ``module`` star-imports, in order (``None`` for a relative one): a star
+    import stands at module level only."""
+    return [
+        None if small.relative or small.module is None else get_full_name_for_node(small.module)
+        for line in module.body if isinstance(line, cst.SimpleStatementLine)
+        for small in line.body if isinstance(small, cst.ImportFrom) and isinstance(small.names, cst.ImportStar)
+    ]
+
+
+def jax_or_numpy(module: str) -> bool:
+    """Whether ``module`` is JAX's or NumPy's (a star import of one binds no name a rule reads
+    otherwise)."""
+    return module.split(".")[0] in ("jax", "numpy")
 
 
 def own_method(cls: cst.ClassDef, name: str) -> cst.FunctionDef | None:

@@ -18,6 +18,7 @@ import re
 from dataclasses import dataclass
 
 from autota.source import vocabulary
+from autota.source.prefilter import absolute_module
 
 _KINDS = {name: kind for name, kind in vocabulary.LOOPS.items() if kind in vocabulary.LOOP_PARAMS}
 """``lax``'s own loops (not Flax's lifted ones, whose bodies take a module)."""
@@ -134,11 +135,7 @@ def imported_names(tree: ast.Module, module: str) -> dict[str, str]:
                     root = alias.name.split(".", 1)[0]
                     found[root] = root
         elif isinstance(statement, ast.ImportFrom):
-            base = statement.module or ""
-            if statement.level:
-                parts = package.split(".") if package else []
-                parts = parts[: len(parts) - (statement.level - 1)] if statement.level > 1 else parts
-                base = ".".join([*parts, *([base] if base else [])])
+            base = absolute_module(package, statement.module, statement.level)
             for alias in statement.names:
                 if alias.name != "*":
                     found[alias.asname or alias.name] = f"{base}.{alias.name}" if base else alias.name
