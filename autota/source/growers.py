@@ -21,7 +21,7 @@ import re
 from dataclasses import dataclass, replace
 
 from autota.source import vocabulary
-from autota.source.wrappers import imported_names, qualified_call
+from autota.source.wrappers import imported_names, qualified_call, top_parameter_words
 
 GROWTH = {f"{vocabulary.JNP}.{name}": name for name in vocabulary.GROWTH_FUNCTIONS if name != "stack"}
 """The growth functions a grower may call (``stack`` adds an axis: no growth of the same array)."""
@@ -60,7 +60,7 @@ def may_define(text: str) -> bool:
     if "def " not in text or _GROWTH_CALL.search(text) is None:
         return False
     names = {name for found in _PIECES.finditer(text) for name in found.groups() if name}
-    return any(re.search(rf"^def \w+\([^:]*?\b{name}\b", text, re.M) for name in names)
+    return bool(names) and not names.isdisjoint(top_parameter_words(text))
 
 
 def file_growers(tree: ast.Module, module: str, known: dict[str, Grower]) -> dict[str, Grower]:

@@ -113,6 +113,8 @@ class Facts:
     whether a name can change under a loop)."""
     _passed: list[tuple[Site, frozenset[str], frozenset[str]]] | None = None
     _wrappings: list[tuple[str, str]] | None = None
+    _forms: dict[str, tuple[type, int]] | None = None
+    _method_ids: set[int] = field(default_factory=set)
 
     def passed_names(self) -> list[tuple[Site, frozenset[str], frozenset[str]]]:
         """Each call with the names its arguments mention (``f``, and the ``method`` of
@@ -183,6 +185,42 @@ class Facts:
     def wrapped(self, names: set[str]) -> set[str]:
         """The functions that calling one of ``names`` runs through a wrapper (see :meth:`wrappings`)."""
         return {f for g, f in self.wrappings() if g in names}
+
+    def may_run(self, site: Site, name: str) -> bool:
+        """Whether the call at ``site`` may run a function the file defines as ``name``, as
+        :mod:`autota.source.tracing` follows calls: ``name(...)`` runs a function, ``x.name(...)``
+        a method; and where the file defines several methods ``name``, not a call on a parameter
+        (but a method's own ``self``): its class is unknown. Otherwise every ``.diff(`` of a
+        file with a method ``diff`` was a caller, a few calls up: a whole 7000-line class."""
+        if self._forms is None:
+            methods = {id(s) for _, cls in self.classes for s in cls.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))}
+            kinds: dict[str, list[type]] = {}
+            for f in self.functions:
+                if not isinstance(f.node, ast.Lambda):
+                    kinds.setdefault(f.node.name, []).append(ast.Attribute if id(f.node) in methods else ast.Name)
+            self._method_ids = methods
+            self._forms = {name: (k[0], len(k)) for name, k in kinds.items() if len(set(k)) == 1}
+        form, count = self._forms.get(name, (None, 0))
+        func = site.node.func
+        if form is None:
+            return True
+        if not isinstance(func, form):
+            return False
+        if form is ast.Name or not isinstance(func.value, ast.Name):
+            return True
+        receiver = func.value.id
+        if receiver in self.module_imports and receiver not in self.bound and "*" not in self.bound:
+            return False  # `np.diff(x)`: a module's function
+        if count == 1:
+            return True
+        for depth, function in enumerate(reversed(site.functions)):
+            params = function.args
+            names = [a.arg for a in (*params.posonlyargs, *params.args, *params.kwonlyargs)]
+            names += [a.arg for a in (params.vararg, params.kwarg) if a is not None]
+            if receiver in names:
+                own = depth == 0 and id(function) in self._method_ids and names[0] == receiver
+                return own
+        return True
 
     def calls_named(self, names) -> list[Site]:
         return [s for s in self.calls if self.name(s.node.func) in names]
@@ -524,7 +562,8 @@ def tracing_call_tops(facts: Facts, functions: list[Site]) -> set[int]:
             initializer = not initializer_names.isdisjoint(names)
             if passed and facts.name(call.func) in TRACING_TERMINALS or initializer:
                 found.add(site.top)
-            elif terminal(call.func) in names or passed:  # `g(x)`, or `tree_map(g, x)`: runs as its caller does
+            elif passed or (terminal(call.func) in names and facts.may_run(site, terminal(call.func))):
+                # `g(x)`, or `tree_map(g, x)`: runs as its caller does
                 found.add(site.top)
                 callers.update(f.name for f in site.functions if not isinstance(f, ast.Lambda))
                 if passed and isinstance(call.func, ast.Name):  # `bounded_loop(cond, body, ...)`: a loop combinator of the file
@@ -632,6 +671,61 @@ _COMPOUND = (ast.If, ast.For, ast.AsyncFor, ast.While, ast.Try, ast.With, ast.As
              *((ast.TryStar,) if hasattr(ast, "TryStar") else ()))
 
 
+RECORD_METHODS = frozenset({
+    "__init__", "__new__", "__post_init__", "__check_init__", "__init_subclass__", "__set_name__",
+    "__getattr__", "__getattribute__", "__setattr__", "__delattr__", "__call__", "__getitem__",
+    "__setitem__", "__len__", "__iter__", "__class_getitem__", "__hash__", "__eq__",
+})
+"""The methods that decide what building a class's object and reading its fields give."""
+
+
+def _class_parts(facts: Facts, keep: set[int], tops: list[int]) -> tuple[set[int], set[int]]:
+    """The parts of the file's other classes that the kept code depends on.
+
+    - A class giving its objects an attribute the rules ask the file about (a ``shape`` field
+      or property: ``x.shape[k]`` proves no int then; a ``__len__`` or ``__getitem__`` of its
+      own): the methods that define one.
+    - A class the kept code names (a carry built as ``State(seq, key)`` is a record of its
+      fields): the methods that decide what building and reading its objects give, and those
+      the kept code names, a few calls deep.
+
+    Each such class keeps its own lines (fields, class attributes), and its other methods stay
+    out: a big class named by one function cost its whole text (a 7000-line ``eqx.Module``).
+    Returns the units to keep (those methods; a class of methods alone that none is wanted
+    from, whole) and the classes whose own lines are kept."""
+    named = {n.id if isinstance(n, ast.Name) else n.attr for k in keep for n in _walk_names(facts.units[k])}
+    units: set[int] = set()
+    own_lines: set[int] = set()
+    for k in tops:
+        cls = facts.units[k]
+        if not isinstance(cls, ast.ClassDef) or k in keep:
+            continue
+        asked = not _defined_attributes(cls).isdisjoint(vocabulary.ASKED_ATTRIBUTES)
+        if not asked and cls.name not in named:
+            continue
+        chosen = {m for m in facts.members[k] if not _defined_attributes(facts.units[m]).isdisjoint(vocabulary.ASKED_ATTRIBUTES)}
+        if cls.name in named:
+            wanted = set(RECORD_METHODS) | named
+            grown = True
+            while grown:
+                grown = False
+                for m in facts.members[k]:
+                    if m not in chosen and facts.units[m].name in wanted:
+                        chosen.add(m)
+                        wanted |= {n.id if isinstance(n, ast.Name) else n.attr for n in _walk_names(facts.units[m])}
+                        grown = True
+        if len(facts.members[k]) < len(cls.body):  # fields, a docstring: its lines parse without its methods
+            own_lines.add(k)
+            units |= chosen
+        else:
+            units |= chosen or {k}
+    return units, own_lines
+
+
+def _walk_names(node: ast.AST):
+    return (n for n in ast.walk(node) if isinstance(n, (ast.Name, ast.Attribute)))
+
+
 def slice_module(text: str, facts: Facts, keep: set[int]) -> tuple[str, list[int]]:
     """``text`` without the top-level definitions not in ``keep``, and where its lines came from.
 
@@ -656,17 +750,13 @@ def slice_module(text: str, facts: Facts, keep: set[int]) -> tuple[str, list[int
         if not facts.top_is_definition[k] and k not in methods for name in _nested_definitions(statement)
     }
     keep = keep | {k for k in tops if facts.units[k].name in kept_names}
-    # a class giving its objects an attribute the rules ask the file about (a `shape` field or
-    # property: `x.shape[k]` proves no int then; a `__len__` or `__getitem__` of its own)
-    keep = keep | {
-        k for k in tops if isinstance(facts.units[k], ast.ClassDef)
-        and not _defined_attributes(facts.units[k]).isdisjoint(vocabulary.ASKED_ATTRIBUTES)
-    }
+    class_units, own_lines = _class_parts(facts, keep, tops)
+    keep = keep | class_units
     # a kept class's bases of this file: whether its methods run traced depends on them
     classes = {facts.units[k].name: k for k in tops if isinstance(facts.units[k], ast.ClassDef)}
     # and the classes of this file that take a kept class as a base: a model class makes a mixin's
     # methods its own, and a subclass's overrides are what `self.method(...)` may run
-    held = {k for k in keep | {s for s, m in facts.members.items() if keep.intersection(m)} if k in facts.members}
+    held = {k for k in keep | own_lines | {s for s, m in facts.members.items() if keep.intersection(m)} if k in facts.members}
     while True:
         names = {facts.units[k].name for k in held}
         derived = {
@@ -687,7 +777,7 @@ def slice_module(text: str, facts: Facts, keep: set[int]) -> tuple[str, list[int
     for shell, methods_of_shell in facts.members.items():
         if shell in keep:  # the class is needed whole
             keep = keep | set(methods_of_shell)
-        elif keep.intersection(methods_of_shell):  # some methods are: the class line and its other statements too
+        elif keep.intersection(methods_of_shell) or shell in own_lines:  # some methods are: the class line and its other statements too
             keep = keep | {shell}
     for index, statement in enumerate(facts.units):
         if index in keep or not facts.top_is_definition[index]:

@@ -103,17 +103,26 @@ def traced_elsewhere(paths: list[str], targets: list[str], asked: set[str] | Non
     modules: dict[str, _Module] = {}
     for path in sorted(chosen):
         _add_module(modules, texts[path], names[path], path)
-    # and the modules a target imports: a class there may be the model base of a target's class
+    # and the modules a target imports: a class there may be the model base of a target's class,
+    # and theirs, a few imports up, for the bases of their classes (a re-export, a base's base)
     paths_by_name = {name: path for path, name in names.items() if name}
-    imported = {
-        f"{source}.{attribute}" if attribute is not None else source
-        for module in list(modules.values()) if module.path in targets for source, attribute in module.imports.values()
-    }
-    imported |= {name.rpartition(".")[0] for name in imported}  # `from pkg.mod import Class`
-    for name in sorted(imported):
-        path = paths_by_name.get(name)
-        if path is not None and path not in chosen:
-            _add_module(modules, texts[path], name, path)
+    readers = [module for module in modules.values() if module.path in targets]
+    for _ in range(3):
+        imported = {
+            f"{source}.{attribute}" if attribute is not None else source
+            for module in readers for source, attribute in module.imports.values()
+        }
+        imported |= {name.rpartition(".")[0] for name in imported}  # `from pkg.mod import Class`
+        added = []
+        for name in sorted(imported):
+            path = paths_by_name.get(name)
+            if path is not None and path not in chosen and name not in modules:
+                _add_module(modules, texts[path], name, path)
+                if name in modules:
+                    added.append(modules[name])
+        readers = [module for module in added if module.bases]
+        if not readers:
+            break
     eager = {_defining(modules, target, name) for m in modules.values() for target, name in _outgoing(m, [], m.eager)}
     reached: dict[str, set[str]] = {}
     work = [(m, m.roots) for m in modules.values()]
@@ -137,7 +146,14 @@ def traced_elsewhere(paths: list[str], targets: list[str], asked: set[str] | Non
     # methods a module binds by attribute into a function it hands to a traced call
     # (`jax.pmap(partial(train_step, loss_fn=model.loss_function))`, scenic's trainers): the
     # object's class is not in the file, so each method of that name in a target runs traced
-    bound = set().union(*(_methods_bound_for_tracing(text) for text in texts.values() if "partial" in text))
+    methods = {
+        key.rpartition(".")[2] for module in modules.values() if module.path in targets
+        for key in module.functions if "." in key and (module.name, key) not in eager
+    }
+    attribute = re.compile(r"\.\s*(?:%s)\b" % "|".join(map(re.escape, sorted(methods)))) if methods else None
+    bound = set().union(*(  # only the texts that may bind one of those methods by attribute are parsed
+        _methods_bound_for_tracing(text) for text in texts.values() if "partial" in text and attribute.search(text)
+    )) if attribute is not None else set()
     for module in modules.values():
         if module.path in targets:
             for key in module.functions:
@@ -317,8 +333,8 @@ def _mixin_methods(modules: dict[str, _Module]) -> list[tuple[_Module, str]]:
                 classes.append((modules[target], name))
     models = {
         (module.name, cls) for module in modules.values() for cls, bases in module.bases.items()
-        if any(vocabulary.terminal(b) in MODEL_BASES for b in bases)
-    }
+        if any(_model_base(module, b) and _class_of(modules, module, b)[0] not in modules for b in bases)
+    }  # (a base of the run named like a framework's, `from envs.env import Environment`, is judged as itself)
     grown = True
     while grown:
         grown = False
@@ -332,6 +348,14 @@ def _mixin_methods(modules: dict[str, _Module]) -> list[tuple[_Module, str]]:
         (owner, key) for owner, name in classes for key, f in owner.functions.items()
         if key.startswith(f"{name}.") and f.name != "__init__"
     ]
+
+
+def _model_base(module: _Module, base: str) -> bool:
+    """Whether the base ``base`` of a class of ``module`` is a model class by its last name, seen
+    through an import under another name (``from gymnax... import Environment as GymnaxEnvironment``)."""
+    head, _, rest = base.partition(".")
+    _, attribute = module.imports.get(head, (None, None))
+    return vocabulary.terminal(attribute if attribute is not None and not rest else base) in MODEL_BASES
 
 
 def _class_of(modules: dict[str, _Module], module: _Module, base: str) -> tuple[str | None, str]:

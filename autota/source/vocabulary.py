@@ -434,7 +434,7 @@ MODEL_ENTRIES = frozenset({"apply", "init", "init_with_output"})
 """What a Flax module object's caller calls to run its ``__call__`` (``model.apply(params, x)``)."""
 MODEL_TRANSFORMS = frozenset({"haiku.transform", "haiku.transform_with_state", "haiku.multi_transform"})
 """Haiku's transforms: the function given runs inside the ``init``/``apply`` they return."""
-PARTIAL = frozenset({"functools.partial"})
+PARTIAL = frozenset({"functools.partial", "jax.tree_util.Partial"})
 INITIALIZER_METHODS = {"param": 1, "variable": 2}
 """Methods that run the function at that position as a parameter initializer: Flax's
 ``self.param(name, init_fn, ...)`` and ``self.variable(collection, name, init_fn, ...)``. They are

@@ -51,16 +51,23 @@ _BODY_ARGUMENT = re.compile(
 """A loop call and the name it is given as its body (by position or keyword)."""
 
 
+_TOP_HEADER = re.compile(r"^(?:async[ \t]+)?def[ \t]+\w+[ \t]*\((.*?)\)[ \t]*(?:->[^\n]*?)?:", re.M | re.S)
+"""A top-level ``def``'s header, to the colon that ends it: its parameters, annotations and
+defaults (a default's call or an annotation's brackets are in, the lazy match grows past them)."""
+
+
+def top_parameter_words(text: str) -> set[str]:
+    """The words of the top-level ``def`` headers of ``text``: a superset of their parameters."""
+    return {word for header in _TOP_HEADER.findall(text) for word in re.findall(r"\w+", header)}
+
+
 def may_define(text: str) -> bool:
     """Whether a module's text may define a loop wrapper (a cheap test before reading its AST):
     a loop call whose body is a name that a top-level ``def`` takes as a parameter."""
     if "def " not in text:
         return False
-    for found in _BODY_ARGUMENT.finditer(text):
-        name = next(g for g in found.groups() if g)
-        if re.search(rf"^def \w+\([^:]*?\b{name}\b", text, re.M):
-            return True
-    return False
+    names = {next(g for g in found.groups() if g) for found in _BODY_ARGUMENT.finditer(text)}
+    return bool(names) and not names.isdisjoint(top_parameter_words(text))
 
 
 def file_wrappers(tree: ast.Module, module: str) -> dict[str, LoopWrapper]:

@@ -280,6 +280,50 @@ def test_a_class_derived_from_a_model_class_of_another_module_runs_as_a_model(ca
     assert _codes(capsys, "--select", "AT102", str(tmp_path / "envs" / "rotate.py")) == ["rotate.py:10:17 AT102"]
 
 
+RENAMED_BASE = """\
+from gymnax.environments.environment import Environment as GymnaxEnvironment
+
+
+class Environment(GymnaxEnvironment):
+    pass
+"""
+
+REEXPORT = """\
+from envs.env import Environment
+
+
+class GridEnv(Environment):
+    pass
+"""
+
+THROUGH_REEXPORT = """\
+import jax.numpy as jnp
+
+from envs.grid import Environment
+
+
+class PlayEnv(Environment):
+    def render(self, cells, tiles, size):
+        img = jnp.zeros((cells.shape[0] * size, size, 4), dtype=jnp.uint8)
+        for y in range(cells.shape[0]):
+            img = img.at[y * size:(y + 1) * size].set(tiles[cells[y]])
+        return img
+"""
+
+
+def test_a_model_base_imported_under_another_name_and_re_exported_is_followed(capsys, tmp_path):
+    """Sweep 41b (a procedural-content environment): the run's ``Environment`` is Gymnax's
+    imported as ``GymnaxEnvironment``, and a third module imports it from a second one that
+    re-exports it: the class derived there is an environment, its methods run traced."""
+    (tmp_path / "envs").mkdir()
+    (tmp_path / "envs" / "__init__.py").write_text("")
+    (tmp_path / "envs" / "env.py").write_text(RENAMED_BASE)
+    (tmp_path / "envs" / "grid.py").write_text(REEXPORT)
+    (tmp_path / "envs" / "play.py").write_text(THROUGH_REEXPORT)
+    assert _codes(capsys, "--select", "AT102", str(tmp_path)) == []
+    assert _codes(capsys, "--select", "AT102", str(tmp_path / "envs" / "play.py")) == ["play.py:10:19 AT102"]
+
+
 CHUNKED = """\
 import jax.numpy as jnp
 

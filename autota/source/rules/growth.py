@@ -326,6 +326,27 @@ class GrowthRule(SourceRule):
                 return True
         return False
 
+    def _fixed_branch(self, name: cst.Name, growth: cst.CSTNode, loop: cst.CSTNode) -> cst.If | None:
+        """The ``if`` whose one branch binds ``name`` and whose other holds ``growth``, where its
+        test is the same on every step (names the loop does not bind, constants, ``not``, ``and``,
+        ``or`` and comparisons, no call: ``if pad:``): the growth runs on every step or on none."""
+        for branch in itertools.takewhile(lambda a: a is not loop, self.ancestors(name)):
+            if not isinstance(branch, cst.If) or branch.orelse is None:
+                continue
+            sides = (branch.body, branch.orelse)
+            if not any(self.semantics.within(name, a) and self.semantics.within(growth, b) for a, b in (sides, sides[::-1])):
+                continue
+            allowed = (cst.Name, cst.Integer, cst.SimpleString, cst.UnaryOperation, cst.BooleanOperation, cst.Comparison,
+                       cst.ComparisonTarget, cst.Not, cst.And, cst.Or, cst.Is, cst.IsNot, cst.Equal, cst.NotEqual)
+            parts = self.semantics.find(branch.test, lambda n: True)
+            if all(isinstance(n, allowed) for n in parts) and not any(
+                scopes.binding_role(self.semantics.parents, other)[0] is not None
+                for n in parts if isinstance(n, cst.Name) for other in self.semantics.names_in(loop, n.value)
+            ):
+                return branch
+            return None
+        return None
+
     def _growths_of(self, node: cst.Assign) -> list[Growth]:
         """The growths ``node`` makes: of its one name, or of the names it unpacks a helper's
         tuple into (``alpha, seen = step(alpha, seen, obs)``, where ``step`` returns ``alpha``
@@ -595,9 +616,17 @@ class GrowthRule(SourceRule):
             if id(name) not in growth_targets and scopes.binding_role(self.semantics.parents, name)[0] is not None and (
                 self.semantics.enclosing_scope(name) is scope
             ):
-                if not self._seeds(name, growth.acc, loop):
+                if self._seeds(name, growth.acc, loop):
+                    seed = seed or name
+                    continue
+                flag = self._fixed_branch(name, growth.statement, loop)
+                if flag is None:
                     return "rebound"
-                seed = seed or name
+                return (
+                    f"`{growth.acc}` grows on every step or on none, as `{self.code_of(flag.test)}` decides once for the "
+                    f"loop, and the other branch binds it anew (line {self.start_line(name)}); the fix collects the pieces "
+                    "of a loop that only grows the array"
+                )
         if seed is not None:
             return (
                 f"the first step binds `{growth.acc}` to its first piece (line {self.start_line(seed)}); the fix "
@@ -1428,12 +1457,17 @@ class GrowthRule(SourceRule):
         else:
             target = loop.target
         entries = {n.value for n in self.semantics.find(target, lambda x: isinstance(x, cst.Name))} if target else set()
+        # `for row, col, v in specs`: the entry's parts name its slots, where the entries are
+        # records; `for i, x in zip(order, rows)` walks a sequence of slots beside the rows
+        unpacked = isinstance(target, (cst.Tuple, cst.List)) and not self._parallel(loop.iter)
         index = [part.value if isinstance(part, cst.Index) else part for part in parts]
+        if unpacked and any(self._is_var_plus_constant(part, name) for part in index for name in entries):
+            return True  # a part of the entry is the slot (`grid.at[row, col]`)
         if any(self._is_var_plus_constant(part, name) for part in index for name in entries | {counter} - {None}):
             return False  # the entry is the slot
         moving = {counter} | self._running_offsets(loop) - {None}
         sources, pending, followed = list(index), list(index), set()
-        while pending and len(followed) < 8:
+        while pending and len(followed) < 16:
             for name in self.semantics.variables(pending.pop()):
                 if name.value in moving:
                     return False  # a counter, or an offset the loop advances (`r += m.shape[0]`): a new block a step
@@ -1446,6 +1480,13 @@ class GrowthRule(SourceRule):
             isinstance(self.parent(name), (cst.Attribute, cst.Index, cst.Subscript)) or self._read_by_helper(name)
             for source in sources for name in self.semantics.variables(source) if name.value in entries
         )
+
+    def _parallel(self, iterator: cst.BaseExpression) -> bool:
+        """Whether a loop walks sequences side by side (``zip(order, rows)``, also under
+        ``enumerate``): its target's parts come from different sequences, not from one entry."""
+        while isinstance(iterator, cst.Call) and self.matches(iterator.func, {"builtins.enumerate"}) and iterator.args:
+            iterator = iterator.args[0].value
+        return isinstance(iterator, cst.Call) and self.matches(iterator.func, {"builtins.zip"}) is not None
 
     def _running_offsets(self, loop: cst.For | cst.While) -> set[str]:
         """The names that every step of ``loop`` advances (``r += m.shape[0]`` in its body,
@@ -1532,7 +1573,7 @@ class GrowthRule(SourceRule):
                 if isinstance(node, cst.Subscript):
                     if self.code_of(node.value) in bufs and (index is None or self._slice_code(node.slice) == index):
                         return True
-                elif id(node) not in followed and len(followed) < 16:
+                elif id(node) not in followed and len(followed) < 16 and self._names_value(node):
                     followed.add(id(node))
                     # the value that reaches this read in straight-line code, else every value
                     # the name is given (`problem` bound under an `if` on an earlier step)
@@ -1542,6 +1583,15 @@ class GrowthRule(SourceRule):
                     else:
                         pending += self.semantics.value_sources(node) or []
         return False
+
+    def _names_value(self, name: cst.Name) -> bool:
+        """Whether ``name`` reads a variable: not an attribute's name (``.reshape``, ``.shape``)
+        or a keyword (``axis=``), which a search of the values a name is given must not spend
+        its budget on."""
+        parent = self.parent(name)
+        if isinstance(parent, cst.Attribute) and parent.attr is name:
+            return False
+        return not (isinstance(parent, cst.Arg) and parent.keyword is name)
 
     def _slice_code(self, elements) -> str:
         return ", ".join(self.code_of(element.slice) for element in elements)

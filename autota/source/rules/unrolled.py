@@ -410,7 +410,8 @@ class UnrolledLoopRule(SourceRule):
         an int: a bound of a slice whose length changes with it (``x[k + 1:n]``, not
         ``x[i:i + 2]``), a ``range`` argument, the test of an ``if`` or a conditional expression, an index into a container that ``function``
         assigns items of (``parts[j] = ...``, which JAX arrays refuse) or that is a list, tuple or
-        dict display, or whose item is called (``layers[k](x)``: no array is callable), a
+        dict display, or whose item is called (``layers[k](x)``: no array is callable), a string
+        made of it (``"w%d" % (l + 1)``, ``f"w{l}"``, ``str(l)``: a dict key, a layer's name), a
         boolean mask computed from it (``x[np.arange(n) != i]``, whose size must be concrete), a keyword argument that JAX needs static (``axis=``, ``shape=``, see
         :data:`vocabulary.STATIC_KEYWORDS`), or an argument of a function of this module that uses it so.
         A test of the index itself against one of ``edges`` (``t == T - 1``) is not: see :meth:`_edges`.
@@ -478,9 +479,15 @@ class UnrolledLoopRule(SourceRule):
             for target in ([t.target for t in a.targets] if isinstance(a, cst.Assign) else [a.target])
             if isinstance(target, cst.Subscript) and isinstance(_root(target), cst.Name)
         }
-        kinds = (cst.Slice, cst.Call, cst.Subscript, cst.If, cst.IfExp, cst.While)
+        kinds = (cst.Slice, cst.Call, cst.Subscript, cst.If, cst.IfExp, cst.While, cst.BinaryOperation, cst.FormattedStringExpression)
         for node in self.semantics.find(tree, lambda n: isinstance(n, kinds)):
-            if isinstance(node, (cst.If, cst.IfExp, cst.While)):
+            if isinstance(node, cst.FormattedStringExpression):
+                if uses_value(node.expression):
+                    return True  # `f"w{l}"`: a string made of the index (a dict key, a name)
+            elif isinstance(node, cst.BinaryOperation):
+                if isinstance(node.operator, cst.Modulo) and isinstance(node.left, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)) and uses_value(node.right):
+                    return True  # `"w%d" % (l + 1)`
+            elif isinstance(node, (cst.If, cst.IfExp, cst.While)):
                 if control and uses(node.test) and not (isinstance(node, (cst.If, cst.IfExp)) and _tests_edge(self, node.test, names, edges)):
                     return True  # Python control flow on the index
             elif isinstance(node, cst.Slice) or isinstance(node, cst.Call) and self.matches(node.func, {"builtins.slice"}):
@@ -490,8 +497,12 @@ class UnrolledLoopRule(SourceRule):
                 if uses(lower) and not fixed_length(lower, upper):
                     return True  # `x[start:end]`, `end = min(n, start + size)`: a length that may change
             elif isinstance(node, cst.Call):
-                if self.matches(node.func, {"builtins.range"}) and any(uses(a.value) for a in node.args):
-                    return True
+                if self.matches(node.func, {"builtins.range", "builtins.str", "builtins.repr"}) and any(uses(a.value) for a in node.args):
+                    return True  # (`str(l)`: a string made of the index)
+                if isinstance(node.func, cst.Attribute) and node.func.attr.value == "format" and isinstance(
+                    node.func.value, (cst.SimpleString, cst.ConcatenatedString)
+                ) and any(uses_value(a.value) for a in node.args):
+                    return True  # `"w{}".format(l)`
                 if any(a.keyword is not None and a.keyword.value in vocabulary.STATIC_KEYWORDS and uses_value(a.value)
                        for a in node.args):
                     return True  # `jnp.cumsum(x, axis=k)`: JAX refuses a traced axis, shape or count

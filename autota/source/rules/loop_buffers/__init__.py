@@ -40,6 +40,11 @@ from autota.source.rules.loop_buffers.while_loops import WhileLoops
 
 ONE_STEP = 1
 """A ``fori_loop`` of at most this many constant steps runs its body once: no buffer grows with it."""
+RESHAPING_METHODS = frozenset({"reshape", "squeeze", "ravel", "flatten", "transpose", "swapaxes"})
+RESHAPING_FUNCTIONS = frozenset(
+    f"{vocabulary.JNP}.{name}" for name in ("reshape", "squeeze", "ravel", "expand_dims", "transpose", "swapaxes", "atleast_1d", "atleast_2d")
+)
+"""Array methods and functions whose result is the same elements, in the same dtype, reshaped."""
 
 
 SELECT_TERMINALS = frozenset(vocabulary.terminal(name) for name in WHERE)
@@ -119,11 +124,12 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
                 # every definition that mentions a module-level body: the fix rewrites a body only
                 # where the loop is its sole use, which the rule can judge only if it sees the others
                 # (a nested body's uses lie in its own function, kept whole)
-                if mentioned_by is None:
+                if mentioned_by is None:  # a class by its own lines: each method is a unit of its own
                     mentioned_by = {}
                     for top, unit in enumerate(facts.units):
                         if facts.top_is_definition[top]:
-                            for name in mentioned(unit):
+                            parts = _shell_parts(unit) if top in facts.members else (unit,)
+                            for name in set().union(*(mentioned(part) for part in parts)):
                                 mentioned_by.setdefault(name, set()).add(top)
                 for f in reached:
                     if not f.functions:
@@ -150,11 +156,7 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
                 around.extend(f for f in facts.functions if any(f.node is g for g in call.functions))
         if around:
             needed |= prefilter.tracing_call_tops(facts, around)
-        if needed:  # the classes the kept code names: a carry built as `State(seq, key)` is a record of their fields
-            named = set().union(*(mentioned(facts.units[k]) for k in needed))
-            top_level = {id(node) for node in facts.tree.body}
-            needed |= {top for top, node in facts.classes if id(node) in top_level and node.name in named}
-        return needed
+        return needed  # (and the classes the kept code names: see prefilter.slice_module)
 
     def __init__(self, context) -> None:
         super().__init__(context)
@@ -256,6 +258,8 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
         write = group[0]
         if self._rewritten_whole(body, write, group):
             return None  # the loop's state, all of it recomputed each step (`y = y + d`): no rows
+        if len({w.axis for w in group if w.axis is not None}) > 1:
+            return None  # a row and a column each step (`F.at[:, i]`, `F.at[i, :]`: balancing a matrix): no rows to stack
         uses = self._other_reads(body, write.buf, group)
         # uses that read no rows back but keep the buffer in the body: its shape, the written slot
         one_slot = all(w.index is not None and w.index.deep_equals(write.index) for w in group)  # `t.at[k]` set twice
@@ -289,13 +293,14 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
             return None  # several slots the data picks, each step (a pair's two agents): a scatter into state, no row a step
         integer_row = init is not None and self._carried_integer(body, init.value, write.row)
         if kind == "while":  # `grad` cannot go through it, so nothing is saved: AT202, whatever it reads
-            if exact or integer_row or self._gradient_free(write.row) or self._invariant(body, write.index):
+            if exact or integer_row or self._gradient_free(self._written_value(write)) or self._invariant(body, write.index):
                 return None
             return Verdict()
         slots = all(self._reads_fixed_rows(name, write.axis) for name in reads)
         if reads and previous is None and not slots:
             return Verdict(read=reads[0])  # beyond single slots: `grad` may save as much as the buffer every step
-        if exact or integer_row or self._constant_row(write.row) or self._gradient_free(write.row) or self._invariant(body, write.row):
+        value = self._written_value(write)
+        if exact or integer_row or self._constant_row(value) or self._gradient_free(value) or self._invariant(body, write.row):
             return None  # no cotangent, or a buffer cleared or filled with one value or flags: nothing `grad` goes through
         # read at single slots along the written axis only (`buf[t - 2]`): `grad` saves at most those
         # rows, not the buffer; the buffer is still carried, and the reads keep it in the body
@@ -458,7 +463,8 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
     def _gradient_free(self, row: cst.BaseExpression | None) -> bool:
         """Whether a written row visibly has no gradient: a bool literal (a mask cleared slot by
         slot, ``mask.at[i].set(False)``), a comparison or a logical combination of comparisons
-        (``(err == 0) & (err != 1)``), or an integer result (``jnp.argmax``, a
+        (``(err == 0) & (err != 1)``), an integer or boolean array made or cast
+        (``jnp.array([r, c, 3], dtype=jnp.int32)``), or an integer result (``jnp.argmax``, a
         ``jax.random.categorical`` draw: a decoder's next token), also cast (``.astype``), directly or through a name
         bound once to one, or a part of one (``tok[:2]``). The buffer then collects nothing that
         ``grad`` could go through (a buffer that starts as constants keeps a zero tangent: JAX
@@ -467,8 +473,8 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
         result of a function of this file counts where each of its ``return`` s gives such a value
         there (``tok, _ = self.pick(logits)`` where ``pick`` returns ``jnp.argmax(...), None``)."""
         position: int | None = None
-        while isinstance(row, cst.Subscript):  # `tok[:2]`: a part of an integer array is one
-            row = row.value
+        while (inner := self._reshaped(row)) is not None:  # `tok[:2]`, `tok.reshape(-1, 1)`: still an integer array
+            row = inner
         if isinstance(row, cst.Name) and not is_bool_literal(row):
             reaching = self.semantics.reaching_value(row)
             if reaching is not None and len(reaching[0]) <= 1:
@@ -478,8 +484,8 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
             return True
         if not isinstance(row, cst.Call):
             return False
-        if position is None and self.matches(row.func, vocabulary.INTEGER_RESULTS) is not None:
-            return True
+        if position is None and (self.matches(row.func, vocabulary.INTEGER_RESULTS) is not None or self._modeler().exact_dtype(row)):
+            return True  # (`jnp.array([r, c, 3], dtype=jnp.int32)`: an integer array made, of no gradient)
         if position is None and isinstance(row.func, cst.Attribute) and row.func.attr.value == "astype":
             return self._gradient_free(row.func.value)  # `randint(...).astype(float)`: a cast of no gradient has none
         function = self._modeler().callable(row.func)
@@ -494,6 +500,33 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
         return bool(given) and all(
             isinstance(v, cst.Call) and self.matches(v.func, vocabulary.INTEGER_RESULTS) is not None for v in given
         )
+
+    def _written_value(self, write: Write) -> cst.BaseExpression | None:
+        """The row a write sets, or where the rewrite cannot take it as one (``.set(v, mode=...)``,
+        an update not visibly one slot thick, ``ids.reshape(-1, 1)``) the value it writes: whether
+        that has a gradient does not depend on its shape."""
+        if write.row is not None or write.form not in ("at", "dus", "dus_in_dim", "dui_in_dim"):
+            return write.row
+        update = "update" if write.form != "at" else None
+        for position, arg in enumerate(write.call.args):
+            if arg.keyword is not None and arg.keyword.value == update or arg.keyword is None and not arg.star and (
+                position == (1 if update else 0)
+            ):
+                return arg.value
+        return None
+
+    def _reshaped(self, row: cst.BaseExpression | None) -> cst.BaseExpression | None:
+        """The array that ``row`` takes a part of or reshapes, keeping its dtype: ``x[:2]``,
+        ``x.reshape(-1, 1)``, ``x.squeeze()``, ``jnp.expand_dims(x, 1)``; else ``None``."""
+        if isinstance(row, cst.Subscript):
+            return row.value
+        if not isinstance(row, cst.Call) or any(a.star for a in row.args):
+            return None
+        if isinstance(row.func, cst.Attribute) and row.func.attr.value in RESHAPING_METHODS:
+            return row.func.value
+        if row.args and row.args[0].keyword is None and self.matches(row.func, RESHAPING_FUNCTIONS) is not None:
+            return row.args[0].value
+        return None
 
     def _one_step(self, args: dict) -> bool:
         """Whether a ``fori_loop``'s bounds are at most :data:`ONE_STEP` apart: int literals
@@ -540,6 +573,8 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
                 continue
             if isinstance(value, (cst.BinaryOperation, cst.UnaryOperation)) and self.semantics.names_in(value, write.buf):
                 return True
+            if self._arithmetic_helper(value, write.buf):
+                return True  # `salt = diffuse(salt, 0.1)`, a helper returning arithmetic on it
             found = scopes.at_call(value)
             if found is not None and isinstance(found[0], cst.Name) and found[0].value == write.buf and any(
                 isinstance(e.slice, cst.Slice) and (e.slice.lower is not None or e.slice.upper is not None)
@@ -547,6 +582,26 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
             ):
                 return True
         return False
+
+    def _arithmetic_helper(self, value: cst.BaseExpression, buf: str) -> bool:
+        """Whether ``value`` calls a function of this file with ``buf`` by position, and each
+        ``return`` of it is arithmetic on that parameter (``return salt + d * (...)``)."""
+        if not isinstance(value, cst.Call) or not isinstance(value.func, cst.Name):
+            return False
+        helper = self.semantics.binding(value.func)
+        if not isinstance(helper, cst.FunctionDef):
+            return False
+        params = [p.name.value for p in (*helper.params.posonly_params, *helper.params.params)]
+        passed = [
+            params[k] for k, a in enumerate(value.args[: len(params)])
+            if a.keyword is None and not a.star and isinstance(a.value, cst.Name) and a.value.value == buf
+        ]
+        returns = self.semantics.own_nodes(helper, lambda n: isinstance(n, cst.Return))
+        return bool(passed) and bool(returns) and all(
+            isinstance(r.value, (cst.BinaryOperation, cst.UnaryOperation))
+            and any(self.semantics.names_in(r.value, p) for p in passed)
+            for r in returns
+        )
 
     def _carried_integer(self, body: Body, init: cst.BaseExpression, row: cst.BaseExpression | None) -> bool:
         """Whether the written row is a value of the carry, as the body unpacked it, that the
@@ -778,3 +833,11 @@ def _logical(row: cst.BaseExpression, gradient_free) -> bool:
     if isinstance(row, cst.BinaryOperation) and isinstance(row.operator, (cst.BitAnd, cst.BitOr, cst.BitXor)):
         return gradient_free(row.left) and gradient_free(row.right)
     return isinstance(row, cst.BooleanOperation) and gradient_free(row.left) and gradient_free(row.right)
+
+
+def _shell_parts(cls: ast.ClassDef) -> list[ast.AST]:
+    """A class's own parts, without its methods: bases, keywords, decorators and other statements."""
+    return [
+        *cls.bases, *cls.keywords, *cls.decorator_list,
+        *(s for s in cls.body if not isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))),
+    ]

@@ -1482,7 +1482,7 @@ def _merge(a: Value, b: Value, node: cst.CSTNode, static: bool = False) -> Value
         if isinstance(written, Written) and (_same(written.base, other) or static and isinstance(written.base, Carry)):
             form = "flag" if static else "some-steps"
             return Written(
-                written.base, written.index, written.index_node, written.call, form, None, written.method, written.axis
+                written.base, written.index, written.index_node, written.call, form, written.row, written.method, written.axis
             )
     return Opaque(node)
 
