@@ -21,7 +21,7 @@ import re
 from dataclasses import dataclass, replace
 
 from autota.source import vocabulary
-from autota.source.wrappers import imported_names, qualified_call, top_parameter_words
+from autota.source.wrappers import TopHeaders, imported_names, qualified_call
 
 GROWTH = {f"{vocabulary.JNP}.{name}": name for name in vocabulary.GROWTH_FUNCTIONS if name != "stack"}
 """The growth functions a grower may call (``stack`` adds an axis: no growth of the same array)."""
@@ -48,19 +48,24 @@ _GROWTH_CALL = re.compile(r"\b(?:jnp|np|numpy|onp)\.(?:%s)\(|import\b[^\n]*\b(?:
 is not one."""
 
 
-_PIECES = re.compile(r"\b(?:%s)\(\s*[\[(]?\s*(\w+)(?:[^\])]*,\s*(\w+)\s*[\])])?" % "|".join(GROWTH.values()))
-"""A growth call's first piece (``append``'s array) and, where the pieces are a display, its last."""
+_PIECES = re.compile(r"\b(?:%s)\(\s*[\[(]?\s*(?:(\w+)(?=\s*[,\])]))?(?:[^\])]*,\s*(?!None\b)(\w+)\s*[\])])?" % "|".join(GROWTH.values()))
+"""A growth call's first piece (``append``'s array), where it is a name, and, where the pieces are a
+display, its last (``arr[1:]`` is no name, but ``arr`` of ``[x, arr]`` is)."""
 
 
 def may_define(text: str) -> bool:
     """Whether a module's text may define a grower that grows by a call of its own (a cheap test
     before reading its AST): a growth call through a NumPy-like module whose first or last piece
-    is a name some top-level ``def`` takes as a parameter. One that calls another's grower is
+    is a name the top-level ``def`` around it takes as a parameter. One that calls another's grower is
     found by that grower's name."""
     if "def " not in text or _GROWTH_CALL.search(text) is None:
         return False
-    names = {name for found in _PIECES.finditer(text) for name in found.groups() if name}
-    return bool(names) and not names.isdisjoint(top_parameter_words(text))
+    headers = None
+    for found in _PIECES.finditer(text):
+        headers = headers or TopHeaders(text)
+        if any(name in headers.words_around(found.start()) for name in found.groups() if name):
+            return True
+    return False
 
 
 def file_growers(tree: ast.Module, module: str, known: dict[str, Grower]) -> dict[str, Grower]:

@@ -280,8 +280,12 @@ class Facts:
 def _jit_named(decorator: ast.AST) -> bool:
     """A decorator whose own name says it jits (``jit_method``, ``jit_class``): see
     :func:`autota.source.tracing._jit_named`."""
-    name = terminal(decorator.func if isinstance(decorator, ast.Call) else decorator) or ""
-    return vocabulary.says_jit(name)
+    func = decorator.func if isinstance(decorator, ast.Call) else decorator
+    root = func
+    while isinstance(root, ast.Attribute):
+        root = root.value
+    spelled = root.id if isinstance(root, ast.Name) and root is not func else None
+    return vocabulary.says_jit(terminal(func) or "") and spelled not in vocabulary.OTHER_COMPILERS
 
 
 def _mentions(expr: ast.AST, names, facts: Facts) -> bool:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import bisect
 import dataclasses
 import itertools
 import unicodedata
@@ -696,6 +697,10 @@ class Semantics:
         self._bound_values: dict[tuple[int, str], list[cst.BaseExpression] | None] = {}
         self._value_sources: dict[tuple[int, str], list[cst.BaseExpression] | None] = {}
         self._bindings: dict[tuple[int, str], list[tuple[str, cst.CSTNode, int]]] = {}
+        self._binds_here: dict[tuple[int, str], bool] = {}
+        self._top_orders: dict[tuple[int, str], list[int]] = {}
+        """For each list of :attr:`by_top`, the places of its names in :attr:`nodes`, ascending."""
+        self._single_assignments: dict[tuple[int, str], cst.BaseExpression | None] = {}
 
     # -- where nodes are ---------------------------------------------------------------------
     def unnormalized_name(self) -> str | None:
@@ -796,8 +801,15 @@ class Semantics:
             return list(self.by_value.get(name, ()))
         if tree not in self._order:
             return names(tree, name)
+        key = (id(self.top(tree)), name)
+        found = self.by_top.get(key)
+        if not found:
+            return []
+        if key not in self._top_orders:  # a class of a thousand lines is one statement: search, not filter
+            self._top_orders[key] = [self._order[n] for n in found]
+        orders = self._top_orders[key]
         start, end = self._order[tree], self._end(tree)
-        return [n for n in self.by_top.get((id(self.top(tree)), name), ()) if start <= self._order[n] <= end]
+        return found[bisect.bisect_left(orders, start):bisect.bisect_right(orders, end)]
 
     def variables(self, tree: cst.CSTNode, name: str | None = None) -> list[cst.Name]:
         """The ``Name`` nodes below ``tree`` (spelled ``name``, if given) that stand for a variable:
@@ -1339,7 +1351,14 @@ class Semantics:
         """Whether ``scope`` binds ``name`` (so an outer value is not what it holds): by assignment
         or unpacking in its own code, or by ``for``/``with``/``del``/augmented assignment/``:=``/
         ``global`` anywhere below it. Asked of the index, not by walking the scope (a class of a
-        hundred test methods is one scope)."""
+        hundred test methods is one scope), and answered once a scope and name: the module's
+        answer costs every read of the name in the file."""
+        key = (id(scope), name)
+        if key not in self._binds_here:
+            self._binds_here[key] = self._binds_in(scope, name)
+        return self._binds_here[key]
+
+    def _binds_in(self, scope: cst.CSTNode, name: str) -> bool:
         for node in self.names_in(scope, name):
             role, holder = binding_role(self.parents, node)
             if role == "other" or role in ("plain", "unpack") and self.enclosing_scope(node) is scope:
@@ -1360,7 +1379,13 @@ class Semantics:
 
     def single_assignment(self, scope: cst.CSTNode, name: str) -> cst.BaseExpression | None:
         """The value of the one plain ``name = value`` of ``scope``'s own code, if nothing else
-        binds ``name`` there."""
+        binds ``name`` there (once a scope and name, as :meth:`binds_here`)."""
+        key = (id(scope), name)
+        if key not in self._single_assignments:
+            self._single_assignments[key] = self._single_assignment(scope, name)
+        return self._single_assignments[key]
+
+    def _single_assignment(self, scope: cst.CSTNode, name: str) -> cst.BaseExpression | None:
         values = []
         for node in self.names_in(scope, name):
             role, holder = binding_role(self.parents, node)

@@ -428,6 +428,14 @@ class TracedFunctions:
                     self._mark(arg.value, Traced("loop-body", call))
         if self._custom_derivative(call.func) and call.args:  # `f = jax.custom_vjp(g)`
             self._hand_undifferentiated(call.args[0].value)
+        solver = self.rule.matches(call.func, vocabulary.IMPLICIT_SOLVES)
+        for keyword, index in vocabulary.IMPLICIT_SOLVES.get(solver, ()):  # `lax.custom_linear_solve(mv, b, solve)`
+            for position, arg in enumerate(call.args):
+                if arg.keyword is not None and arg.keyword.value == keyword or arg.keyword is None and position == index and not any(
+                    a.star for a in call.args[: index + 1]
+                ):
+                    self._mark(arg.value, Traced("transform", call))
+                    self._hand_undifferentiated(arg.value)
         method = call.func.attr.value if isinstance(call.func, cst.Attribute) else None
         if method == vocabulary.DEFINE_VJP:  # `f.defvjp(fwd, bwd)`: both run only under differentiation
             rules = dict(zip(("fwd", "bwd"), [a.value for a in call.args if a.keyword is None]))
@@ -645,14 +653,19 @@ class TracedFunctions:
     def _jit_named(self, decorator: cst.BaseExpression) -> bool:
         """Whether a decorator's own name says it jits (``jit_method``, ``jit_class``, ``my_jit``,
         ``filter_jit``): a project's wrapper of ``jax.jit``, whose functions run traced; not one
-        imported from another compiler (numba's ``njit``). The node of such a trace is the
+        imported from another compiler (numba's ``njit``), nor one reached through a name spelled
+        as such a package (``triton.jit`` where a helper returned the module). The node of such a trace is the
         function itself, not the decorator: its static arguments are unknown. Also through a
         ``partial`` (``@partial(K.jit, static_argnums=1)``) and as a call (``K.jit(f)``)."""
         if isinstance(decorator, cst.Call) and self.rule.matches(decorator.func, PARTIAL) and decorator.args:
             decorator = decorator.args[0].value
         func = decorator.func if isinstance(decorator, cst.Call) else decorator
         name = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
-        return vocabulary.says_jit(name) and not any(
+        root = func
+        while isinstance(root, cst.Attribute):
+            root = root.value
+        spelled = root.value if isinstance(root, cst.Name) and root is not func else None  # `triton` of `triton.jit`
+        return vocabulary.says_jit(name) and spelled not in vocabulary.OTHER_COMPILERS and not any(
             q.split(".", 1)[0] in vocabulary.OTHER_COMPILERS for q in self.rule.qualified_names(func)
         )
 

@@ -344,6 +344,12 @@ REVERSE_TRANSFORMS = frozenset(
 SHALLOW_COPIES = frozenset({"builtins.dict", "builtins.list", "builtins.tuple", "copy.copy"})
 """Calls that copy a container's entries as they are (``state = dict(state)`` before writing
 one): the arrays inside are the same, nothing of them is read."""
+IMPLICIT_SOLVES = {
+    "jax.lax.custom_linear_solve": (("solve", 2), ("transpose_solve", 3)),
+    "jax.lax.custom_root": (("solve", 2), ("tangent_solve", 3)),
+}
+"""Solvers whose derivative is implicit: ``grad`` goes through the linear system they solve,
+never through the solving functions given (by keyword, and at that position)."""
 DEFINE_VJP = "defvjp"
 """The method of a ``jax.custom_vjp`` function that takes its forward and backward rules."""
 TRACES_ARGUMENTS = frozenset({"jax.jit", "jax.pmap", "jax.experimental.pjit.pjit"})

@@ -14,6 +14,7 @@ the files of a run for the modules that import them (:func:`autota.source.projec
 from __future__ import annotations
 
 import ast
+import bisect
 import re
 from dataclasses import dataclass
 
@@ -56,18 +57,37 @@ _TOP_HEADER = re.compile(r"^(?:async[ \t]+)?def[ \t]+\w+[ \t]*\((.*?)\)[ \t]*(?:
 defaults (a default's call or an annotation's brackets are in, the lazy match grows past them)."""
 
 
-def top_parameter_words(text: str) -> set[str]:
-    """The words of the top-level ``def`` headers of ``text``: a superset of their parameters."""
-    return {word for header in _TOP_HEADER.findall(text) for word in re.findall(r"\w+", header)}
+class TopHeaders:
+    """The top-level ``def`` headers of a module's text, by where they start: which words the
+    header of the ``def`` around a place holds (a superset of its parameters)."""
+
+    def __init__(self, text: str) -> None:
+        found = [(m.start(), m.group(1)) for m in _TOP_HEADER.finditer(text)]
+        self.starts = [start for start, _ in found]
+        self._headers = [header for _, header in found]
+        self._words: dict[int, set[str]] = {}
+
+    def words_around(self, offset: int) -> set[str]:
+        """The words of the header of the last top-level ``def`` that starts before ``offset``."""
+        k = bisect.bisect_right(self.starts, offset) - 1
+        if k < 0:
+            return set()
+        if k not in self._words:
+            self._words[k] = set(re.findall(r"\w+", self._headers[k]))
+        return self._words[k]
 
 
 def may_define(text: str) -> bool:
     """Whether a module's text may define a loop wrapper (a cheap test before reading its AST):
-    a loop call whose body is a name that a top-level ``def`` takes as a parameter."""
+    a loop call whose body is a name that the top-level ``def`` around it takes as a parameter."""
     if "def " not in text:
         return False
-    names = {next(g for g in found.groups() if g) for found in _BODY_ARGUMENT.finditer(text)}
-    return bool(names) and not names.isdisjoint(top_parameter_words(text))
+    headers = None
+    for found in _BODY_ARGUMENT.finditer(text):
+        headers = headers or TopHeaders(text)
+        if next(g for g in found.groups() if g) in headers.words_around(found.start()):
+            return True
+    return False
 
 
 def file_wrappers(tree: ast.Module, module: str) -> dict[str, LoopWrapper]:

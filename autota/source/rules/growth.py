@@ -44,6 +44,12 @@ UPDATE_METHODS = prefilter.UPDATE_METHODS
 POSITION_ARRAYS = frozenset({f"{JNP}.arange", "jax.lax.iota", f"{JNP}.indices", "jax.lax.broadcasted_iota"})
 """Arrays of positions: a comparison of one with the loop index is a one-hot mask of one row."""
 COMBINING = frozenset(UPDATE_METHODS) - {"set"}
+INDEX_SEQUENCES = frozenset({
+    "builtins.zip", "itertools.product", "itertools.combinations", "itertools.permutations",
+    "itertools.combinations_with_replacement", "numpy.ndindex",
+})
+"""Iterables whose items are positions walked one a step, or parts of several sequences side by
+side: a loop unpacking them names a slot a step, not an entry's own slot."""
 """The ``x.at[...]`` methods that combine the old value with the new one."""
 DYNAMIC_UPDATES = frozenset(
     {
@@ -1110,6 +1116,8 @@ class GrowthRule(SourceRule):
             self._entry_repeated(target.slice[0].slice.value, parts, outer) for outer in loops
         ) and not self._membership_tested(target, loop):
             return  # `rows[i] = rows[i].at[0].set(v)`: a different array each step, each updated once
+        if isinstance(target, cst.Subscript) and self._last_appended(target, loop, statement):
+            return  # `tmp.append(x)` then `tmp[-1] = tmp[-1].at[:k].set(0)`: the step's own new array
         # the loops of a few constant steps (`for k in range(3)`) set a few slots, whatever the input:
         # judged by the others, state overwritten in place copies it each step but does not grow
         long = [outer for outer in loops if not self.few_trips(outer)]
@@ -1124,7 +1132,7 @@ class GrowthRule(SourceRule):
             self._picked_by_data(parts, loops)
         ):
             return  # added where the data says (a histogram): state of a fixed size, not rows
-        if self._entries_say_where(parts, loop):
+        if self._entries_say_where(parts, loop, call.args[0].value if call.args and not call.args[0].star else None):
             return  # each entry of a collection writes where it says (parameter groups, entity classes)
         if self._masked(call):
             return  # a boolean mask picks the slots (`out.at[labels == k].set(i)`): not one row a step
@@ -1362,6 +1370,29 @@ class GrowthRule(SourceRule):
                     return False
         return self._reads_loop_targets(parts, [loop])
 
+    def _last_appended(self, target: cst.Subscript, loop: cst.CSTNode, statement: cst.CSTNode) -> bool:
+        """Whether ``target`` is ``items[-1]`` of a list that every step of ``loop`` appends to
+        before ``statement`` (a statement of the loop's own body, outside branches): the entry is
+        the array the step appended, a different one each step."""
+        key = target.slice[0].slice.value if len(target.slice) == 1 and isinstance(target.slice[0].slice, cst.Index) else None
+        if scopes.int_value(key) != -1 or not isinstance(loop, (cst.For, cst.While)):
+            return False
+        container = self.code_of(target.value)
+        for line in loop.body.body:
+            if line is statement or self.semantics.within(statement, line):
+                return False
+            if isinstance(line, cst.SimpleStatementLine) and any(
+                isinstance(small, cst.Expr) and isinstance(small.value, cst.Call)
+                and isinstance(small.value.func, cst.Attribute) and small.value.func.attr.value == "append"
+                and self.code_of(small.value.func.value) == container
+                for small in line.body
+            ):
+                return self.semantics.within(statement, loop.body) and any(
+                    s is statement or self.semantics.within(statement, s) for s in loop.body.body
+                    if isinstance(s, cst.SimpleStatementLine)
+                )
+        return False
+
     def _membership_tested(self, target: cst.Subscript, loop: cst.CSTNode) -> bool:
         """Whether ``loop`` tests the entry's key for membership in the collection (``if key not
         in stacked: stacked[key] = jnp.zeros(...)``): an entry made on its key's first step and
@@ -1427,14 +1458,17 @@ class GrowthRule(SourceRule):
                     followed.add(name.value)
                     parts = parts + [reaching[1]]
                     pending.append(reaching[1])
-        if any(self.semantics.find(part, lambda n: isinstance(n, (cst.Subscript, cst.Call))) for part in parts):
+        picks = lambda n: isinstance(n, cst.Subscript) or isinstance(n, cst.Call) and not self.matches(  # noqa: E731
+            n.func, {"builtins.slice"}
+        )  # (`s = slice(t * d, (t + 1) * d)` moves with the loop)
+        if any(self.semantics.find(part, picks) for part in parts):
             return True  # `counts.at[tiles[i]]`, or `idx = active_of(j)` ... `full.at[idx]`
         data = set()
         for loop in loops:
             if not isinstance(loop, cst.For):
                 continue
             target, iterator = loop.target, loop.iter
-            if isinstance(iterator, cst.Call) and self.matches(iterator.func, {"builtins.range"}):
+            if isinstance(iterator, cst.Call) and (self.matches(iterator.func, {"builtins.range"}) or self._positions(iterator)):
                 continue
             if isinstance(iterator, cst.Call) and self.matches(iterator.func, {"builtins.enumerate"}) and (
                 isinstance(target, cst.Tuple) and len(target.elements) == 2
@@ -1443,7 +1477,7 @@ class GrowthRule(SourceRule):
             data |= {n.value for n in self.semantics.find(target, lambda x: isinstance(x, cst.Name))}
         return any(name.value in data for part in parts for name in self.semantics.variables(part))
 
-    def _entries_say_where(self, parts: list, loop: cst.CSTNode) -> bool:
+    def _entries_say_where(self, parts: list, loop: cst.CSTNode, value: cst.BaseExpression | None) -> bool:
         """Whether ``loop`` steps through the entries of a collection (not a ``range``, no
         counter in the index) and the index is read from the entry rather than being it
         (``for group in groups: inds = group["indices"]``, ``pos = entities[kind].position``): each
@@ -1457,9 +1491,12 @@ class GrowthRule(SourceRule):
         else:
             target = loop.target
         entries = {n.value for n in self.semantics.find(target, lambda x: isinstance(x, cst.Name))} if target else set()
-        # `for row, col, v in specs`: the entry's parts name its slots, where the entries are
-        # records; `for i, x in zip(order, rows)` walks a sequence of slots beside the rows
-        unpacked = isinstance(target, (cst.Tuple, cst.List)) and not self._parallel(loop.iter)
+        # `for row, col, v in specs`: the entry's parts name its slot and its value, a record; `for i,
+        # x in zip(order, rows)` walks slots beside the rows, `product(...)` a grid, and an entry
+        # whose value is computed from other data (a bridge's order) is a slot a step
+        unpacked = isinstance(target, (cst.Tuple, cst.List)) and not self._parallel(loop.iter) and value is not None and all(
+            name.value in entries for name in self.semantics.variables(value)
+        ) and not self.semantics.find(value, lambda n: isinstance(n, cst.Call))
         index = [part.value if isinstance(part, cst.Index) else part for part in parts]
         if unpacked and any(self._is_var_plus_constant(part, name) for part in index for name in entries):
             return True  # a part of the entry is the slot (`grid.at[row, col]`)
@@ -1481,12 +1518,25 @@ class GrowthRule(SourceRule):
             for source in sources for name in self.semantics.variables(source) if name.value in entries
         )
 
+    def _positions(self, iterator: cst.Call) -> bool:
+        """Whether a loop's iterable is a grid of positions: ``np.ndindex(...)``, or
+        ``itertools.product`` (``combinations``...) of ``range`` s alone."""
+        if self.matches(iterator.func, {"numpy.ndindex"}):
+            return True
+        return self.matches(iterator.func, INDEX_SEQUENCES - {"builtins.zip", "numpy.ndindex"}) is not None and bool(
+            iterator.args
+        ) and all(
+            not a.keyword and not a.star and isinstance(a.value, cst.Call) and self.matches(a.value.func, {"builtins.range"})
+            for a in iterator.args
+        )
+
     def _parallel(self, iterator: cst.BaseExpression) -> bool:
-        """Whether a loop walks sequences side by side (``zip(order, rows)``, also under
-        ``enumerate``): its target's parts come from different sequences, not from one entry."""
+        """Whether a loop walks sequences side by side (``zip(order, rows)``) or a grid of
+        positions (``itertools.product``, ``np.ndindex``), also under ``enumerate``: its target's
+        parts come from different sequences, not from one entry."""
         while isinstance(iterator, cst.Call) and self.matches(iterator.func, {"builtins.enumerate"}) and iterator.args:
             iterator = iterator.args[0].value
-        return isinstance(iterator, cst.Call) and self.matches(iterator.func, {"builtins.zip"}) is not None
+        return isinstance(iterator, cst.Call) and self.matches(iterator.func, INDEX_SEQUENCES) is not None
 
     def _running_offsets(self, loop: cst.For | cst.While) -> set[str]:
         """The names that every step of ``loop`` advances (``r += m.shape[0]`` in its body,

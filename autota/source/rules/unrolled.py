@@ -296,7 +296,9 @@ class UnrolledLoopRule(SourceRule):
             if isinstance(assign.value, cst.Call) and (
                 self.matches(assign.value.func, GROWTH) or self._growing_helper(assign.value.func)
             ):
-                if any(self.semantics.variables(assign.value, name) for name in carried):
+                if any(self.semantics.variables(assign.value, name) for name in carried) and self._carried_back(
+                    loop, assign, carried
+                ):
                     return True  # `acc = concatenate([acc, y])`, also through a temporary (`tmp = ...; acc = tmp`)
         for extended in self.semantics.find(loop.body, lambda n: isinstance(n, cst.AugAssign)):
             if isinstance(extended.operator, cst.AddAssign) and isinstance(extended.value, (cst.Tuple, cst.List)) and (
@@ -304,6 +306,20 @@ class UnrolledLoopRule(SourceRule):
             ):
                 return True  # `shape += (n * k,)`: a Python tuple one item longer each step
         return False
+
+    def _carried_back(self, loop: cst.For, assign: cst.Assign, carried: list[str]) -> bool:
+        """Whether the grown value is carried to the next step: bound to a carried name, or to a
+        name the body then binds a carried one to as it is (``tmp = ...; acc = tmp``). A window
+        built from the carry and reduced (``window = concatenate([tok, drafts])`` ... ``tok =
+        argmax(window @ w)``) keeps the carry's shape."""
+        targets = {n.value for t in assign.targets for n in _bound_roots(t.target)}
+        if targets & set(carried):
+            return True
+        return any(
+            isinstance(other.value, cst.Name) and other.value.value in targets
+            and any(n.value in carried for t in other.targets for n in _bound_roots(t.target))
+            for other in self.semantics.find(loop.body, lambda n: isinstance(n, cst.Assign))
+        )
 
     def _growing_helper(self, func: cst.BaseExpression, depth: int = 0) -> bool:
         """Whether ``func`` is a helper of this file every ``return`` of which grows an array, by a

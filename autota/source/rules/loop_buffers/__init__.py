@@ -92,12 +92,16 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
             args = [*call.node.args, *(k.value for k in call.node.keywords)]
             lambdas = [n for a in args for n in ast.walk(a) if isinstance(n, ast.Lambda)]
             names = set().union(*(mentioned(a) for a in args)) if args else set()
+            handed = set(names)  # the loop's own functions (not those they call, nor what makes its carry)
             for name in set(names):
                 for node in facts.named_lambdas.get(name, ()) if name not in functions else ():
                     lambdas.append(node)  # `run = lambda i, c: step(i, c)` passed by name
                     names = names | mentioned(node)
+                    handed |= mentioned(node)
                 for call_site in bound_calls.get(name, ()):  # `step_fn = functools.partial(self._step, ...)`,
                     names = names | mentioned(call_site.node)  # `body = make_body(...)` whose def is `body` too
+                    if facts.name(call_site.node.func) in prefilter.TRACING_TERMINALS and call_site.node.args:
+                        handed.add(prefilter.terminal(call_site.node.args[0]))
             reached: list[prefilter.Site] = []
             seen: set[int] = set()
             frontier = names
@@ -131,8 +135,8 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
                             parts = _shell_parts(unit) if top in facts.members else (unit,)
                             for name in set().union(*(mentioned(part) for part in parts)):
                                 mentioned_by.setdefault(name, set()).add(top)
-                for f in reached:
-                    if not f.functions:
+                for f in reached:  # (a helper the body calls is rewritten only where it writes the buffer)
+                    if not f.functions and (f.node.name in handed or id(f.node) in updated):
                         needed |= mentioned_by.get(f.node.name, set())
                 # and where the function holding the loop is used: whether `grad` can reach it at all
                 around.extend(f for f in facts.functions if any(f.node is g for g in call.functions))

@@ -1286,6 +1286,8 @@ class _Evaluation:
             record = self.record(func, args)
             if record is not None:
                 return record
+        if isinstance(callee, Function) and any(a.star for a, _ in args):
+            args = _spread(callee, args) or args  # `step(*val, idx=i)`: the carry's parts, one a parameter
         if isinstance(callee, Function) and not any(a.star for a, _ in args) and isinstance(callee.node, (cst.FunctionDef, cst.Lambda)):
             if not (isinstance(callee.node, cst.FunctionDef) and _changes_binding(callee.node)):
                 try:
@@ -1398,6 +1400,28 @@ def _shift(value: Value, offset: int) -> Value:
     if isinstance(value, Counted):
         return Counted(value.carry, value.offset + offset, value.symbolic)
     return OPAQUE
+
+
+def _spread(callee: Function, args: list) -> list | None:
+    """``args`` with one ``*value`` spread into its items, where the callee's signature fixes
+    how many it takes: the positional parameters left after the bound, positional and keyword
+    arguments, none with a default, no ``*args`` (``step(*val, idx=i)`` of ``def step(q, h, v,
+    idx)``: three). A call with another number of items raises ``TypeError`` at run time."""
+    params = callee.node.params
+    stars = [k for k, (a, _) in enumerate(args) if a.star]
+    if len(stars) != 1 or args[stars[0]][0].star != "*" or isinstance(params.star_arg, cst.Param):
+        return None
+    positional = [*params.posonly_params, *params.params]
+    given = {a.keyword.value for a, _ in args if a.keyword is not None} | set(callee.keywords)
+    before = len(callee.bound) + sum(1 for a, _ in args if a.keyword is None and not a.star)
+    left = [p for p in positional[before:] if p.name.value not in given]
+    if any(p.default is not None for p in left) or any(a.keyword is not None for a, _ in args[: stars[0]]):
+        return None
+    if any(a.keyword is None for a, _ in args[stars[0] + 1:]):
+        return None  # positional arguments after the star: which parameters they take depends on its length
+    star_arg, value = args[stars[0]]
+    spread = [(star_arg.with_changes(star=""), _item(value, k, len(left))) for k in range(len(left))]
+    return [*args[: stars[0]], *spread, *args[stars[0] + 1:]]
 
 
 def _item(value: Value, k: int, n: int) -> Value:
