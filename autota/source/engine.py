@@ -119,18 +119,22 @@ def _file_functions(text: str, tree: ast.Module | None, path: str, imported: Pro
     )
 
 
-def _star_names(module: cst.Module, imported: ProjectFunctions) -> dict[str, str]:
+def _star_names(module: cst.Module, path: str, text: str, imported: ProjectFunctions) -> dict[str, str]:
     """The names the file's star imports of modules of the run bind, and what each names (see
-    :attr:`ProjectFunctions.star_exports`)."""
-    found: dict[str, str] = {}
-    if not imported.star_exports:
-        return found
-    for name in scopes.star_imports(module):
-        if name in imported.star_exports:
-            found.update(imported.star_exports[name])
-        elif name is None or not scopes.jax_or_numpy(name):
-            return {}  # a module of unknown names: it may bind any of them again
-    return found
+    :attr:`ProjectFunctions.star_exports`). None where the file changes ``sys.path``: which
+    file an import reads is then not where its name spells it."""
+    found: dict[str, str | None] = {}
+    if not imported.star_exports or "sys.path" in text:
+        return {}
+    for name, conditional in scopes.star_imports(module):
+        if name is not None and scopes.jax_or_numpy(name):
+            continue
+        source = project.star_module(path, name) if name is not None else None
+        exports = imported.star_exports.get(source) if source is not None else None
+        if exports is None or conditional:
+            return {}  # a module of unknown names, or one that may or may not run: it may bind any of them again
+        found.update(exports)  # a later star import binds its names again (`jnp = numpy` there: unknown)
+    return {local: dotted for local, dotted in found.items() if dotted is not None}
 
 
 def run_rules(rules, module: cst.Module, path: str, text: str, enabled: frozenset[str], line_map=None,
@@ -142,7 +146,7 @@ def run_rules(rules, module: cst.Module, path: str, text: str, enabled: frozense
     wrappers and growers, found from its text where not given."""
     if own is None:
         own = _file_functions(text, syntax_tree(text, path), path, imported)
-    star_names = _star_names(module, imported)
+    star_names = _star_names(module, path, text, imported)
     context = RuleContext(
         path, SourceText(text), module, enabled, line_map=line_map, traced_elsewhere=traced_elsewhere,
         imported=imported, own=own,

@@ -169,23 +169,66 @@ class ProjectFunctions:
 
     loop_wrappers: dict[str, LoopWrapper] = field(default_factory=dict)
     growers: dict[str, Grower] = field(default_factory=dict)
-    star_exports: dict[str, dict[str, str]] = field(default_factory=dict)
-    """For each module of the run that another star-imports (``from utils import *``): the names
-    its top-level imports bind that the star import hands on, and what each names (``jnp`` ->
-    ``jax.numpy``)."""
+    star_exports: dict[str, dict[str, str | None] | None] = field(default_factory=dict)
+    """By the file it reads (see :func:`star_module`), for each star import of the run's files
+    (``from utils import *``): the names it hands on, and what each names (``jnp`` ->
+    ``jax.numpy``), ``None`` for a name bound otherwise than by one import; ``None`` for a
+    module outside the run, or whose names are not known (see :func:`star_exports`)."""
 
     def __bool__(self) -> bool:
         return bool(self.loop_wrappers or self.growers or self.star_exports)
 
 
-STAR_IMPORT = re.compile(r"^from\s+([\w.]+)\s+import\s+\*", re.M)
-"""An absolute star import at the start of a line."""
+STAR_IMPORT = re.compile(r"^[ \t]*from\s+([\w.]+)\s+import\s+\*", re.M)
+"""An absolute star import (under an ``if`` or a ``try`` too)."""
+ATTRIBUTE_STORE = re.compile(r"\.\s*(\w+)\s*=(?!=)")
+"""An attribute stored (``utils.jnp = numpy``): a module's name rebound from outside it."""
 
 
-def star_exports(tree: ast.Module, module: str) -> dict[str, str]:
-    """The names ``from module import *`` binds that the module's top-level imports bind: those
-    its ``__all__`` lists where that is a literal list or tuple of strings, else those that do not
-    start with an underscore."""
+def star_module(importer: str, name: str) -> str | None:
+    """The file that ``from name import *`` in ``importer`` reads: the one file that the dotted
+    name spells (``src.inference.utils`` -> ``src/inference/utils.py`` or its package's
+    ``__init__.py``) from the importer's folder or one above it, as a script run there or from
+    the project's root finds it. ``None`` where there is none, or several (``utils.py`` beside
+    the script and another above it: which one is read depends on ``sys.path``)."""
+    spelled = Path(*name.split("."))
+    found = []
+    for root in Path(importer).resolve().parents:
+        for candidate in (root / spelled.with_suffix(".py"), root / spelled / "__init__.py"):
+            if candidate.is_file():
+                found.append(str(candidate))
+    return found[0] if len(found) == 1 else None
+
+
+def _submodules(path: str) -> frozenset[str]:
+    """For a package's ``__init__.py``, the names of the modules and packages in its folder: an
+    import of one binds it as the package's attribute, whatever the ``__init__`` bound."""
+    if Path(path).name != "__init__.py":
+        return frozenset()
+    try:
+        return frozenset(child.stem for child in Path(path).parent.iterdir() if child.name != "__init__.py")
+    except OSError:
+        return frozenset()
+
+
+DYNAMIC_GLOBALS = re.compile(
+    r"\b(?:globals|vars)\s*\(|\bsys\.modules\b|\bsetattr\s*\(|__dict__|__globals__|\bexec\s*\(|\bdef\s+__getattr__\b"
+)
+"""Ways a module's names can be bound that no statement of it spells: what a star import of it
+then gives is not known."""
+
+
+def star_exports(tree: ast.Module, module: str, text: str, submodules: frozenset[str] = frozenset()) -> dict[str, str | None] | None:
+    """What ``from module import *`` binds: each name its top-level imports bind once, and
+    what it names (``jnp`` -> ``jax.numpy``), and ``None`` for every other name it binds
+    (``jnp = numpy``, a ``try`` of two imports, a ``global jnp`` in a function, a submodule of a
+    package, ``submodules``, that an import of it binds as the package's attribute): a star
+    import of it binds those again, to something else. Those that its ``__all__`` lists where
+    that is a literal list or tuple of strings, else those that do not start with an underscore.
+    ``None`` where the module may bind names no statement spells (``globals()``, ``setattr``,
+    ``sys.modules``, an ``__all__`` computed at run time)."""
+    if DYNAMIC_GLOBALS.search(text) or text.count("__all__") > 1:
+        return None  # (`__all__.remove("jnp")`, `__all__ += [...]`: what it lists changes)
     names = wrappers.imported_names(tree, module)
     listed = None
     for statement in tree.body:
@@ -196,8 +239,12 @@ def star_exports(tree: ast.Module, module: str) -> dict[str, str]:
             ):
                 listed = {e.value for e in value.elts}
             else:
-                return {}  # an `__all__` computed at run time: what the star import gives is not known
-    bound: dict[str, int] = {}  # how many times the module's own code binds each name
+                return None  # an `__all__` computed at run time: what the star import gives is not known
+    bound: dict[str, int] = dict.fromkeys(submodules, 2)  # how many times the module's own code binds each name
+    declared: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Global):
+            declared.update(node.names)  # `global jnp` in a function: it may rebind the module's name
     pending = list(tree.body)
     while pending:
         node = pending.pop()
@@ -207,13 +254,16 @@ def star_exports(tree: ast.Module, module: str) -> dict[str, str]:
         if isinstance(node, (ast.Import, ast.ImportFrom)):
             for alias in node.names:
                 name = (alias.asname or alias.name).split(".")[0]
-                bound[name] = bound.get(name, 0) + 1
+                bound[name] = bound.get(name, 0) + (2 if name == "*" else 1)
         elif isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
             bound[node.id] = bound.get(node.id, 0) + 1
         pending.extend(ast.iter_child_nodes(node))
+    if "*" in bound:
+        return None  # it star-imports another module in turn: any name may come from there
+    exported = lambda name: name in listed if listed is not None else not name.startswith("_")  # noqa: E731
     return {  # a name the module binds again (`jnp = ...`, a `try` of two imports) may end as anything
-        name: dotted for name, dotted in names.items()
-        if bound.get(name) == 1 and (name in listed if listed is not None else not name.startswith("_"))
+        name: names.get(name) if bound.get(name) == 1 and name not in declared else None
+        for name in {*bound, *declared} if exported(name)
     }
 
 
@@ -260,15 +310,20 @@ def project_functions(paths: list[str]) -> ProjectFunctions:
             break
         names = {name.rpartition(".")[2] for name in found.growers}  # the files that may call one
         candidates = [path for path, text in texts.items() if "def " in text and any(n in text for n in names)]
-    starred = {name for text in texts.values() for name in STAR_IMPORT.findall(text)}
-    for path in texts:  # by the path the dotted name spells (`src.inference.utils`), packages or not
-        posix = Path(path).as_posix()
-        for name in starred:
-            spelled = name.replace(".", "/")
-            if (posix.endswith(f"/{spelled}.py") or posix.endswith(f"/{spelled}/__init__.py") or posix in (
-                f"{spelled}.py", f"{spelled}/__init__.py"
-            )) and (parsed := tree(path)) is not None:
-                found.star_exports[name] = star_exports(parsed, module_of(path))
+    stored = {name for text in texts.values() for name in ATTRIBUTE_STORE.findall(text)}
+    for path, text in texts.items():
+        for name in STAR_IMPORT.findall(text):
+            source = star_module(path, name)
+            if source is None or source in found.star_exports:
+                continue
+            parsed = tree(source) if source in texts else None
+            if parsed is None:  # outside the run, or unreadable: its names are not known
+                found.star_exports[source] = None
+                continue
+            exports = star_exports(parsed, module_of(source), texts[source], _submodules(source))
+            found.star_exports[source] = exports and {  # (`utils.jnp = numpy` in another module of the run)
+                local: None if local in stored else dotted for local, dotted in exports.items()
+            }
     return found
 
 

@@ -1070,7 +1070,7 @@ class Semantics:
         """Whether the module star-imports a module outside JAX and NumPy, which may bind any
         name a fix spells (``jnp``, ``lax``, ``int``, ``len``)."""
         if self._foreign_star is None:
-            self._foreign_star = any(name is None or not jax_or_numpy(name) for name in star_imports(self.module))
+            self._foreign_star = any(name is None or not jax_or_numpy(name) for name, _ in star_imports(self.module))
         return self._foreign_star
 
     def builtin_shadowed(self, name: str) -> bool:
@@ -1443,14 +1443,22 @@ def _target_path(target: cst.BaseExpression, name: cst.Name) -> tuple[int, ...] 
     return None
 
 
-def star_imports(module: cst.Module) -> list[str | None]:
-    """The modules ``module`` star-imports, in order (``None`` for a relative one): a star
-    import stands at module level only."""
-    return [
-        None if small.relative or small.module is None else get_full_name_for_node(small.module)
-        for line in module.body if isinstance(line, cst.SimpleStatementLine)
-        for small in line.body if isinstance(small, cst.ImportFrom) and isinstance(small.names, cst.ImportStar)
-    ]
+def star_imports(module: cst.Module) -> list[tuple[str | None, bool]]:
+    """The modules ``module`` star-imports, in order (``None`` for a relative one), each with
+    whether it runs only on some paths: a star import stands in module-level code only, but
+    that may be a branch of an ``if`` or a ``try`` (``try: from compat import *``)."""
+    found = []
+    pending = [(line, False) for line in reversed(module.body)]
+    while pending:
+        node, conditional = pending.pop()
+        if isinstance(node, cst.SimpleStatementLine):
+            found += [
+                (None if small.relative or small.module is None else get_full_name_for_node(small.module), conditional)
+                for small in node.body if isinstance(small, cst.ImportFrom) and isinstance(small.names, cst.ImportStar)
+            ]
+        elif not isinstance(node, (cst.FunctionDef, cst.ClassDef)):  # `if`, `try`, `with`, `for`: code that may run
+            pending += [(child, True) for child in reversed(node.children) if isinstance(child, cst.CSTNode)]
+    return found
 
 
 def jax_or_numpy(module: str) -> bool:

@@ -577,3 +577,59 @@ def test_names_a_star_import_of_another_module_hands_on_are_resolved(capsys, tmp
     (tmp_path / "run_other.py").write_text("from other import *\n\n\n" + grow)
     assert _codes(capsys, "--select", "AT101", str(tmp_path)) == ["run.py:8:16 AT101"]
     assert _codes(capsys, "--select", "AT101", str(tmp_path / "run.py")) == []
+
+
+GROW = (
+    "def collect(sample, x, steps):\n    data = x\n    for step in range(steps):\n        x = sample(x)\n"
+    "        data = jnp.concatenate((data, x), axis=0)\n    return data\n"
+)
+
+REBINDING_STAR_EXPORTS = {  # review 60: each hands on a `jnp` that may not be JAX's at run time
+    "a later star import binds it by assignment": {
+        "utils.py": "import jax.numpy as jnp\n", "compat.py": "import numpy\njnp = numpy\n",
+        "run.py": "from utils import *\nfrom compat import *\n\n\n" + GROW,
+    },
+    "a function rebinds it as a global": {
+        "utils.py": "import jax.numpy as jnp\nimport numpy\n\n\ndef fallback():\n    global jnp\n    jnp = numpy\n\n\nfallback()\n",
+        "run.py": "from utils import *\n\n\n" + GROW,
+    },
+    "a star import under try": {
+        "utils.py": "import jax.numpy as jnp\n", "compat.py": "import numpy as jnp\n",
+        "run.py": "from utils import *\ntry:\n    from compat import *\nexcept ImportError:\n    pass\n\n\n" + GROW,
+    },
+    "two files the name spells": {
+        "utils.py": "import numpy as jnp\n", "lib/utils.py": "import jax.numpy as jnp\n",
+        "lib/run.py": "from utils import *\n\n\n" + GROW,
+    },
+    "a submodule of the package of that name": {
+        "utils/__init__.py": "import jax.numpy as jnp\nfrom . import helpers\n",
+        "utils/helpers.py": "import utils.jnp\n", "utils/jnp.py": "from numpy import *\n",
+        "run.py": "from utils import *\n\n\n" + GROW,
+    },
+    "another module stores the attribute": {
+        "utils.py": "import jax.numpy as jnp\n", "setup_np.py": "import numpy\nimport utils\n\nutils.jnp = numpy\n",
+        "run.py": "import setup_np\nfrom utils import *\n\n\n" + GROW,
+    },
+    "the script changes sys.path": {
+        "pkg/__init__.py": "", "pkg/utils.py": "import jax.numpy as jnp\n",
+        "../vendored/pkg/__init__.py": "", "../vendored/pkg/utils.py": "import numpy as jnp\n",
+        "run.py": "import sys\nsys.path.insert(0, '../vendored')\nfrom pkg.utils import *\n\n\n" + GROW,
+    },
+    "an __all__ changed after it is made": {
+        "utils.py": "import jax.numpy as jnp\n\n__all__ = ['jnp']\n__all__.remove('jnp')\n",
+        "run.py": "from utils import *\n\n\n" + GROW,
+    },
+}
+
+
+@pytest.mark.parametrize("case", sorted(REBINDING_STAR_EXPORTS))
+def test_a_star_import_whose_names_may_be_bound_again_resolves_nothing(capsys, tmp_path, case):
+    """A star import hands on a name only where nothing may bind it again: not a later star
+    import, a `global` in a function, a star import that may not run, a second file the dotted
+    name may be, a submodule of that name, a store from another module, a changed `sys.path`
+    or a mutated `__all__`. Otherwise `jnp.concatenate` may be NumPy's, and the fix breaks it."""
+    project = tmp_path / "project"
+    for name, text in REBINDING_STAR_EXPORTS[case].items():
+        (project / name).parent.mkdir(parents=True, exist_ok=True)
+        (project / name).write_text(text)
+    assert not [c for c in _codes(capsys, "--select", "AT101", str(project)) if c.startswith("run.py")]
