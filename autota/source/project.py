@@ -191,6 +191,8 @@ def star_module(importer: str, name: str) -> str | None:
     ``__init__.py``) from the importer's folder or one above it, as a script run there or from
     the project's root finds it. ``None`` where there is none, or several (``utils.py`` beside
     the script and another above it: which one is read depends on ``sys.path``)."""
+    if not name or not all(part.isidentifier() for part in name.split(".")):
+        return None  # `from . import *`, `from ..utils import *`: relative to a package, not spelled here
     spelled = Path(*name.split("."))
     found = []
     for root in Path(importer).resolve().parents:

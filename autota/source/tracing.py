@@ -510,11 +510,17 @@ class TracedFunctions:
 
     def _hand_undifferentiated(self, expr: cst.BaseExpression) -> None:
         """``expr`` goes where autodiff does not follow: a lambda is never differentiated; a name
-        is a use of its ``def`` that does not differentiate it (its other uses decide)."""
+        is a use of its ``def`` that does not differentiate it (its other uses decide), and a
+        ``partial`` of a function, inline or bound to the name once, a use of that function."""
         if isinstance(expr, cst.Lambda):
             self._undifferentiated_roots.append(expr)
         elif isinstance(expr, cst.Name):
             self._undifferentiated_uses.add(id(expr))
+            value = self.rule.semantics.assigned_value(expr)  # `solve = partial(_cg, maxiter=n)`: `_cg` goes there
+            if isinstance(value, cst.Call) and self.rule.matches(value.func, PARTIAL) and value.args and not value.args[0].star:
+                self._hand_undifferentiated(value.args[0].value)
+        elif isinstance(expr, cst.Call) and self.rule.matches(expr.func, PARTIAL) and expr.args and not expr.args[0].star:
+            self._hand_undifferentiated(expr.args[0].value)  # `custom_linear_solve(mv, b, partial(_cg, ...))`
 
     def _custom_derivative(self, expr: cst.BaseExpression) -> bool:
         """``jax.custom_vjp``/``custom_jvp``, called with options or through ``partial``

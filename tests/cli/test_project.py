@@ -633,3 +633,15 @@ def test_a_star_import_whose_names_may_be_bound_again_resolves_nothing(capsys, t
         (project / name).parent.mkdir(parents=True, exist_ok=True)
         (project / name).write_text(text)
     assert not [c for c in _codes(capsys, "--select", "AT101", str(project)) if c.startswith("run.py")]
+
+
+def test_relative_star_imports_resolve_nothing_and_break_nothing(capsys, tmp_path):
+    """`from . import *` in a package's `__init__` (Hugoniot's jax_xc) names no file to read: the
+    run goes on (it was an internal error), and the names it binds stay unknown."""
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("from . import *  # noqa: F403\nfrom .impl import *  # noqa: F403\n")
+    (tmp_path / "pkg" / "impl.py").write_text("import jax.numpy as jnp\n")
+    (tmp_path / "pkg" / "run.py").write_text("from .impl import *\n\n\n" + GROW)
+    (tmp_path / "utils.py").write_text("import jax.numpy as jnp\n")
+    (tmp_path / "run.py").write_text("from utils import *\n\n\n" + GROW)
+    assert _codes(capsys, "--select", "AT101", str(tmp_path)) == ["run.py:8:16 AT101"]

@@ -1213,7 +1213,8 @@ class GrowthRule(SourceRule):
         self.report("AT102", call, f"{message}; collect the rows and write them in one update after the loop", fix)
 
     def _masked(self, call: cst.Call) -> bool:
-        """Whether ``call`` is ``x.at[mask].method(...)`` with a visibly boolean ``mask``: a
+        """Whether ``call`` is ``x.at[mask].method(...)`` (or ``x.at[:, mask]``, the other axes
+        whole) with a visibly boolean ``mask``: a
         comparison, a call of a function whose result is a mask (``jnp.isnan(x)``, ``jnp.any(m,
         axis=1)``), its negation, or ``&``/``|`` of such (also through a name bound once to one),
         or the positions such a mask marks (``jnp.where(mask)[0]``, ``jnp.nonzero(mask)[0]``).
@@ -1222,7 +1223,13 @@ class GrowthRule(SourceRule):
         (``jnp.arange(n) == t``), which picks one row a step."""
         at = scopes.at_call(call)
         subscript = call.func.value if at is not None and isinstance(call.func, cst.Attribute) else None
-        if not isinstance(subscript, cst.Subscript) or len(subscript.slice) != 1 or not isinstance(subscript.slice[0].slice, cst.Index):
+        if not isinstance(subscript, cst.Subscript):
+            return False
+        whole = lambda part: isinstance(part, cst.Slice) and (part.lower, part.upper, part.step) == (None, None, None) or (  # noqa: E731
+            isinstance(part, cst.Index) and isinstance(part.value, cst.Ellipsis)
+        )
+        picked = [e.slice for e in subscript.slice if not whole(e.slice)]  # `x.at[:, mask]`: the mask on another axis
+        if len(picked) != 1 or not isinstance(picked[0], cst.Index):
             return False
 
         def boolean(expr: cst.BaseExpression | None, depth: int = 0) -> bool:
@@ -1265,7 +1272,7 @@ class GrowthRule(SourceRule):
                 return positions(self.semantics.assigned_value(expr), depth + 1)
             return isinstance(expr, cst.Call) and self.matches(expr.func, POSITION_ARRAYS) is not None
 
-        return boolean(subscript.slice[0].slice.value)
+        return boolean(picked[0].value)
 
     def _rebinds_in(self, tree: cst.CSTNode, name: str) -> bool:
         """Whether a statement of ``tree`` binds ``name`` again (``i = ...``, ``i += 1``, ``del i``...)."""
