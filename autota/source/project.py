@@ -313,16 +313,20 @@ def project_functions(paths: list[str]) -> ProjectFunctions:
         names = {name.rpartition(".")[2] for name in found.growers}  # the files that may call one
         candidates = [path for path, text in texts.items() if "def " in text and any(n in text for n in names)]
     stored = {name for text in texts.values() for name in ATTRIBUTE_STORE.findall(text)}
+    run_paths: dict[str, str] | None = None  # the run's files by their resolved paths, as `star_module` gives them
     for path, text in texts.items():
         for name in STAR_IMPORT.findall(text):
             source = star_module(path, name)
             if source is None or source in found.star_exports:
                 continue
-            parsed = tree(source) if source in texts else None
+            if run_paths is None:
+                run_paths = {str(Path(p).resolve()): p for p in texts}
+            given = run_paths.get(source)
+            parsed = tree(given) if given is not None else None
             if parsed is None:  # outside the run, or unreadable: its names are not known
                 found.star_exports[source] = None
                 continue
-            exports = star_exports(parsed, module_of(source), texts[source], _submodules(source))
+            exports = star_exports(parsed, module_of(given), texts[given], _submodules(given))
             found.star_exports[source] = exports and {  # (`utils.jnp = numpy` in another module of the run)
                 local: None if local in stored else dotted for local, dotted in exports.items()
             }

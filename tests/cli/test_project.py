@@ -579,6 +579,16 @@ def test_names_a_star_import_of_another_module_hands_on_are_resolved(capsys, tmp
     assert _codes(capsys, "--select", "AT101", str(tmp_path / "run.py")) == []
 
 
+def test_a_star_import_resolves_in_a_run_given_relative_paths(capsys, tmp_path, monkeypatch):
+    """The file a star import reads is found by its resolved path; the run's files are named as
+    given (`autota check src/`): both must meet (a run over relative paths resolved nothing)."""
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "utils.py").write_text("import jax.numpy as jnp\n")
+    (tmp_path / "src" / "run.py").write_text("from utils import *\n\n\n" + GROW)
+    monkeypatch.chdir(tmp_path)
+    assert _codes(capsys, "--select", "AT101", "src") == ["run.py:8:16 AT101"]
+
+
 GROW = (
     "def collect(sample, x, steps):\n    data = x\n    for step in range(steps):\n        x = sample(x)\n"
     "        data = jnp.concatenate((data, x), axis=0)\n    return data\n"
