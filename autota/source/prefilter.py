@@ -399,12 +399,16 @@ class _Walker:
         self.facts.calls.append(self.site(node))
         if terminal(node.func) in _FRAME_TERMINALS and _reads_frames(self.facts, node.func):  # `globals()["AX"] = 0` rebinds a global too
             self.facts.rebinding_units.add(self.top)
+        elif terminal(node.func) in ("getattr", "attrgetter") and not all(
+            isinstance(a, ast.Constant) for a in node.args[1 if terminal(node.func) == "getattr" else 0:][:1]
+        ):  # `getattr(sys, "_get" + "frame")`: a frame or a global reached by a name built at run time
+            self.facts.rebinding_units.add(self.top)
         if at_update_receiver(node) is not None or self.facts.name(node.func) in DYNAMIC_UPDATE_NAMES:
             self.facts.updates.append(self.site(node))
         self.generic_visit(node)
 
     def visit_Attribute(self, node: ast.Attribute) -> None:
-        if node.attr == vocabulary.FRAME_LOCALS:  # a frame's locals, read by name: slicing keeps the unit
+        if node.attr in (vocabulary.FRAME_LOCALS, "__globals__"):  # a frame's locals, a function's globals: slicing keeps the unit
             self.facts.rebinding_units.add(self.top)
         self.visit(node.value)
 
@@ -675,12 +679,9 @@ _COMPOUND = (ast.If, ast.For, ast.AsyncFor, ast.While, ast.Try, ast.With, ast.As
              *((ast.TryStar,) if hasattr(ast, "TryStar") else ()))
 
 
-RECORD_METHODS = frozenset({
-    "__init__", "__new__", "__post_init__", "__check_init__", "__init_subclass__", "__set_name__",
-    "__getattr__", "__getattribute__", "__setattr__", "__delattr__", "__call__", "__getitem__",
-    "__setitem__", "__len__", "__iter__", "__class_getitem__", "__hash__", "__eq__",
-})
-"""The methods that decide what building a class's object and reading its fields give."""
+RECORD_METHODS = frozenset({"__post_init__", "__check_init__"})
+"""Methods that decide what building a class's object gives beside its dunder methods (which
+Python calls without naming them: ``float(row)`` runs ``__float__``, ``a + b`` ``__add__``)."""
 
 
 def _class_parts(facts: Facts, keep: set[int], tops: list[int]) -> tuple[set[int], set[int]]:
@@ -690,8 +691,8 @@ def _class_parts(facts: Facts, keep: set[int], tops: list[int]) -> tuple[set[int
       or property: ``x.shape[k]`` proves no int then; a ``__len__`` or ``__getitem__`` of its
       own): the methods that define one.
     - A class the kept code names (a carry built as ``State(seq, key)`` is a record of its
-      fields): the methods that decide what building and reading its objects give, and those
-      the kept code names, a few calls deep.
+      fields): its dunder methods and ``__post_init__``, which decide what building and using
+      its objects does, and the methods the kept code names, a few calls deep.
 
     Each such class keeps its own lines (fields, class attributes), and its other methods stay
     out: a big class named by one function cost its whole text (a 7000-line ``eqx.Module``).
@@ -714,7 +715,8 @@ def _class_parts(facts: Facts, keep: set[int], tops: list[int]) -> tuple[set[int
             while grown:
                 grown = False
                 for m in facts.members[k]:
-                    if m not in chosen and facts.units[m].name in wanted:
+                    name = facts.units[m].name
+                    if m not in chosen and (name in wanted or name.startswith("__") and name.endswith("__")):
                         chosen.add(m)
                         wanted |= {n.id if isinstance(n, ast.Name) else n.attr for n in _walk_names(facts.units[m])}
                         grown = True

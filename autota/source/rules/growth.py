@@ -934,9 +934,26 @@ class GrowthRule(SourceRule):
 
     def _axis_assumptions(self, growth: Growth, loop: cst.CSTNode) -> list[str]:
         axis = growth.axis.value if growth.axis is not None else None
-        if axis is None or _literal_int(axis, None) or isinstance(axis, cst.Name):
+        if axis is None or _literal_int(axis, None):
             return []
+        if isinstance(axis, cst.Name):
+            held = self.semantics.binding(axis)
+            if not isinstance(self.semantics.binding_scope(axis), cst.Module) or held is None or isinstance(
+                held, (cst.FunctionDef, cst.ClassDef)
+            ) or not self._calls_code(loop):
+                return []
+            return [  # `piece.__globals__["AX"] = 0`, `entry.AX = 0` in another module: no statement here shows it
+                f"that nothing the loop calls sets the module's variable `{axis.value}` (another module, `exec` or "
+                "a function's `__globals__` may)"
+            ]
         return [f"that the axis `{self.code_of(axis)}` has the same value at every step"]
+
+    def _calls_code(self, loop: cst.CSTNode) -> bool:
+        """Whether ``loop`` calls something other than JAX's, NumPy's or Python's builtins."""
+        return any(
+            not any(q.startswith(("jax.", "numpy.", "builtins.")) for q in self.qualified_names(call.func))
+            for call in self.semantics.find(loop, lambda n: isinstance(n, cst.Call))
+        )
 
     def _growth_fix(self, growth: Growth, loop: cst.CSTNode) -> Fix | None:
         """Pieces converted as the growth call converts them when they are made (see
