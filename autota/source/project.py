@@ -256,7 +256,7 @@ def star_exports(tree: ast.Module, module: str, text: str, submodules: frozenset
         if isinstance(node, (ast.Import, ast.ImportFrom)):
             for alias in node.names:
                 name = (alias.asname or alias.name).split(".")[0]
-                bound[name] = bound.get(name, 0) + (2 if name == "*" else 1)
+                bound[name] = bound.get(name, 0) + 1
         elif isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
             bound[node.id] = bound.get(node.id, 0) + 1
         pending.extend(ast.iter_child_nodes(node))

@@ -820,9 +820,11 @@ class Semantics:
             found = find(tree, lambda n: isinstance(n, cst.Name) and name in (None, n.value))
             return [n for n in found if id(n) not in labels]
         found = self.find(tree, lambda n: isinstance(n, cst.Name)) if name is None else self.names_in(tree, name)
-        return [n for n in found if not self._label(n)]
+        return [n for n in found if not self.is_label(n)]
 
-    def _label(self, name: cst.Name) -> bool:
+    def is_label(self, name: cst.Name) -> bool:
+        """Whether ``name`` labels rather than reads: an attribute's own name (``x.h``'s ``h``) or
+        a keyword (``f(h=1)``'s ``h``)."""
         parent = self.parents.get(name)
         return isinstance(parent, cst.Attribute) and parent.attr is name or isinstance(parent, cst.Arg) and parent.keyword is name
 
@@ -1232,7 +1234,7 @@ class Semantics:
         assignments (the ``AugAssign`` itself), a ``for`` target's ``range`` arguments; ``None`` where a binding is of
         another kind (a parameter, unpacking, ``with``, ``:=``, ``global``) or there is none, and
         where ``name`` is no variable (the ``shape`` of ``x.shape``, a keyword)."""
-        if self._label(name):
+        if self.is_label(name):
             return None
         scope = self.binding_scope(name)
         key = (id(scope), name.value)
@@ -1270,7 +1272,7 @@ class Semantics:
         for a ``del``, an ``except ... as`` or an ``import m as name``, which bind no int. ``None``
         where a binding is a parameter or a ``from m import name``, or there is none (a
         parameter's or an imported name's value is not in the file: documented as assumed)."""
-        if self._label(name):
+        if self.is_label(name):
             return None
         scope = self.binding_scope(name)
         key = (id(scope), name.value)

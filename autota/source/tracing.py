@@ -410,14 +410,11 @@ class TracedFunctions:
         name = self.rule.matches(call.func, LOOP_BODIES)
         kind = "branch" if name is not None and vocabulary.terminal(name) in ("cond", "switch") else "loop-body"
         for index, keyword in LOOP_BODIES.get(name, ()):
-            for position, arg in enumerate(call.args):
-                if arg.keyword is not None and arg.keyword.value == keyword or arg.keyword is None and position == index and not any(
-                    a.star for a in call.args[: index + 1]
-                ):
-                    self._mark(arg.value, Traced(kind, call))
-                    self._note_wrapper_param(arg.value, kind)
-                    if vocabulary.terminal(name) == "while_loop":
-                        self._hand_undifferentiated(arg.value)
+            for arg in _given(call, index, keyword):
+                self._mark(arg.value, Traced(kind, call))
+                self._note_wrapper_param(arg.value, kind)
+                if vocabulary.terminal(name) == "while_loop":
+                    self._hand_undifferentiated(arg.value)
         wrapper = self.rule.loop_wrapper(call.func) if name is None else None
         if wrapper is not None:  # `control_flow.fori_loop(0, n, step, x)`: a project's loop function
             handed = dict(wrapper.passes)
@@ -430,12 +427,9 @@ class TracedFunctions:
             self._hand_undifferentiated(call.args[0].value)
         solver = self.rule.matches(call.func, vocabulary.IMPLICIT_SOLVES)
         for keyword, index in vocabulary.IMPLICIT_SOLVES.get(solver, ()):  # `lax.custom_linear_solve(mv, b, solve)`
-            for position, arg in enumerate(call.args):
-                if arg.keyword is not None and arg.keyword.value == keyword or arg.keyword is None and position == index and not any(
-                    a.star for a in call.args[: index + 1]
-                ):
-                    self._mark(arg.value, Traced("transform", call))
-                    self._hand_undifferentiated(arg.value)
+            for arg in _given(call, index, keyword):
+                self._mark(arg.value, Traced("transform", call))
+                self._hand_undifferentiated(arg.value)
         method = call.func.attr.value if isinstance(call.func, cst.Attribute) else None
         if method == vocabulary.DEFINE_VJP:  # `f.defvjp(fwd, bwd)`: both run only under differentiation
             rules = dict(zip(("fwd", "bwd"), [a.value for a in call.args if a.keyword is None]))
@@ -904,3 +898,12 @@ def _named_callee(func: cst.BaseExpression) -> bool:
         or isinstance(func.value, cst.Attribute) and isinstance(func.value.value, cst.Name)
     )
 
+
+def _given(call: cst.Call, index: int, keyword: str) -> list[cst.Arg]:
+    """The arguments of ``call`` for the parameter at ``index`` named ``keyword``: by keyword, or
+    at that position where no ``*args`` comes before it."""
+    return [
+        arg for position, arg in enumerate(call.args)
+        if arg.keyword is not None and arg.keyword.value == keyword
+        or arg.keyword is None and position == index and not any(a.star for a in call.args[: index + 1])
+    ]

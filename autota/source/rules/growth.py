@@ -44,13 +44,13 @@ UPDATE_METHODS = prefilter.UPDATE_METHODS
 POSITION_ARRAYS = frozenset({f"{JNP}.arange", "jax.lax.iota", f"{JNP}.indices", "jax.lax.broadcasted_iota"})
 """Arrays of positions: a comparison of one with the loop index is a one-hot mask of one row."""
 COMBINING = frozenset(UPDATE_METHODS) - {"set"}
+"""The ``x.at[...]`` methods that combine the old value with the new one."""
 INDEX_SEQUENCES = frozenset({
     "builtins.zip", "itertools.product", "itertools.combinations", "itertools.permutations",
     "itertools.combinations_with_replacement", "numpy.ndindex",
 })
 """Iterables whose items are positions walked one a step, or parts of several sequences side by
 side: a loop unpacking them names a slot a step, not an entry's own slot."""
-"""The ``x.at[...]`` methods that combine the old value with the new one."""
 DYNAMIC_UPDATES = frozenset(
     {
         "jax.lax.dynamic_update_slice",
@@ -1643,11 +1643,12 @@ class GrowthRule(SourceRule):
             index, pending = self._slice_code(call.func.value.slice), [call.args[0].value]
         followed = set()
         while pending:
+            # (an attribute's name or a keyword, `.reshape`, `axis=`, reads nothing: no budget spent on it)
             for node in self.semantics.find(pending.pop(), lambda n: isinstance(n, (cst.Subscript, cst.Name))):
                 if isinstance(node, cst.Subscript):
                     if self.code_of(node.value) in bufs and (index is None or self._slice_code(node.slice) == index):
                         return True
-                elif id(node) not in followed and len(followed) < 16 and self._names_value(node):
+                elif id(node) not in followed and len(followed) < 16 and not self.semantics.is_label(node):
                     followed.add(id(node))
                     # the value that reaches this read in straight-line code, else every value
                     # the name is given (`problem` bound under an `if` on an earlier step)
@@ -1657,15 +1658,6 @@ class GrowthRule(SourceRule):
                     else:
                         pending += self.semantics.value_sources(node) or []
         return False
-
-    def _names_value(self, name: cst.Name) -> bool:
-        """Whether ``name`` reads a variable: not an attribute's name (``.reshape``, ``.shape``)
-        or a keyword (``axis=``), which a search of the values a name is given must not spend
-        its budget on."""
-        parent = self.parent(name)
-        if isinstance(parent, cst.Attribute) and parent.attr is name:
-            return False
-        return not (isinstance(parent, cst.Arg) and parent.keyword is name)
 
     def _slice_code(self, elements) -> str:
         return ", ".join(self.code_of(element.slice) for element in elements)
