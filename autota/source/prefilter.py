@@ -111,6 +111,13 @@ class Facts:
     """Units with a ``global`` or ``nonlocal`` statement, or a call of ``globals()`` and the
     like: they can rebind any function's free names, so slicing keeps them (a rule may ask
     whether a name can change under a loop)."""
+    attribute_units: set[int] = field(default_factory=set)
+    """Units that may give objects an attribute the rules ask about other than by a class
+    statement (see :mod:`autota.source.attributes`): a store ``o.shape = ...``, a string or a
+    ``setattr``/``type``/record factory naming it, ``__getattr__``. Slicing keeps them."""
+    attribute_keywords: list[tuple[int, ast.expr]] = field(default_factory=list)
+    """``(unit, callee)`` for calls given a keyword that names such an attribute
+    (``SimpleNamespace(shape=v)``): kept unless the callee is a JAX or NumPy function."""
     _passed: list[tuple[Site, frozenset[str], frozenset[str]]] | None = None
     _wrappings: list[tuple[str, str]] | None = None
     _forms: dict[str, tuple[type, int]] | None = None
@@ -158,6 +165,22 @@ class Facts:
             return False  # bound some other way, or perhaps by a star import
         modules = self.module_imports.get(root.id)
         return bool(modules) and not any(m == "jax" or m.startswith("jax.") for m in modules)
+
+    def attribute_giving_units(self) -> set[int]:
+        """:attr:`attribute_units`, and the units of :attr:`attribute_keywords` whose callee is not
+        an attribute of a JAX or NumPy module (``jnp.zeros(shape=...)`` gives nothing one)."""
+        return self.attribute_units | {
+            top for top, func in self.attribute_keywords if not self._array_module_function(func)
+        }
+
+    def _array_module_function(self, func: ast.expr) -> bool:
+        root = func
+        while isinstance(root, ast.Attribute):
+            root = root.value
+        if root is func or not isinstance(root, ast.Name) or root.id in self.bound or "*" in self.bound:
+            return False
+        modules = self.module_imports.get(root.id)
+        return bool(modules) and all(m.split(".")[0] in ("jax", "numpy") for m in modules)
 
     def wrappings(self) -> list[tuple[str, str]]:
         """``(g, f)`` for each ``g = jax.vmap(f, ...)``, ``g = partial(f, ...)`` or ``g = jax.jit(f)``
@@ -297,6 +320,9 @@ def _mentions(expr: ast.AST, names, facts: Facts) -> bool:
 
 
 _METHODS: dict[type, object] = {}
+_ASKED = frozenset(vocabulary.ASKED_ATTRIBUTES)
+_ATTRIBUTE_GIVING_NAMES = frozenset((*vocabulary.ANY_ATTRIBUTE_NAMES, "__setattr__"))
+_FACTORY_TERMINALS = frozenset(vocabulary.terminal(name) for name in vocabulary.ATTRIBUTE_FACTORIES)
 
 
 class _Walker:
@@ -352,6 +378,12 @@ class _Walker:
     def visit_Name(self, node: ast.Name) -> None:
         if not isinstance(node.ctx, ast.Load):
             self.facts.bound.add(node.id)
+        if node.id in _ATTRIBUTE_GIVING_NAMES:
+            self.facts.attribute_units.add(self.top)
+
+    def visit_Constant(self, node: ast.Constant) -> None:
+        if node.value.__class__ is str and node.value in _ASKED:  # `setattr(N, "__gt__", f)`, `{"shape": v}`
+            self.facts.attribute_units.add(self.top)
 
     def visit_Global(self, node: ast.Global | ast.Nonlocal) -> None:
         self.facts.rebinding_units.add(self.top)
@@ -375,6 +407,8 @@ class _Walker:
         self.facts.functions.append(self.site(node))
         if not isinstance(node, ast.Lambda):
             self.facts.bound.add(node.name)
+            if node.name in _ATTRIBUTE_GIVING_NAMES:  # `def __getattr__`: an object of any attribute
+                self.facts.attribute_units.add(self.top)
         saved, self.loop_depth = self.loop_depth, 0
         self.functions += (node,)
         self.generic_visit(node)
@@ -405,11 +439,18 @@ class _Walker:
             self.facts.rebinding_units.add(self.top)
         if at_update_receiver(node) is not None or self.facts.name(node.func) in DYNAMIC_UPDATE_NAMES:
             self.facts.updates.append(self.site(node))
+        callee = self.facts.name(node.func)
+        if callee in _FACTORY_TERMINALS and (callee != "type" or len(node.args) > 2):  # `namedtuple("P", "x shape")`
+            self.facts.attribute_units.add(self.top)
+        elif any(k.arg in _ASKED for k in node.keywords):
+            self.facts.attribute_keywords.append((self.top, node.func))
         self.generic_visit(node)
 
     def visit_Attribute(self, node: ast.Attribute) -> None:
         if node.attr in (vocabulary.FRAME_LOCALS, "__globals__"):  # a frame's locals, a function's globals: slicing keeps the unit
             self.facts.rebinding_units.add(self.top)
+        if node.attr in _ATTRIBUTE_GIVING_NAMES or node.attr in _ASKED and not isinstance(node.ctx, ast.Load):
+            self.facts.attribute_units.add(self.top)  # `o.shape = v` in a function, `self.__dict__.update(kw)`
         self.visit(node.value)
 
     def visit_ClassDef(self, node: ast.ClassDef) -> None:
@@ -742,7 +783,7 @@ def slice_module(text: str, facts: Facts, keep: set[int]) -> tuple[str, list[int
     """
     lines = re.split(r"(?<=\r\n)|(?<=\r)(?!\n)|(?<=\n)", text)
     dropped = [False] * len(lines)
-    keep = keep | facts.rebinding_units
+    keep = keep | facts.rebinding_units | facts.attribute_giving_units()
     # a definition named like a builtin (`def range`, `class int`) changes what a fix's call means
     keep = keep | {k for k in range(len(facts.units)) if facts.top_is_definition[k]
                    and getattr(facts.units[k], "name", None) in BUILTIN_NAMES}

@@ -19,7 +19,8 @@ from __future__ import annotations
 
 import ast
 import re
-from dataclasses import dataclass, field
+import sys
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from autota.source import growers, vocabulary, wrappers
@@ -175,14 +176,23 @@ class ProjectFunctions:
     ``jax.numpy``), ``None`` for a name bound otherwise than by one import; ``None`` for a
     module outside the run, or whose names are not known (see :func:`star_exports`)."""
 
+    stored_attributes: frozenset[str] = frozenset()
+    """The attribute names the run's files store (``mylib.jnp = numpy``): a module's name may be
+    bound again from outside it."""
+
     def __bool__(self) -> bool:
-        return bool(self.loop_wrappers or self.growers or self.star_exports)
+        return bool(self.loop_wrappers or self.growers or self.star_exports or self.stored_attributes)
 
 
 STAR_IMPORT = re.compile(r"^[ \t]*from\s+([\w.]+)\s+import\s+\*", re.M)
 """An absolute star import (under an ``if`` or a ``try`` too)."""
 ATTRIBUTE_STORE = re.compile(r"\.\s*(\w+)\s*=(?!=)")
 """An attribute stored (``utils.jnp = numpy``): a module's name rebound from outside it."""
+
+
+STANDARD_MODULES = frozenset(sys.builtin_module_names) | frozenset(sys.stdlib_module_names)
+"""Python's own modules: an import of one of these names reads the interpreter's module, whatever
+files of that name the run holds."""
 
 
 def star_module(importer: str, name: str) -> str | None:
@@ -193,6 +203,9 @@ def star_module(importer: str, name: str) -> str | None:
     the script and another above it: which one is read depends on ``sys.path``)."""
     if not name or not all(part.isidentifier() for part in name.split(".")):
         return None  # `from . import *`, `from ..utils import *`: relative to a package, not spelled here
+    if name.split(".")[0] in STANDARD_MODULES:
+        return None  # `from time import *` reads Python's own `time` (a builtin always; `copy` unless the
+        # script's folder comes first on `sys.path`): a `time.py` of the run is not what it reads
     spelled = Path(*name.split("."))
     found = []
     for root in Path(importer).resolve().parents:
@@ -330,7 +343,7 @@ def project_functions(paths: list[str]) -> ProjectFunctions:
             found.star_exports[source] = exports and {  # (`utils.jnp = numpy` in another module of the run)
                 local: None if local in stored else dotted for local, dotted in exports.items()
             }
-    return found
+    return replace(found, stored_attributes=frozenset(stored))
 
 
 def _methods_bound_for_tracing(text: str) -> set[str]:

@@ -24,6 +24,8 @@ from libcst.metadata import (
     ScopeProvider,
 )
 
+from autota.source import attributes
+
 LOOPS = (cst.For, cst.While)
 SCOPES = (cst.FunctionDef, cst.Lambda, cst.ClassDef, cst.Module)
 NESTED_SCOPES = (cst.FunctionDef, cst.Lambda, cst.ClassDef)
@@ -694,6 +696,7 @@ class Semantics:
         self._foreign_star: bool | None = None
         self._assignments: dict[str, list] | None = None
         self._defined_attributes: dict[str, bool] = {}
+        self._given_attributes: frozenset[str] | None | bool = False
         self._bound_values: dict[tuple[int, str], list[cst.BaseExpression] | None] = {}
         self._value_sources: dict[tuple[int, str], list[cst.BaseExpression] | None] = {}
         self._bindings: dict[tuple[int, str], list[tuple[str, cst.CSTNode, int]]] = {}
@@ -1112,18 +1115,31 @@ class Semantics:
 
     def defines_attribute(self, name: str) -> bool:
         """Whether the module gives objects of its own an attribute ``name``: a class field
-        (``shape: jax.Array`` in a NamedTuple or dataclass), a method or property of that name, or
-        an assignment to ``obj.name``. Where it does, ``x.shape[0]`` may read such an object."""
+        (``shape: jax.Array`` in a NamedTuple or dataclass), a method or property of that name, a
+        store to ``obj.name``, or a string or keyword that names it to ``setattr``, ``type``, a
+        record factory or ``SimpleNamespace`` (:mod:`autota.source.attributes`; where the file
+        may give any attribute, every one). Where it does, ``x.shape[0]`` may read such an object."""
         if name not in self._defined_attributes:
-            self._defined_attributes[name] = any(self._defines_attribute_at(node) for node in self.by_value.get(name, ()))
+            if self._given_attributes is False:
+                self._given_attributes = attributes.given(self)
+            given = self._given_attributes
+            self._defined_attributes[name] = (
+                given is attributes.ANY or name in given
+                or any(self._defines_attribute_at(node) for node in self.by_value.get(name, ()))
+            )
         return self._defined_attributes[name]
 
     def _defines_attribute_at(self, node: cst.Name) -> bool:
         parent = self.parents.get(node)
         if isinstance(parent, cst.AnnAssign) and parent.target is node or isinstance(parent, cst.FunctionDef):
             return True
-        if isinstance(parent, cst.Attribute) and parent.attr is node and isinstance(self.parents.get(parent), cst.AssignTarget):
-            return True
+        if isinstance(parent, cst.Attribute) and parent.attr is node:
+            target, holder = parent, self.parents.get(parent)
+            while isinstance(holder, _PACKING):  # `o.shape, n = ...`
+                target, holder = holder, self.parents.get(holder)
+            return isinstance(holder, (cst.AssignTarget, cst.For)) and getattr(holder, "target", None) is target or (
+                isinstance(holder, (cst.AnnAssign, cst.AugAssign)) and holder.target is target
+            )
         return isinstance(parent, cst.AssignTarget) and isinstance(self.enclosing_scope(node), cst.ClassDef)
 
     def declared_global(self, name: str) -> bool:
@@ -1224,7 +1240,7 @@ class Semantics:
         """The nearest scope around ``name`` that binds it (a parameter counts), else the module."""
         scope = self.enclosing_scope(name)
         while not (isinstance(scope, cst.Module) or self.binds_here(scope, name.value)) and not (
-            isinstance(scope, cst.FunctionDef) and name.value in [p.name.value for p in all_params(scope)]
+            isinstance(scope, (cst.FunctionDef, cst.Lambda)) and name.value in [p.name.value for p in all_params(scope)]
         ):
             scope = self.enclosing_scope(scope)
         return scope
@@ -1248,7 +1264,7 @@ class Semantics:
             role, holder = binding_role(self.parents, node)
             if role is None or self.enclosing_scope(node) is not scope and not isinstance(holder, cst.NameItem):
                 continue  # a read, or a nested scope's own binding
-            if role == "plain":
+            if role == "plain" or _annotated_value(holder, node):
                 values.append(holder.value)
             elif role == "unpack" and (paired := _paired_value(holder, node)) is not None:
                 values.append(paired)  # `losses, accs = jnp.array([]), jnp.array([])`
@@ -1395,8 +1411,8 @@ class Semantics:
                 continue
             # a `def`'s or `class`'s name is bound in the scope around it
             own = self.enclosing_scope(holder if role == "def" else node) is scope
-            if role == "plain" and own:
-                values.append(holder.value)
+            if (role == "plain" or _annotated_value(holder, node)) and own:
+                values.append(holder.value)  # `groups: list[int] = []` binds as `groups = []` does
             elif role in ("plain", "unpack", "param", "def"):
                 if own and role != "plain":
                     return None
@@ -1487,6 +1503,11 @@ def _paired_value(holder: cst.CSTNode, name: cst.Name) -> cst.BaseExpression | N
     ):
         return None
     return next((v.value for t, v in zip(target.elements, value.elements, strict=True) if t.value is name), None)
+
+
+def _annotated_value(holder: cst.CSTNode | None, name: cst.Name) -> bool:
+    """Whether ``holder`` is ``name: T = value``, which binds ``name`` as ``name = value`` does."""
+    return isinstance(holder, cst.AnnAssign) and holder.target is name and holder.value is not None
 
 
 def binding_role(parents, name: cst.Name) -> tuple[str | None, cst.CSTNode | None]:

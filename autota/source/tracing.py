@@ -456,18 +456,20 @@ class TracedFunctions:
         if not isinstance(expr, cst.Name) or self.rule.semantics.binding(expr) is not None:
             return
         scope = self.rule.semantics.binding_scope(expr)
-        if isinstance(scope, cst.FunctionDef) and expr.value in [p.name.value for p in scope.params.params]:
+        if isinstance(scope, (cst.FunctionDef, cst.Lambda)) and expr.value in [p.name.value for p in scope.params.params]:
             self._wrapper_params.setdefault((scope, expr.value), kind)
 
     def _mark_wrapped_bodies(self, module: cst.Module) -> None:
         """The functions given to a loop combinator of the file at the parameter it runs as a
-        body (``bounded_loop(cond, body, init, n)``): they run traced, as the body of the ``lax``
-        loop inside it. A body handed on to another combinator is followed a few times."""
+        body (``bounded_loop(cond, body, init, n)``, or a lambda called where it is written,
+        ``(lambda do: lambda _: lax.cond(ok, do, skip, None))(block)``): they run traced, as the
+        body of the ``lax`` loop inside it. A body handed on to another combinator is followed a
+        few times."""
         calls = [  # the calls of functions of the file, found once
             (call, wrapper)
-            for call in self.rule.semantics.find(module, lambda n: isinstance(n, cst.Call) and isinstance(n.func, cst.Name))
-            for wrapper in [self.rule.semantics.binding(call.func)]
-            if isinstance(wrapper, cst.FunctionDef) and not any(a.star for a in call.args)
+            for call in self.rule.semantics.find(module, lambda n: isinstance(n, cst.Call) and isinstance(n.func, (cst.Name, cst.Lambda)))
+            for wrapper in [call.func if isinstance(call.func, cst.Lambda) else self.rule.semantics.binding(call.func)]
+            if isinstance(wrapper, (cst.FunctionDef, cst.Lambda)) and not any(a.star for a in call.args)
         ]
         for _ in range(3):
             known = dict(self._wrapper_params)
@@ -532,8 +534,32 @@ class TracedFunctions:
                 self._mark(element.value, traced)
             return
         self._record(self._function(expr), traced)
+        for other in self._branch_definitions(expr):
+            self._record(other, traced)
         for handed, guessed in self._bound_functions(expr):  # `pmap(partial(step, loss_fn=model.loss))`: `step` calls it
             self._record(handed, Traced("by-name", traced.node) if guessed else Traced("called", traced.node, traced.origin or traced.kind))
+
+    def _branch_definitions(self, expr: cst.BaseExpression) -> list[cst.FunctionDef]:
+        """Where the ``def`` that ``expr`` names is one of several of that name in the branches
+        of an ``if`` (``if kind == "sizes": def block(...)`` ... ``elif ...: def block(...)``),
+        the others: which one a run hands on depends on the branch it took."""
+        if not isinstance(expr, cst.Name):
+            return []
+        found = self.rule.semantics.binding(expr)
+        if not isinstance(found, cst.FunctionDef) or not any(isinstance(a, cst.If) for a in self._ancestors_in_scope(found)):
+            return []
+        scope = self.rule.semantics.enclosing_scope(found)
+        return [
+            d for d in self.rule.semantics.definitions.get(expr.value, ())
+            if d is not found and isinstance(d, cst.FunctionDef) and self.rule.semantics.enclosing_scope(d) is scope
+            and any(isinstance(a, cst.If) for a in self._ancestors_in_scope(d))
+        ]
+
+    def _ancestors_in_scope(self, node: cst.CSTNode):
+        for ancestor in self.rule.ancestors(node):
+            if isinstance(ancestor, scopes.SCOPES):
+                return
+            yield ancestor
 
     def _handed_functions(self, call: cst.Call) -> list[cst.FunctionDef | cst.Lambda]:
         """The functions of this file that ``call`` is given as arguments (``tree_map(f, x)``,

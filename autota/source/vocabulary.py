@@ -318,6 +318,11 @@ FRAME_READERS = CALLER_FRAME_READERS | {
 """Calls that can read a function's locals by name, so that a deferred write, or a name a fix
 renames or adds, could be seen."""
 
+MODULE_REBINDERS = ("sys.modules", "__globals__", "importlib", "__import__", "globals(", "exec(", "getmodule")
+"""What code can bind a module's name again through, with no statement of the module that binds
+it (``setattr(sys.modules[__name__], "jnp", numpy)``, ``f.__globals__["jnp"] = ...``): a fix that
+reads the name where the loop did not may reach something else."""
+
 # -- tracing -----------------------------------------------------------------------------------
 JIT = frozenset(
     {
@@ -493,4 +498,19 @@ COMPARISONS = ("__lt__", "__le__", "__gt__", "__ge__", "__eq__", "__ne__")
 """The methods that define a class's own comparisons (whose results may be anything)."""
 ASKED_ATTRIBUTES = ("shape", "__len__", "__getitem__", "__index__", "__jax_array__", *COMPARISONS)
 """Attributes whose definition anywhere in a file changes what the rules may assume of a value
-(``Semantics.defines_attribute``): slicing keeps the classes that define them."""
+(``Semantics.defines_attribute``): slicing keeps the classes that define them, and the code that
+gives them otherwise (:mod:`autota.source.attributes`)."""
+SCALAR_CONSTRUCTORS = frozenset(
+    {f"jax.numpy.{name}" for name in ("asarray", "array", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64")}
+)
+"""Calls that make a 0-d integer array of an int literal (``jnp.asarray(1, jnp.int32)``): the loop
+model takes the constant for what it steps a counter by (where it only reports)."""
+ATTRIBUTE_FACTORIES = frozenset({
+    "builtins.setattr", "builtins.delattr", "builtins.type", "collections.namedtuple", "typing.NamedTuple",
+    "typing_extensions.NamedTuple", "dataclasses.make_dataclass", "builtins.vars",
+})
+"""Calls that give objects attributes named by strings (``setattr(N, "__gt__", f)``,
+``namedtuple("P", "shape")``) or find them by a key (``vars(o)``)."""
+ANY_ATTRIBUTE_NAMES = ("__getattr__", "__getattribute__", "__dict__")
+"""Names whose use lets objects have any attribute: a ``__getattr__`` answers every name, a
+``__dict__`` sets one by a computed key (``__setattr__`` is judged by the name it is given)."""

@@ -227,3 +227,14 @@ def test_console_script_runs_as_module(growth_file):
         [sys.executable, "-m", "autota", "check", str(growth_file)], capture_output=True, text=True
     )
     assert proc.returncode == 1 and "AT101" in proc.stdout
+
+
+def test_module_run_beside_files_named_like_the_standard_library(growth_file, tmp_path):
+    """`python -m autota` in a project with its own `copy.py`: Python puts the working folder first
+    on `sys.path`, which must not make autota import that file for the standard `copy`."""
+    (tmp_path / "copy.py").write_text("x = 1\n")
+    (tmp_path / "time.py").write_text("x = 1\n")
+    proc = subprocess.run(
+        [sys.executable, "-m", "autota", "check", str(growth_file)], capture_output=True, text=True, cwd=tmp_path
+    )
+    assert proc.returncode == 1 and "AT101" in proc.stdout and not proc.stderr

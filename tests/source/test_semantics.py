@@ -255,3 +255,25 @@ def test_reaching_value_follows_straight_line_code(read, expected):
     call = next(c for c in calls if c.func.value == callee and module.code_for_node(c.args[0].value) == name)
     found = semantics.reaching_value(call.args[0].value)
     assert (found and (found[0], module.code_for_node(found[1]))) == expected
+
+
+@pytest.mark.parametrize(
+    "text, attribute, expected",
+    [
+        ("class P:\n    shape: tuple\n", "shape", True),  # a field
+        ("def make(o):\n    o.shape, n = (v,), 1\n", "shape", True),  # a store in a function, unpacked
+        ("import collections\nP = collections.namedtuple('P', 'low shape')\n", "shape", True),
+        ("import dataclasses\nP = dataclasses.make_dataclass('P', [('shape', tuple)])\n", "shape", True),
+        ("import types\no = types.SimpleNamespace(shape=(v,))\n", "shape", True),
+        ("N = type('N', (), {'__index__': lambda s: 5})\n", "__index__", True),
+        ("class N:\n    pass\nsetattr(N, '__gt__', f)\n", "__gt__", True),
+        ("def deco(c):\n    for k, v in table.items():\n        setattr(c, k, v)\n", "__gt__", True),  # any name
+        ("class C:\n    def __getattr__(self, k):\n        return 1\n", "shape", True),
+        ("import jax.numpy as jnp\nx = jnp.zeros(shape=(3,))\n", "shape", False),  # an option of JAX's
+        ("def build(self, n):\n    setattr(self, f'layer_{n}', n)\n", "shape", False),  # not a name asked about
+        ("import collections\nP = collections.namedtuple('P', 'low high')\n", "shape", False),
+    ],
+)
+def test_attributes_given_without_a_class_statement(text, attribute, expected):
+    semantics = scopes.Semantics(cst.parse_module(text), text)
+    assert semantics.defines_attribute(attribute) is expected

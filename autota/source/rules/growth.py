@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import ast
 import itertools
+import re
 from dataclasses import dataclass
+from pathlib import Path
 
 import libcst as cst
 
@@ -749,6 +751,12 @@ class GrowthRule(SourceRule):
                 f"that `jax.config.update` (line {self.start_line(configured)}) changes nothing the fix's work after "
                 "the loop depends on: it runs under the configuration as it is then (dtype promotion, x64)"
             )
+        rebinding = self._module_rebinding()
+        if rebinding is not None and self._calls_code(loop):
+            found.append(
+                f"that nothing the loop calls binds `jax.numpy`'s name in this module again ({rebinding}): the loop "
+                "reached it through that name at each step, and the fix does after the loop too"
+            )
         patched = self._patched_jax_function()
         if patched is not None:
             found.append(
@@ -947,6 +955,24 @@ class GrowthRule(SourceRule):
                 "a function's `__globals__` may)"
             ]
         return [f"that the axis `{self.code_of(axis)}` has the same value at every step"]
+
+    def _module_rebinding(self) -> str | None:
+        """How code may bind the module's names again, where no statement of it does (see
+        :data:`vocabulary.MODULE_REBINDERS`): the first such word of the file, an import of the
+        module by itself, or another module of the run storing an attribute of that name
+        (``mylib.jnp = numpy``)."""
+        source = self.context.source
+        word = next((w for w in vocabulary.MODULE_REBINDERS if source.mentions(w)), None)
+        if word is not None:
+            return f"the file uses `{word.rstrip('(')}`"
+        stem = Path(self.context.path).stem
+        if stem.isidentifier() and re.search(rf"^[ \t]*(?:import|from)\b[^\n]*\b{stem}\b", source.text, re.M):
+            return f"the file imports `{stem}`, which may be itself"
+        roots = {spelling.split(".")[0] for spelling in scopes.module_aliases(self.context.module, JNP)}
+        stored = sorted(roots & self.context.imported.stored_attributes)
+        if stored:
+            return f"a module of the run stores an attribute `{stored[0]}`"
+        return None
 
     def _calls_code(self, loop: cst.CSTNode) -> bool:
         """Whether ``loop`` calls something other than JAX's, NumPy's or Python's builtins."""
@@ -1538,8 +1564,18 @@ class GrowthRule(SourceRule):
                     sources += given
                     pending += given
         return any(
-            isinstance(self.parent(name), (cst.Attribute, cst.Index, cst.Subscript)) or self._read_by_helper(name)
+            isinstance(self.parent(name), (cst.Attribute, cst.Index, cst.Subscript)) or self._looked_up(name)
+            or self._read_by_helper(name)
             for source in sources for name in self.semantics.variables(source) if name.value in entries
+        )
+
+    def _looked_up(self, name: cst.Name) -> bool:
+        """Whether ``name`` is the key of a mapping's ``.get`` (``index_of.get(entry)``), which
+        reads the slot from a table as ``index_of[entry]`` does."""
+        arg = self.parent(name)
+        call = self.parent(arg) if isinstance(arg, cst.Arg) else None
+        return isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) and call.func.attr.value == "get" and (
+            bool(call.args) and call.args[0] is arg and arg.keyword is None and not arg.star
         )
 
     def _positions(self, iterator: cst.Call) -> bool:

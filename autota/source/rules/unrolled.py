@@ -429,7 +429,9 @@ class UnrolledLoopRule(SourceRule):
         dict display, or whose item is called (``layers[k](x)``: no array is callable), a string
         made of it (``"w%d" % (l + 1)``, ``f"w{l}"``, ``str(l)``: a dict key, a layer's name), a
         boolean mask computed from it (``x[np.arange(n) != i]``, whose size must be concrete), a keyword argument that JAX needs static (``axis=``, ``shape=``, see
-        :data:`vocabulary.STATIC_KEYWORDS`), or an argument of a function of this module that uses it so.
+        :data:`vocabulary.STATIC_KEYWORDS`), an argument of a NumPy or ``math`` function or of
+        ``int()`` (``np.min([(i + 1) * b, n])``: they need a concrete value), or an argument of a
+        function of this module that uses it so.
         A test of the index itself against one of ``edges`` (``t == T - 1``) is not: see :meth:`_edges`.
         Without ``control``, no test is (a flag the loop carries, ``if not seen:``, a scan can carry
         and test with ``lax.cond``)."""
@@ -519,6 +521,10 @@ class UnrolledLoopRule(SourceRule):
                     node.func.value, (cst.SimpleString, cst.ConcatenatedString)
                 ) and any(uses_value(a.value) for a in node.args):
                     return True  # `"w{}".format(l)`
+                if any(uses_value(a.value) for a in node.args) and any(
+                    q.startswith(("numpy.", "math.")) or q in vocabulary.CONCRETE_CONVERSIONS for q in self.qualified_names(node.func)
+                ):
+                    return True  # `np.min([(i + 1) * b, n])`, `math.floor(i / 2)`, `int(i)`: they need a concrete value
                 if any(a.keyword is not None and a.keyword.value in vocabulary.STATIC_KEYWORDS and uses_value(a.value)
                        for a in node.args):
                     return True  # `jnp.cumsum(x, axis=k)`: JAX refuses a traced axis, shape or count

@@ -1165,6 +1165,10 @@ class _Evaluation:
         ):  # `dict(s, i=i + 1)`: the entries, with those given replaced
             base = self.expr(node.args[0].value, env, depth)
             return _replaced(base, {_entry(a.keyword.value): self.expr(a.value, env, depth) for a in node.args[1:]})
+        if node.args and int_value(node.args[0].value) is not None and not (node.args[0].keyword or node.args[0].star) and (
+            rule.matches(func, vocabulary.SCALAR_CONSTRUCTORS)
+        ):  # `count + jnp.asarray(1, jnp.int32)`: a counter stepped by one (an array, which only reports read)
+            return Const(int_value(node.args[0].value))
         if isinstance(func, cst.Attribute) and func.attr.value == "astype" and len(node.args) == 1:
             base = self.expr(func.value, env, depth)
             if isinstance(base, (Written, Carry)):

@@ -408,9 +408,11 @@ class WhileLoops:
             self._static_parameter(n) and not self._int_parameter(n)
             for n in self.semantics.find(bound, lambda n: isinstance(n, cst.Name))
         ):
+            own = next((a for a in ("__index__", *vocabulary.COMPARISONS) if self.semantics.defines_attribute(a)), None)
+            kind = f"an object with its own `{own}` (the file gives objects one)" if own else "a float"
             return (
                 f"the bound `{self.code_of(bound).strip()}` is static through a `static_argnums` parameter, which "
-                "may be a float (a `while_loop` compares with it; a `fori_loop` needs an int)"
+                f"may be {kind} (a `while_loop` compares with it; a `fori_loop` needs an int)"
             )
         init = args["init_val"].value
         elements = init
