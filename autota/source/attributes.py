@@ -9,9 +9,10 @@ the attribute in a string or a keyword rather than a ``def``:
   ``make_dataclass("P", ["shape"])``, ``SimpleNamespace(**{"shape": v})``: the name as a string;
 - ``SimpleNamespace(shape=v)``, ``dict(__gt__=f)`` handed to ``type``: a keyword of a call that
   is not JAX's or NumPy's own (``jnp.zeros(shape=...)`` gives nothing an attribute);
-- ``setattr`` with a computed name, ``vars(o)`` or ``__dict__`` kept to change, ``__setattr__``,
-  a ``__getattr__``/``__getattribute__``, ``type`` or a record factory given its names at run time:
-  any attribute at all.
+- ``setattr``/``object.__setattr__`` with a computed name (unless a literal part of it rules the
+  asked names out: ``f"layer_{i}"``), ``vars(o)`` kept rather than handed to a call, ``__dict__``,
+  a class's own ``__setattr__``, a ``__getattr__``/``__getattribute__``, ``type`` or a record
+  factory given its names at run time: any attribute at all.
 
 An object made in another module is not seen (a known gap the rule docs name)."""
 
@@ -102,7 +103,7 @@ def _factory_names(call: cst.Call, names: set[str]) -> frozenset[str] | None:
     keywords = {a.keyword.value: a.value for a in call.args if a.keyword is not None}
     terminal = next(iter(sorted(names)), None) or _spelled(call.func) or ""
     terminal = terminal.rpartition(".")[2]
-    if terminal in ("setattr", "delattr"):
+    if terminal == "setattr":
         spec = positional[1] if len(positional) > 1 else None
         return frozenset() if spec is None else _spec_names(spec, split=False)
     if terminal == "type":

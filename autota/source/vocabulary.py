@@ -506,7 +506,7 @@ SCALAR_CONSTRUCTORS = frozenset(
 """Calls that make a 0-d integer array of an int literal (``jnp.asarray(1, jnp.int32)``): the loop
 model takes the constant for what it steps a counter by (where it only reports)."""
 ATTRIBUTE_FACTORIES = frozenset({
-    "builtins.setattr", "builtins.delattr", "builtins.type", "collections.namedtuple", "typing.NamedTuple",
+    "builtins.setattr", "builtins.type", "collections.namedtuple", "typing.NamedTuple",
     "typing_extensions.NamedTuple", "dataclasses.make_dataclass", "builtins.vars",
 })
 """Calls that give objects attributes named by strings (``setattr(N, "__gt__", f)``,

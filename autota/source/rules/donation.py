@@ -354,7 +354,8 @@ class _UpdatedCopies:
     updated copy of: a write into the parameter or a part of it (``state.rows.at[i].set(v)``,
     ``dynamic_update_slice(state.rows, ...)``), or the parameter rebuilt around such a write
     (``state._replace(rows=...)``, ``state.replace(...)``, ``dataclasses.replace(state, ...)``,
-    ``{**state, "rows": ...}``, ``tree_map(lambda b, v: b.at[i].set(v), state, values)``).
+    ``{**state, "rows": ...}``, a dict display given an entry so written, ``tree_map(lambda b, v:
+    b.at[i].set(v), state, values)``).
     Donating that parameter lets XLA write the updated leaf into the argument's memory.
     Assignments are read in source order, whatever branch they are in: the finding's fix is
     unsafe in any case, and a step that updates its argument on one path copies it there."""
@@ -402,6 +403,8 @@ class _UpdatedCopies:
         if isinstance(expr, cst.Dict):  # `{**state, "rows": state["rows"].at[i].set(v)}`
             spread = [self.part(e.value) for e in expr.elements if isinstance(e, cst.StarredDictElement)]
             written = {self.updated(e.value) for e in expr.elements if isinstance(e, cst.DictElement)}
+            if not spread:  # `{"xs": buf["xs"].at[p].set(x), "p": buf["p"] + 1}`: every entry given again
+                return next((p for p in written if p is not None), None)
             return next((p for p in spread if p is not None and p in written), None)
         if not isinstance(expr, cst.Call):
             return None

@@ -25,6 +25,8 @@ UNSTEADY = (cst.Call, cst.Attribute, cst.Subscript, cst.NamedExpr, cst.Await, cs
 """What may give an index another value each step though it reads no name the loop binds."""
 
 JNP = "jax.numpy"
+SELF_CONVERSIONS = frozenset({f"{JNP}.array", f"{JNP}.asarray", f"{JNP}.copy", "numpy.array", "numpy.asarray", "numpy.copy"})
+"""Calls that give an array's own values back (a copy, a conversion)."""
 FLOAT_CONSTANTS = vocabulary.FLOAT_CONSTANTS
 ARITHMETIC = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.FloorDivide, cst.Modulo, cst.Power)
 
@@ -1144,9 +1146,13 @@ class GrowthRule(SourceRule):
             return
         loop = loops[0]
         attribute = not isinstance(statement.targets[0].target, cst.Name)
+        converted = None
         for assign in self.semantics.find(loop, lambda n: isinstance(n, cst.Assign)):
             if assign is not statement and any(self.code_of(t.target) == buf for t in assign.targets):
                 update = self._update(assign)
+                if self._converts_itself(assign, buf):
+                    converted = converted or assign  # `R = jnp.array(R)` on a fallback path: the same values
+                    continue
                 if (update is None or update[0] != buf) and not self._made_when_missing(assign, loop) and not (
                     attribute and self._other_branch(assign, statement, loop)
                 ):
@@ -1189,7 +1195,10 @@ class GrowthRule(SourceRule):
         )
         problem = (
             "the array is an attribute or an item; the fix rewrites a name (bind it to a local before the loop and back after it)"
-            if attribute else spelling.indirect or self._update_fix_problem(statement, buf, call, method, loop)
+            if attribute else spelling.indirect or (
+                f"the loop also binds `{buf}` to a conversion of itself (line {self.start_line(converted)}), which the "
+                "fix does not follow" if converted is not None else None
+            ) or self._update_fix_problem(statement, buf, call, method, loop)
         )
         if problem:
             self.report("AT102", spelling.site, message, reason=problem)
@@ -1567,6 +1576,18 @@ class GrowthRule(SourceRule):
             isinstance(self.parent(name), (cst.Attribute, cst.Index, cst.Subscript)) or self._looked_up(name)
             or self._read_by_helper(name)
             for source in sources for name in self.semantics.variables(source) if name.value in entries
+        )
+
+    def _converts_itself(self, assign: cst.Assign, buf: str) -> bool:
+        """Whether ``assign`` binds ``buf`` to a copy or conversion of itself (``R = jnp.array(R)``,
+        ``R = R.copy()``): the same values, not a new array of other rows."""
+        value = assign.value
+        if not isinstance(value, cst.Call) or len(assign.targets) != 1:
+            return False
+        if isinstance(value.func, cst.Attribute) and value.func.attr.value == "copy" and not value.args:
+            return self.code_of(value.func.value) == buf
+        return bool(self.matches(value.func, SELF_CONVERSIONS)) and bool(value.args) and (
+            value.args[0].keyword is None and not value.args[0].star and self.code_of(value.args[0].value) == buf
         )
 
     def _looked_up(self, name: cst.Name) -> bool:

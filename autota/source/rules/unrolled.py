@@ -21,6 +21,9 @@ from autota.source.tracing import COMPILED
 from autota.source.rule import SourceRule
 from autota.source.rules.growth import GROWTH
 
+OUTER_PRODUCTS = frozenset({"jax.numpy.outer", "jax.numpy.kron", "jax.numpy.multiply.outer"})
+"""Products whose result has the axes of both factors: a carry multiplied in grows each step."""
+
 
 UNSAFE_DIFFERENCES = (
     "the loop index becomes a traced int32 (weakly typed, so it promotes as the Python int did): indexing "
@@ -348,8 +351,28 @@ class UnrolledLoopRule(SourceRule):
         keeps one."""
         for assign in self.semantics.find(loop.body, lambda n: isinstance(n, cst.Assign)):
             for name in (n.value for t in assign.targets for n in _bound_roots(t.target)):
-                if name in carried and (self._slices(assign.value, name) or self._slicing_helper(assign.value, name)):
+                if name in carried and (
+                    self._slices(assign.value, name) or self._slicing_helper(assign.value, name)
+                    or self._outer_product(assign.value, name)
+                ):
                     return True
+        return False
+
+    def _outer_product(self, value: cst.BaseExpression, name: str) -> bool:
+        """Whether ``value`` is an outer product with ``name`` as a factor (``jnp.outer``,
+        ``jnp.kron``, ``jnp.tensordot(r, m, axes=0)``): its rank or size grows each step."""
+        if not isinstance(value, cst.Call) or any(a.star for a in value.args):
+            return False
+        factors = [a.value for a in value.args if a.keyword is None][:2]
+        if not any(isinstance(f, cst.Name) and f.value == name for f in factors):
+            return False
+        if self.matches(value.func, OUTER_PRODUCTS):
+            return True
+        if self.matches(value.func, {"jax.numpy.tensordot"}):
+            axes = [a.value for a in value.args if a.keyword is not None and a.keyword.value == "axes"] or [
+                a.value for a in value.args if a.keyword is None
+            ][2:3]
+            return bool(axes) and scopes.int_value(axes[0]) == 0
         return False
 
     def _slices(self, expr: cst.CSTNode, name: str) -> bool:

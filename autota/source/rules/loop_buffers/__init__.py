@@ -821,7 +821,7 @@ def _spelling(found: BufferWrite) -> str | None:
             "an unconditional write"
         )
     if form == "tree_map":
-        return "the buffers are a pytree written with `tree_map`; the rewrite takes one buffer at a time"
+        return "the buffers are a pytree written together (`tree_map`, or a comprehension over them); the rewrite takes one buffer at a time"
     if any(isinstance(p, str) and p.startswith(".") for p in found.path):
         return "the buffer is a field of a NamedTuple or dataclass carry; the rewrite takes a tuple of names"
     return None

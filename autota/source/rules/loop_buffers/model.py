@@ -923,7 +923,8 @@ class _Evaluation:
                 self.read(value, small)
                 self.expr(small.target, env, depth)
         elif isinstance(small, cst.Expr):
-            self.read(self.expr(small.value, env, depth), small)
+            if not self.dict_update(small.value, env, depth):
+                self.read(self.expr(small.value, env, depth), small)
         elif isinstance(small, (cst.Global, cst.Nonlocal)):
             raise _GiveUp("the body declares `global`/`nonlocal` names")
         elif isinstance(small, cst.Del):
@@ -931,6 +932,29 @@ class _Evaluation:
                 env.pop(name.value, None)
         else:
             self.opaque_block(small, env)
+
+    def dict_update(self, call: cst.BaseExpression, env: dict, depth: int) -> bool:
+        """``carry.update({"hist": ..., "p": p})`` (or ``update(hist=...)``) on a dict carry or a
+        copy of one: it leaves with those entries replaced, as ``carry["hist"] = ...`` does."""
+        if not (isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) and call.func.attr.value == "update"):
+            return False
+        owner = call.func.value
+        if not isinstance(owner, cst.Name) or not isinstance(env.get(owner.value), (Carry, Record)):
+            return False
+        if any(a.star for a in call.args) or len([a for a in call.args if a.keyword is None]) > 1:
+            return False
+        entries = {}
+        for arg in call.args:
+            if arg.keyword is not None:
+                entries[_entry(arg.keyword.value)] = self.expr(arg.value, env, depth)
+            elif isinstance(arg.value, cst.Dict) and all(
+                isinstance(e, cst.DictElement) and isinstance(e.key, cst.SimpleString) for e in arg.value.elements
+            ):
+                entries.update({_entry(e.key.evaluated_value): self.expr(e.value, env, depth) for e in arg.value.elements})
+            else:
+                return False
+        env[owner.value] = _replaced(env[owner.value], entries)
+        return True
 
     def bind(self, target: cst.BaseExpression, value: Value, env: dict, depth: int) -> None:
         if isinstance(target, cst.Name):
@@ -1068,6 +1092,10 @@ class _Evaluation:
             return Function(node, closure=env)
         if isinstance(node, cst.Dict):
             return self.dict_display(node, env, depth)
+        if isinstance(node, cst.ListComp):
+            mapped = self.mapped_list(node, env, depth)
+            if mapped is not None:
+                return mapped
         operands = _operands(node)
         if operands is not None:  # `c.step % 4 == 0` reads the field, not the whole carry
             for operand in operands:
@@ -1080,6 +1108,38 @@ class _Evaluation:
         for name in self.modeler.semantics.find(node, lambda n: isinstance(n, cst.Name)):
             if name.value in env:
                 self.read(env[name.value], name)
+        return Opaque(node)
+
+    def mapped_list(self, node: cst.ListComp, env: dict, depth: int) -> Value | None:
+        """``[b.at[i].set(x) for b, x in zip(bufs, xs)]`` over a carried list of buffers: each
+        element written as ``tree_map(lambda b, x: b.at[i].set(x), bufs, xs)`` writes it (one
+        ``for``, no ``if``, the target a name or a tuple of names, ``zip`` of as many trees)."""
+        comp = node.for_in
+        if comp.inner_for_in is not None or comp.ifs or comp.asynchronous is not None:
+            return None
+        target, iterator = comp.target, comp.iter
+        names = [target] if isinstance(target, cst.Name) else [e.value for e in target.elements] if isinstance(
+            target, (cst.Tuple, cst.List)
+        ) else []
+        if not names or not all(isinstance(n, cst.Name) for n in names):
+            return None
+        if isinstance(target, cst.Name):
+            sources = [iterator]
+        elif isinstance(iterator, cst.Call) and self.rule.matches(iterator.func, {"builtins.zip"}) and not any(
+            a.keyword or a.star for a in iterator.args
+        ):
+            sources = [a.value for a in iterator.args]
+        else:
+            return None
+        if len(sources) != len(names):
+            return None
+        trees = [self.expr(source, env, depth) for source in sources]
+        inner = {**env, **{n.value: tree for n, tree in zip(names, trees)}}
+        result = self.expr(node.elt, inner, depth)
+        if isinstance(result, Written) and isinstance(result.base, Carry):
+            return Written(result.base, result.index, result.index_node, node, "tree_map", result.row, result.method, result.axis)
+        for tree in trees:
+            self.read(tree, node)
         return Opaque(node)
 
     def dict_display(self, node: cst.Dict, env: dict, depth: int) -> Value:
@@ -1160,6 +1220,10 @@ class _Evaluation:
             return made
         if rule.matches(func, vocabulary.SHALLOW_COPIES) and len(node.args) == 1 and not (node.args[0].keyword or node.args[0].star):
             return self.expr(node.args[0].value, env, depth)  # `c = dict(c)`: the same entries, nothing read
+        if isinstance(func, cst.Attribute) and func.attr.value == "copy" and not node.args:
+            base = self.expr(func.value, env, depth)
+            if isinstance(base, (Carry, Record)):
+                return base  # `new = carry.copy()`: the same entries (or the same values of an array)
         if rule.matches(func, {"builtins.dict"}) and node.args and not (node.args[0].keyword or node.args[0].star) and all(
             a.keyword is not None and not a.star for a in node.args[1:]
         ):  # `dict(s, i=i + 1)`: the entries, with those given replaced

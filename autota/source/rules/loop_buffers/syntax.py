@@ -247,12 +247,25 @@ def identifier(text: str) -> str:
 INDEX_ARRAYS = frozenset({f"{JNP}.array", f"{JNP}.asarray", "numpy.array", "numpy.asarray"})
 
 
-def several_slots(rule, index) -> bool:
+RANGES = frozenset({f"{JNP}.arange", "numpy.arange", f"{JNP}.linspace", "numpy.linspace"})
+"""Calls that make a vector of positions."""
+
+
+def several_slots(rule, index, depth: int = 0) -> bool:
     """Whether ``index`` visibly names several slots (``[i, j]``, ``jnp.array([i, j])``): a write
     there (a swap, a permutation step) is not one slot a step; or is a tuple built as the program
-    runs (``x.at[tuple(loc)]``), a position along several axes, as ``x.at[i, j]`` is."""
+    runs (``x.at[tuple(loc)]``), a position along several axes, as ``x.at[i, j]`` is; or is
+    arithmetic on a vector of positions (``offsets + ell`` with ``offsets = jnp.arange(n) * k``),
+    through names bound once, a few levels."""
     if isinstance(index, cst.Call) and rule.matches(index.func, {"builtins.tuple"}):
         return True
+    if isinstance(index, cst.Call) and rule.matches(index.func, RANGES) and index.args:
+        return True
+    if isinstance(index, cst.BinaryOperation) and depth < 4:
+        return several_slots(rule, index.left, depth + 1) or several_slots(rule, index.right, depth + 1)
+    if isinstance(index, cst.Name) and depth < 4:
+        value = rule.semantics.assigned_value(index)
+        return value is not None and several_slots(rule, value, depth + 1)
     if isinstance(index, cst.Call) and rule.matches(index.func, INDEX_ARRAYS) and index.args:
         index = index.args[0].value
     return isinstance(index, (cst.List, cst.Tuple)) and len(index.elements) > 1
