@@ -39,12 +39,27 @@ def given(semantics) -> frozenset[str] | None:
     for node in semantics.by_value.get("__setattr__", ()):
         if isinstance(semantics.parents.get(node), cst.FunctionDef):
             return ANY  # a class's own `__setattr__` may store under any name
+    for name in _RECORD_FACTORIES | _CODE_RUNNERS:
+        for node in semantics.by_value.get(name, ()):
+            expr, parent = node, semantics.parents.get(node)
+            if isinstance(parent, cst.Attribute) and parent.attr is node:  # `types.SimpleNamespace`
+                expr, parent = parent, semantics.parents.get(parent)
+            if isinstance(parent, cst.Call) and parent.func is expr:
+                if name in _CODE_RUNNERS and semantics.resolved_names(expr) & _CODE_RUNNERS_QUALIFIED:
+                    return ANY  # `exec("class P: shape = ...")`: code the file does not spell
+            elif name in _RECORD_FACTORIES and _handed_on(semantics, expr, parent):
+                return ANY  # `partial(namedtuple, "P")`, `make = SimpleNamespace`: the names come where it is called
     asked = frozenset(vocabulary.ASKED_ATTRIBUTES)
     found: set[str] = set()
     for node in semantics.nodes:
         if isinstance(node, (cst.SimpleString, cst.ConcatenatedString)):
-            if _text(node) in asked:
-                found.add(_text(node))
+            text = _text(node)
+            if text in _RECORD_FACTORIES:
+                return ANY  # `getattr(collections, "namedtuple")`
+            if text is not None and text.startswith("-"):
+                text = text.lstrip("-").replace("-", "_")  # argparse's `"--shape"` gives `args.shape`
+            if text in asked:
+                found.add(text)
             continue
         if not isinstance(node, cst.Call):
             continue
@@ -73,6 +88,20 @@ def given(semantics) -> frozenset[str] | None:
 
 
 _FACTORY_TERMINALS = frozenset(q.rpartition(".")[2] for q in vocabulary.ATTRIBUTE_FACTORIES)
+_CODE_RUNNERS_QUALIFIED = frozenset({"builtins.exec", "builtins.eval", "builtins.compile"})
+_CODE_RUNNERS = frozenset(q.rpartition(".")[2] for q in _CODE_RUNNERS_QUALIFIED)
+
+
+_RECORD_FACTORIES = frozenset({"namedtuple", "NamedTuple", "make_dataclass", "SimpleNamespace", "Namespace", "new_class"})
+
+
+def _handed_on(semantics, expr: cst.BaseExpression, parent: cst.CSTNode | None) -> bool:
+    """Whether a record factory is handed to a call or bound to another name, to be called
+    elsewhere with names this file does not spell (not an ``isinstance`` test, not a base)."""
+    if isinstance(parent, cst.Arg) and parent.value is expr:
+        call = semantics.parents.get(parent)
+        return isinstance(call, cst.Call) and not semantics.resolved_names(call.func) & {"builtins.isinstance", "builtins.issubclass"}
+    return isinstance(parent, cst.Assign) and parent.value is expr
 
 
 def _spelled(func: cst.BaseExpression) -> str | None:
@@ -80,8 +109,9 @@ def _spelled(func: cst.BaseExpression) -> str | None:
 
 
 def _array_function(names: set[str]) -> bool:
-    """Whether the callee is one of JAX's or NumPy's functions, whose keywords are options."""
-    return bool(names) and all(q == "jax" or q.startswith(("jax.", "numpy.")) for q in names)
+    """Whether the callee is one of JAX's or NumPy's array functions, whose keywords are options
+    (not ``jax.tree_util.Partial``, which hands them on)."""
+    return bool(names) and all(q.startswith(vocabulary.ARRAY_NAMESPACES) for q in names)
 
 
 def _text(node: cst.BaseExpression) -> str | None:
@@ -110,6 +140,8 @@ def _factory_names(call: cst.Call, names: set[str]) -> frozenset[str] | None:
         if len(positional) < 3:
             return frozenset()  # `type(x)`: the object's class
         return _spec_names(positional[2], split=False)
+    if terminal == "new_class":
+        return ANY  # `types.new_class(name, bases, kwds, exec_body)`: the body fills the namespace
     if terminal in ("namedtuple", "NamedTuple", "make_dataclass"):
         spec = positional[1] if len(positional) > 1 else keywords.get("field_names", keywords.get("fields"))
         if spec is None:

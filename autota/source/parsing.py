@@ -8,6 +8,7 @@ it judges that a fix keeps the file valid. Where this Python is older than the f
 from __future__ import annotations
 
 import ast
+import warnings
 
 import libcst as cst
 
@@ -36,9 +37,22 @@ def libcst_module(text: str) -> cst.Module:
     try:
         return cst.parse_module(text)
     except cst.ParserSyntaxError as exc:
-        raise ParseError(f"syntax error at {exc.raw_line}:{exc.raw_column + 1}: {exc.message}") from None
+        where = f"{exc.raw_line}:{exc.raw_column + 1}"
+        if _python_parses(text):  # `(n): int = 3`: Python's grammar, not libcst's
+            raise ParseError(f"libcst cannot read this valid Python at {where}; the file is not checked") from None
+        raise ParseError(f"syntax error at {where}: {exc.message}") from None
     except (RecursionError, ValueError) as exc:
         raise ParseError(f"cannot parse: {exc}") from None
+
+
+def _python_parses(text: str) -> bool:
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+    return True
 
 
 def syntax_tree(text: str, path: str) -> ast.Module | None:

@@ -321,7 +321,12 @@ def _mentions(expr: ast.AST, names, facts: Facts) -> bool:
 
 _METHODS: dict[type, object] = {}
 _ASKED = frozenset(vocabulary.ASKED_ATTRIBUTES)
-_ATTRIBUTE_GIVING_NAMES = frozenset((*vocabulary.ANY_ATTRIBUTE_NAMES, "__setattr__"))
+_ATTRIBUTE_GIVING_NAMES = frozenset(
+    (*vocabulary.ANY_ATTRIBUTE_NAMES, "__setattr__", "exec", "eval", "compile",
+     *(vocabulary.terminal(name) for name in vocabulary.ATTRIBUTE_FACTORIES - {"builtins.type", "builtins.setattr", "builtins.vars"}))
+)
+"""Names whose mention may give objects attributes the file does not spell: a unit that holds
+one is kept (`partial(namedtuple, "P")`, `exec(...)`, a ``__getattr__``)."""
 _FACTORY_TERMINALS = frozenset(vocabulary.terminal(name) for name in vocabulary.ATTRIBUTE_FACTORIES)
 
 
@@ -382,7 +387,10 @@ class _Walker:
             self.facts.attribute_units.add(self.top)
 
     def visit_Constant(self, node: ast.Constant) -> None:
-        if node.value.__class__ is str and node.value in _ASKED:  # `setattr(N, "__gt__", f)`, `{"shape": v}`
+        value = node.value
+        if value.__class__ is str and (value in _ASKED or value in _ATTRIBUTE_GIVING_NAMES or value[:1] == "-" and (
+            value.lstrip("-").replace("-", "_") in _ASKED
+        )):  # `setattr(N, "__gt__", f)`, `{"shape": v}`, argparse's `"--shape"`
             self.facts.attribute_units.add(self.top)
 
     def visit_Global(self, node: ast.Global | ast.Nonlocal) -> None:

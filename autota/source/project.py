@@ -71,11 +71,13 @@ def module_name(path: Path) -> str:
     return ".".join(parts)
 
 
-def traced_elsewhere(paths: list[str], targets: list[str], asked: set[str] | None = None) -> dict[str, frozenset[str]]:
+def traced_elsewhere(paths: list[str], targets: list[str], asked: set[str] | None = None,
+                     programs: dict[str, str] | None = None) -> dict[str, frozenset[str]]:
     """For each of ``targets``, the names of its module-level functions (and ``Class.method``s)
     that run traced because
     a module of ``paths`` calls them from traced code (directly, or through functions so called),
-    and that no test or top-level code calls eagerly.
+    and that no test or top-level code calls eagerly. ``programs``: the Python text of files of
+    the run that are not ``.py`` (a notebook's code cells), whose top-level code counts too.
 
     Only the files that may take part are parsed: the targets, and the files whose text names one
     of their modules, a few imports up (a helper's callers, and theirs); with ``asked`` (the
@@ -87,6 +89,7 @@ def traced_elsewhere(paths: list[str], targets: list[str], asked: set[str] | Non
                 texts[path] = Path(path).read_text(encoding="utf-8", errors="replace")
             except OSError:
                 continue
+    texts.update(programs or {})
     names = {path: module_name(Path(path).resolve()) for path in texts}
     chosen = {t for t in targets if t in texts}
     frontier = set(chosen)
@@ -188,6 +191,11 @@ STAR_IMPORT = re.compile(r"^[ \t]*from\s+([\w.]+)\s+import\s+\*", re.M)
 """An absolute star import (under an ``if`` or a ``try`` too)."""
 ATTRIBUTE_STORE = re.compile(r"\.\s*(\w+)\s*=(?!=)")
 """An attribute stored (``utils.jnp = numpy``): a module's name rebound from outside it."""
+NAMED_STORE = re.compile(r"[\"'](\w+)[\"']|[(,]\s*(\w+)\s*=(?!=)")
+"""A name in a string or a keyword (``setattr(utils, "jnp", numpy)``, ``utils.__dict__["jnp"]``,
+``vars(utils).update(jnp=numpy)``), which a text that stores by name (:data:`STORES_BY_NAME`)
+may rebind a module's name by."""
+STORES_BY_NAME = ("setattr(", "__dict__", "vars(", "patch", "__setattr__")
 
 
 STANDARD_MODULES = frozenset(sys.builtin_module_names) | frozenset(sys.stdlib_module_names)
@@ -326,6 +334,10 @@ def project_functions(paths: list[str]) -> ProjectFunctions:
         names = {name.rpartition(".")[2] for name in found.growers}  # the files that may call one
         candidates = [path for path, text in texts.items() if "def " in text and any(n in text for n in names)]
     stored = {name for text in texts.values() for name in ATTRIBUTE_STORE.findall(text)}
+    stored |= {
+        name for text in texts.values() if any(word in text for word in STORES_BY_NAME)
+        for match in NAMED_STORE.findall(text) for name in match if name
+    }
     run_paths: dict[str, str] | None = None  # the run's files by their resolved paths, as `star_module` gives them
     for path, text in texts.items():
         for name in STAR_IMPORT.findall(text):

@@ -310,6 +310,23 @@ class SourceRule:
                 return bool(self.matches(expr.args[0].value, JIT))
         return False
 
+    def module_rebinding(self, names: set[str]) -> str | None:
+        """How code may bind one of the module's ``names`` again where no statement of the module
+        does (see :data:`vocabulary.MODULE_REBINDERS`): the first such word of the file, an import
+        of the module by itself, or another module of the run storing an attribute of that name
+        or spelling it in a string (``mylib.jnp = numpy``, ``setattr(mylib, "jnp", numpy)``)."""
+        source = self.context.source
+        word = next((w for w in vocabulary.MODULE_REBINDERS if source.mentions(w)), None)
+        if word is not None:
+            return f"the file uses `{word.rstrip('(')}`"
+        stem = Path(self.context.path).stem
+        if stem.isidentifier() and re.search(rf"^[ \t]*(?:import|from)\b[^\n]*\b{stem}\b", source.text, re.M):
+            return f"the file imports `{stem}`, which may be itself"
+        stored = sorted(set(names) & self.context.imported.stored_attributes)
+        if stored:
+            return f"a module of the run stores an attribute `{stored[0]}` or names it in a string"
+        return None
+
     def unspelled(self, qualified: str) -> str:
         """Why a fix cannot spell the module ``qualified`` (``jax.numpy``): a star import that may
         bind any name, or no module-level import under a name the file binds nothing else to."""

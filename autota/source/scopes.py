@@ -1137,10 +1137,12 @@ class Semantics:
             target, holder = parent, self.parents.get(parent)
             while isinstance(holder, _PACKING):  # `o.shape, n = ...`
                 target, holder = holder, self.parents.get(holder)
-            return isinstance(holder, (cst.AssignTarget, cst.For)) and getattr(holder, "target", None) is target or (
-                isinstance(holder, (cst.AnnAssign, cst.AugAssign)) and holder.target is target
-            )
-        return isinstance(parent, cst.AssignTarget) and isinstance(self.enclosing_scope(node), cst.ClassDef)
+            # any store: `o.shape = v`, `for N.__gt__ in ...`, `with f() as o.shape`, a comprehension's target
+            return isinstance(holder, (cst.AssignTarget, cst.For, cst.CompFor, cst.AnnAssign, cst.AugAssign)) and (
+                holder.target is target
+            ) or isinstance(holder, cst.AsName) and holder.name is target
+        # a class's attribute, or a module's own variable (`sys.modules[__name__].shape`)
+        return binding_role(self.parents, node)[0] is not None and isinstance(self.enclosing_scope(node), (cst.ClassDef, cst.Module))
 
     def declared_global(self, name: str) -> bool:
         """Whether a ``global`` or ``nonlocal`` statement names ``name``: a call of the function that

@@ -318,10 +318,16 @@ FRAME_READERS = CALLER_FRAME_READERS | {
 """Calls that can read a function's locals by name, so that a deferred write, or a name a fix
 renames or adds, could be seen."""
 
-MODULE_REBINDERS = ("sys.modules", "__globals__", "importlib", "__import__", "globals(", "exec(", "getmodule")
+MODULE_REBINDERS = (
+    "sys.modules", "from sys import", "import sys as", "getattr(sys", "vars(sys", "__globals__", "f_globals", "importlib", "__import__", "globals(", "exec(", "getmodule", "get_referrers",
+    "resolve_name", "locate(", "vars(", "__dict__", "mock", "monkeypatch",
+)
 """What code can bind a module's name again through, with no statement of the module that binds
-it (``setattr(sys.modules[__name__], "jnp", numpy)``, ``f.__globals__["jnp"] = ...``): a fix that
-reads the name where the loop did not may reach something else."""
+it (``setattr(sys.modules[__name__], "jnp", numpy)``, ``from sys import modules``, ``sys`` under
+another name,
+``f.__globals__["jnp"] = ...``, ``gc.get_referrers``, ``pydoc.locate``, ``mock.patch``): a fix
+that reads the name where the loop did not may reach something else. Words of the file's text,
+comments and strings included: a mention makes the fix unsafe, which costs nothing of a program."""
 
 # -- tracing -----------------------------------------------------------------------------------
 JIT = frozenset(
@@ -507,10 +513,13 @@ SCALAR_CONSTRUCTORS = frozenset(
 model takes the constant for what it steps a counter by (where it only reports)."""
 ATTRIBUTE_FACTORIES = frozenset({
     "builtins.setattr", "builtins.type", "collections.namedtuple", "typing.NamedTuple",
-    "typing_extensions.NamedTuple", "dataclasses.make_dataclass", "builtins.vars",
+    "typing_extensions.NamedTuple", "dataclasses.make_dataclass", "builtins.vars", "types.SimpleNamespace",
+    "argparse.Namespace", "types.new_class",
 })
 """Calls that give objects attributes named by strings (``setattr(N, "__gt__", f)``,
 ``namedtuple("P", "shape")``) or find them by a key (``vars(o)``)."""
+ARRAY_NAMESPACES = ("jax.numpy.", "jax.lax.", "jax.random.", "jax.nn.", "jax.scipy.", "numpy.")
+"""Modules of array functions, whose keyword arguments are options (``shape=``, ``axis=``)."""
 ANY_ATTRIBUTE_NAMES = ("__getattr__", "__getattribute__", "__dict__")
 """Names whose use lets objects have any attribute: a ``__getattr__`` answers every name, a
 ``__dict__`` sets one by a computed key (``__setattr__`` is judged by the name it is given)."""

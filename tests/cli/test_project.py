@@ -5,6 +5,7 @@ eagerly keeps it reported; a run on the helper's file alone cannot know, and rep
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -100,6 +101,21 @@ def test_an_eager_caller_keeps_it_reported(capsys, package):
         "import jax.numpy as jnp\nfrom pkg.routing.utils import update_edges\n\n"
         "print(update_edges(jnp.zeros((2, 2)), jnp.array([1, 0])))\n"
     )
+    assert _codes(capsys, "--select", "AT102", str(package)) == ["utils.py:7:15 AT102", "utils.py:14:15 AT102"]
+
+
+
+def test_a_notebook_caller_keeps_it_reported(capsys, package):
+    """A notebook's top-level cells call functions eagerly, as a script does (sweep 45b)."""
+    cells = [
+        {"cell_type": "markdown", "metadata": {}, "source": ["# try it"]},
+        {"cell_type": "code", "metadata": {}, "execution_count": None, "outputs": [], "source": [
+            "import jax.numpy as jnp\n", "from pkg.routing.utils import update_edges\n",
+            "update_edges(jnp.zeros((2, 2)), jnp.array([1, 0]))\n",
+        ]},
+    ]
+    notebook = {"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    (package / "pkg" / "explore.ipynb").write_text(json.dumps(notebook))
     assert _codes(capsys, "--select", "AT102", str(package)) == ["utils.py:7:15 AT102", "utils.py:14:15 AT102"]
 
 

@@ -52,6 +52,13 @@ def test_a_grammar_newer_than_this_python_is_read_by_libcst():
         check(b"def f(:\n    pass\n", "bad.py", ALL)
 
 
+def test_valid_python_that_libcst_cannot_read_is_not_called_a_syntax_error():
+    """`(n): int = 3` runs in CPython, which libcst's grammar refuses (review 63)."""
+    text = b"import jax.numpy as jnp\n(n): int = 3\nacc = jnp.zeros(0)\nfor i in range(n):\n    acc = jnp.append(acc, i)\n"
+    with pytest.raises(ParseError, match="libcst cannot read this valid Python at"):
+        check(text, "paren.py", ALL)
+
+
 FIX_SHAPES = ("(", "pass\n", "    pass\n", " \\", "\n@dec", "")
 
 

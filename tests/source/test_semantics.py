@@ -269,6 +269,14 @@ def test_reaching_value_follows_straight_line_code(read, expected):
         ("class N:\n    pass\nsetattr(N, '__gt__', f)\n", "__gt__", True),
         ("def deco(c):\n    for k, v in table.items():\n        setattr(c, k, v)\n", "__gt__", True),  # any name
         ("class C:\n    def __getattr__(self, k):\n        return 1\n", "shape", True),
+        ("def make(o, f):\n    with f() as o.shape:\n        pass\n", "shape", True),  # review 63: any store
+        ("class N:\n    pass\n_ = [0 for N.__gt__ in [f]]\n", "__gt__", True),
+        ("import types\no = types.SimpleNamespace(**dict(zip(keys, values)))\n", "shape", True),
+        ("import jax, types\no = jax.tree_util.Partial(types.SimpleNamespace, shape=(v,))()\n", "shape", True),
+        ("shape = (v,)\n", "shape", True),  # a module's own variable: `sys.modules[__name__].shape`
+        ("import collections, functools\nP = functools.partial(collections.namedtuple, 'P')\n", "shape", True),
+        ("import argparse\np = argparse.ArgumentParser()\np.add_argument('--shape')\n", "shape", True),
+        ("exec(source)\n", "__index__", True),
         ("import jax.numpy as jnp\nx = jnp.zeros(shape=(3,))\n", "shape", False),  # an option of JAX's
         ("def build(self, n):\n    setattr(self, f'layer_{n}', n)\n", "shape", False),  # not a name asked about
         ("import collections\nP = collections.namedtuple('P', 'low high')\n", "shape", False),

@@ -451,7 +451,7 @@ def _without_traced_elsewhere(outcomes: list[Outcome], paths: list[str]) -> list
     asked.discard(None)
     if not asked:
         return outcomes  # only methods, module-level code or nothing: no other file can call them
-    traced = project.traced_elsewhere(paths, list(functions), asked)
+    traced = project.traced_elsewhere(paths, list(functions), asked, _notebook_programs(paths, asked))
     kept = []
     for outcome in outcomes:
         names = traced.get(outcome.path)
@@ -461,6 +461,25 @@ def _without_traced_elsewhere(outcomes: list[Outcome], paths: list[str]) -> list
             ])
         kept.append(outcome)
     return kept
+
+
+def _notebook_programs(paths: list[str], asked: set[str]) -> dict[str, str]:
+    """The code cells of the run's notebooks that name one of ``asked``, each as one program:
+    their top-level code calls functions eagerly, as a script's does."""
+    from autota.cli.notebooks import SUFFIX, Notebook, Program, ParseError
+
+    found = {}
+    for path in paths:
+        if not path.endswith(SUFFIX):
+            continue
+        try:
+            data = Path(path).read_bytes()
+            if not any(name.rpartition(".")[2].encode() in data for name in asked):
+                continue
+            found[path] = Program.build(Notebook.read(data)).text
+        except (OSError, ParseError, ValueError):
+            continue
+    return found
 
 
 def _describe(args, resolver, tasks: list[Task], workers: int) -> None:

@@ -753,11 +753,13 @@ class GrowthRule(SourceRule):
                 f"that `jax.config.update` (line {self.start_line(configured)}) changes nothing the fix's work after "
                 "the loop depends on: it runs under the configuration as it is then (dtype promotion, x64)"
             )
-        rebinding = self._module_rebinding()
-        if rebinding is not None and self._calls_code(loop):
+        roots = {spelling.split(".")[0] for spelling in scopes.module_aliases(self.context.module, JNP)}
+        rebinding = self.module_rebinding(roots)
+        if rebinding is not None:
             found.append(
-                f"that nothing the loop calls binds `jax.numpy`'s name in this module again ({rebinding}): the loop "
-                "reached it through that name at each step, and the fix does after the loop too"
+                f"that nothing the loop runs (a call, a dunder method, a callback) binds `jax.numpy`'s name in this "
+                f"module again ({rebinding}): the loop reached it through that name at each step, and the fix does "
+                "after the loop too"
             )
         patched = self._patched_jax_function()
         if patched is not None:
@@ -950,31 +952,13 @@ class GrowthRule(SourceRule):
             held = self.semantics.binding(axis)
             if not isinstance(self.semantics.binding_scope(axis), cst.Module) or held is None or isinstance(
                 held, (cst.FunctionDef, cst.ClassDef)
-            ) or not self._calls_code(loop):
+            ) or not self._calls_code(loop) and self.module_rebinding({axis.value}) is None:
                 return []
             return [  # `piece.__globals__["AX"] = 0`, `entry.AX = 0` in another module: no statement here shows it
                 f"that nothing the loop calls sets the module's variable `{axis.value}` (another module, `exec` or "
                 "a function's `__globals__` may)"
             ]
         return [f"that the axis `{self.code_of(axis)}` has the same value at every step"]
-
-    def _module_rebinding(self) -> str | None:
-        """How code may bind the module's names again, where no statement of it does (see
-        :data:`vocabulary.MODULE_REBINDERS`): the first such word of the file, an import of the
-        module by itself, or another module of the run storing an attribute of that name
-        (``mylib.jnp = numpy``)."""
-        source = self.context.source
-        word = next((w for w in vocabulary.MODULE_REBINDERS if source.mentions(w)), None)
-        if word is not None:
-            return f"the file uses `{word.rstrip('(')}`"
-        stem = Path(self.context.path).stem
-        if stem.isidentifier() and re.search(rf"^[ \t]*(?:import|from)\b[^\n]*\b{stem}\b", source.text, re.M):
-            return f"the file imports `{stem}`, which may be itself"
-        roots = {spelling.split(".")[0] for spelling in scopes.module_aliases(self.context.module, JNP)}
-        stored = sorted(roots & self.context.imported.stored_attributes)
-        if stored:
-            return f"a module of the run stores an attribute `{stored[0]}`"
-        return None
 
     def _calls_code(self, loop: cst.CSTNode) -> bool:
         """Whether ``loop`` calls something other than JAX's, NumPy's or Python's builtins."""

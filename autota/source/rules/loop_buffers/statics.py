@@ -185,6 +185,10 @@ class StaticFacts:
             return arg.keyword is None and not arg.star and self._is_static(arg.value, where, depth + 1, False, static_args)
         if isinstance(expr, cst.Name):
             value = self.semantics.assigned_value(expr)
+            if value is not None and isinstance(self.semantics.binding_scope(expr), cst.Module) and (
+                self.module_rebinding({expr.value}) is not None
+            ):
+                return False  # `N = 3`, then `globals()["N"] = 2.5` or `mylib.N = 2.5`: bound once is not proven
             if value is not None:
                 return self._is_static(value, where, depth + 1, integer, static_args)
             scope = scopes.enclosing_scope(self, expr)
