@@ -753,8 +753,7 @@ class GrowthRule(SourceRule):
                 f"that `jax.config.update` (line {self.start_line(configured)}) changes nothing the fix's work after "
                 "the loop depends on: it runs under the configuration as it is then (dtype promotion, x64)"
             )
-        roots = {spelling.split(".")[0] for spelling in scopes.module_aliases(self.context.module, JNP)}
-        rebinding = self.module_rebinding(roots)
+        rebinding = self.module_rebinding(self._jnp_roots(moved))
         if rebinding is not None:
             found.append(
                 f"that nothing the loop runs (a call, a dunder method, a callback) binds `jax.numpy`'s name in this "
@@ -959,6 +958,20 @@ class GrowthRule(SourceRule):
                 "a function's `__globals__` may)"
             ]
         return [f"that the axis `{self.code_of(axis)}` has the same value at every step"]
+
+    def _jnp_roots(self, moved: list[cst.CSTNode]) -> set[str]:
+        """The names the fix reaches `jax.numpy` by: the file's spelling of it, and the root of
+        each call of it in the statements the fix moves (`jax.numpy.append`: `jax`)."""
+        spelling = self.semantics.module_spelling(JNP)
+        roots = {spelling.split(".")[0]} if spelling else set()
+        for statement in moved:
+            for call in self.semantics.find(statement, lambda n: isinstance(n, cst.Call)):
+                root = call.func
+                while isinstance(root, cst.Attribute):
+                    root = root.value
+                if isinstance(root, cst.Name) and any(q.startswith(f"{JNP}.") for q in self.qualified_names(call.func)):
+                    roots.add(root.value)
+        return roots
 
     def _calls_code(self, loop: cst.CSTNode) -> bool:
         """Whether ``loop`` calls something other than JAX's, NumPy's or Python's builtins."""
@@ -1528,6 +1541,11 @@ class GrowthRule(SourceRule):
         step of a loop over the data's length. ``for i in order: buf.at[i]`` fills a slot a step."""
         if not isinstance(loop, cst.For) or self.range_call(loop.iter) is not None or not parts:
             return False
+        iterator = loop.iter
+        while isinstance(iterator, cst.Call) and self.matches(iterator.func, {"builtins.enumerate"}) and iterator.args:
+            iterator = iterator.args[0].value
+        if isinstance(iterator, cst.Call) and self._positions(iterator):
+            return False  # `for N in np.ndindex(shape)`: each entry is a position (`out.at[:, N[0], N[1]]`), a slot a step
         counter = self._counter(loop)
         if isinstance(loop.iter, cst.Call) and self.matches(loop.iter.func, {"builtins.enumerate"}):
             target = loop.target.elements[1].value if isinstance(loop.target, cst.Tuple) and len(loop.target.elements) == 2 else None
