@@ -49,6 +49,8 @@ def given(semantics) -> frozenset[str] | None:
                     return ANY  # `exec("class P: shape = ...")`: code the file does not spell
             elif name in _RECORD_FACTORIES and _handed_on(semantics, expr, parent):
                 return ANY  # `partial(namedtuple, "P")`, `make = SimpleNamespace`: the names come where it is called
+    if may_build(semantics, vocabulary.ASKED_ATTRIBUTES) is not None:
+        return ANY  # `SimpleNamespace(**{"sha" + "pe": v})`, `locals()["sha" + "pe"] = v` in a class body
     asked = frozenset(vocabulary.ASKED_ATTRIBUTES)
     found: set[str] = set()
     for node in semantics.nodes:
@@ -182,10 +184,9 @@ def _spec_names(spec: cst.BaseExpression, split: bool) -> frozenset[str] | None:
     return ANY
 
 
-def _may_spell_asked(expr: cst.BaseExpression) -> bool:
-    """Whether a name computed at run time may be one of :data:`vocabulary.ASKED_ATTRIBUTES`:
-    not where a literal part of it (``layer_`` of ``f"layer_{i}"`` or of ``"layer_" + str(i)``)
-    is in none of them."""
+def _may_spell_asked(expr: cst.BaseExpression, names=vocabulary.ASKED_ATTRIBUTES) -> bool:
+    """Whether a name computed at run time may be one of ``names``: not where a literal part of
+    it (``layer_`` of ``f"layer_{i}"`` or of ``"layer_" + str(i)``) is in none of them."""
     literals = []
     if isinstance(expr, cst.FormattedString):
         literals = [part.value for part in expr.parts if isinstance(part, cst.FormattedStringText)]
@@ -197,4 +198,23 @@ def _may_spell_asked(expr: cst.BaseExpression) -> bool:
                 work += [node.left, node.right]
             elif _text(node) is not None:
                 literals.append(_text(node))
-    return not any(text and all(text not in name for name in vocabulary.ASKED_ATTRIBUTES) for text in literals)
+    return not any(text and all(text not in name for name in names) for text in literals)
+
+
+def built_string(node: cst.CSTNode) -> bool:
+    """Whether ``node`` builds a string at run time: an f-string, or ``+`` with a string literal."""
+    if isinstance(node, cst.FormattedString):
+        return True
+    return isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Add) and (
+        _text(node.left) is not None or _text(node.right) is not None
+    )
+
+
+def may_build(semantics, names) -> cst.CSTNode | None:
+    """The first string the file builds at run time that may spell one of ``names``
+    (``"sha" + "pe"``, ``f"{key}"``): a key, an option's ``dest``, a field or an attribute that no
+    literal names."""
+    for node in semantics.nodes:
+        if built_string(node) and not built_string(semantics.parents.get(node)) and _may_spell_asked(node, names):
+            return node
+    return None

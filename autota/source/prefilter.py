@@ -320,6 +320,13 @@ def _mentions(expr: ast.AST, names, facts: Facts) -> bool:
 
 
 _METHODS: dict[type, object] = {}
+_SPELLABLE = (*vocabulary.ASKED_ATTRIBUTES, "__globals__", "f_globals", "modules", "__dict__", "globals")
+
+
+def _may_spell(literals: list[str]) -> bool:
+    """Whether a string built from ``literals`` and other parts may name an attribute the rules
+    ask about, or a way to a module's globals: no literal part rules every one out."""
+    return not any(text and all(text not in name for name in _SPELLABLE) for text in literals)
 _ASKED = frozenset(vocabulary.ASKED_ATTRIBUTES)
 _ATTRIBUTE_GIVING_NAMES = frozenset(
     (*vocabulary.ANY_ATTRIBUTE_NAMES, "__setattr__", "exec", "eval", "compile",
@@ -392,6 +399,19 @@ class _Walker:
             value.lstrip("-").replace("-", "_") in _ASKED
         )):  # `setattr(N, "__gt__", f)`, `{"shape": v}`, argparse's `"--shape"`
             self.facts.attribute_units.add(self.top)
+
+    def visit_JoinedStr(self, node: ast.JoinedStr) -> None:
+        literals = [v.value for v in node.values if isinstance(v, ast.Constant) and isinstance(v.value, str)]
+        if _may_spell(literals):  # `f"{key}"`: a name built at run time (see `attributes.may_build`)
+            self.facts.attribute_units.add(self.top)
+        self.generic_visit(node)
+
+    def visit_BinOp(self, node: ast.BinOp) -> None:
+        if isinstance(node.op, ast.Add):
+            literals = [v.value for v in (node.left, node.right) if isinstance(v, ast.Constant) and isinstance(v.value, str)]
+            if literals and _may_spell(literals):  # `"sha" + "pe"`
+                self.facts.attribute_units.add(self.top)
+        self.generic_visit(node)
 
     def visit_Global(self, node: ast.Global | ast.Nonlocal) -> None:
         self.facts.rebinding_units.add(self.top)

@@ -179,23 +179,32 @@ class ProjectFunctions:
     ``jax.numpy``), ``None`` for a name bound otherwise than by one import; ``None`` for a
     module outside the run, or whose names are not known (see :func:`star_exports`)."""
 
+    stores_built_names: bool = False
+    """Whether a file of the run stores by a name it builds (``setattr(mylib, "j" + "np", x)``)."""
     stored_attributes: frozenset[str] = frozenset()
     """The attribute names the run's files store (``mylib.jnp = numpy``): a module's name may be
     bound again from outside it."""
 
     def __bool__(self) -> bool:
-        return bool(self.loop_wrappers or self.growers or self.star_exports or self.stored_attributes)
+        return bool(self.loop_wrappers or self.growers or self.star_exports or self.stored_attributes or self.stores_built_names)
 
 
 STAR_IMPORT = re.compile(r"^[ \t]*from\s+([\w.]+)\s+import\s+\*", re.M)
 """An absolute star import (under an ``if`` or a ``try`` too)."""
-ATTRIBUTE_STORE = re.compile(r"\.\s*(\w+)\s*=(?!=)")
+ATTRIBUTE_STORE = re.compile(r"\.\s*(\w+)\s*(?:[,)\]][^=\n]*)?(?:[-+*/%&|^@]|//|\*\*|<<|>>)?=(?!=)")
 """An attribute stored (``utils.jnp = numpy``): a module's name rebound from outside it."""
 NAMED_STORE = re.compile(r"[\"'](\w+)[\"']|[(,]\s*(\w+)\s*=(?!=)")
 """A name in a string or a keyword (``setattr(utils, "jnp", numpy)``, ``utils.__dict__["jnp"]``,
 ``vars(utils).update(jnp=numpy)``), which a text that stores by name (:data:`STORES_BY_NAME`)
 may rebind a module's name by."""
 STORES_BY_NAME = ("setattr(", "__dict__", "vars(", "patch", "__setattr__")
+BUILT_STORE = re.compile(
+    r"(?:setattr|__setattr__|__dict__|vars\([^)\n]*\))[^\n]*?(?:[\"']\s*\+|\+\s*[\"']|\bf[\"']|[\"']\s*[\"']|\.lower\(|\.upper\()"
+    r"|__globals__|f_globals|get_objects|get_referrers"
+)
+"""A store by a name built at run time on the line that stores (``setattr(m, "j" + "np", x)``,
+``m.__dict__[f"{name}"] = x``), or a reach into functions' or frames' globals (``f.__globals__``,
+``gc.get_objects()``): any module's names may be bound again."""
 
 
 STANDARD_MODULES = frozenset(sys.builtin_module_names) | frozenset(sys.stdlib_module_names)
@@ -355,7 +364,8 @@ def project_functions(paths: list[str]) -> ProjectFunctions:
             found.star_exports[source] = exports and {  # (`utils.jnp = numpy` in another module of the run)
                 local: None if local in stored else dotted for local, dotted in exports.items()
             }
-    return replace(found, stored_attributes=frozenset(stored))
+    built = any(BUILT_STORE.search(text) for text in texts.values())
+    return replace(found, stored_attributes=frozenset(stored), stores_built_names=built)
 
 
 def _methods_bound_for_tracing(text: str) -> set[str]:

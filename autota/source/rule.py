@@ -17,7 +17,7 @@ from typing import ClassVar
 import libcst as cst
 
 from autota.catalogue import Edit, Finding, Fix, Location
-from autota.source import project, scopes, vocabulary
+from autota.source import attributes, project, scopes, vocabulary
 from autota.source.prefilter import Facts, absolute_module
 from autota.source.text import SourceText
 from autota.source.tracing import TracedFunctions
@@ -325,6 +325,12 @@ class SourceRule:
         stored = sorted(set(names) & self.context.imported.stored_attributes)
         if stored:
             return f"a module of the run stores an attribute `{stored[0]}` or names it in a string"
+        if self.context.imported.stores_built_names:
+            return "a module of the run stores attributes by names it builds at run time"
+        spelled = ("__globals__", "f_globals", "modules", "__dict__", "globals", *names)
+        built = attributes.may_build(self.semantics, spelled)
+        if built is not None:
+            return f"the file builds a name at run time (line {self.start_line(built)}) that may be one of those"
         return None
 
     def unspelled(self, qualified: str) -> str:

@@ -319,7 +319,8 @@ FRAME_READERS = CALLER_FRAME_READERS | {
 renames or adds, could be seen."""
 
 MODULE_REBINDERS = (
-    "sys.modules", "from sys import", "import sys as", "getattr(sys", "vars(sys", "__globals__", "f_globals", "importlib", "__import__", "globals(", "exec(", "getmodule", "get_referrers",
+    "sys.modules", "from sys import", "import sys as", "getattr(sys", "vars(sys", "modules[", "'modules'", '"modules"',
+    "sys .", "globals", "eval(", "get_objects", "__globals__", "f_globals", "importlib", "__import__", "globals(", "exec(", "getmodule", "get_referrers",
     "resolve_name", "locate(", "vars(", "__dict__", "mock", "monkeypatch",
 )
 """What code can bind a module's name again through, with no statement of the module that binds
