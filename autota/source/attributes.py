@@ -9,8 +9,9 @@ the attribute in a string or a keyword rather than a ``def``:
   ``make_dataclass("P", ["shape"])``, ``SimpleNamespace(**{"shape": v})``: the name as a string;
 - ``SimpleNamespace(shape=v)``, ``dict(__gt__=f)`` handed to ``type``: a keyword of a call that
   is not JAX's or NumPy's own (``jnp.zeros(shape=...)`` gives nothing an attribute);
-- ``setattr``/``object.__setattr__`` with a computed name (unless a literal part of it rules the
-  asked names out: ``f"layer_{i}"``), ``vars(o)`` kept rather than handed to a call, ``__dict__``,
+- a string built at run time (``"sha" + "pe"``, ``f"{key}"``: a ``**`` key, an argparse ``dest``,
+  a class body's ``locals()[...]``) unless a literal part of it rules the asked names out
+  (``f"layer_{i}"``); ``setattr``/``object.__setattr__`` with a computed name, ``vars(o)`` kept rather than handed to a call, ``__dict__``,
   a class's own ``__setattr__``, a ``__getattr__``/``__getattribute__``, ``type`` or a record
   factory given its names at run time: any attribute at all.
 
@@ -117,10 +118,8 @@ def _array_function(names: set[str]) -> bool:
 
 
 def _text(node: cst.BaseExpression) -> str | None:
-    if isinstance(node, cst.SimpleString):
-        value = node.evaluated_value
-        return value if isinstance(value, str) else None
-    if isinstance(node, cst.ConcatenatedString):
+    """The value of a string literal (``"x"``, ``"sha" "pe"``), else ``None`` (bytes, f-strings)."""
+    if isinstance(node, (cst.SimpleString, cst.ConcatenatedString)):
         value = node.evaluated_value
         return value if isinstance(value, str) else None
     return None
@@ -158,7 +157,7 @@ def _spec_names(spec: cst.BaseExpression, split: bool) -> frozenset[str] | None:
     text = _text(spec)
     if text is not None:
         return frozenset(_FIELD_SPEC.split(text.strip()) if split else [text])
-    if not split and not _may_spell_asked(spec):
+    if not split and not _may_spell(spec):
         return frozenset()  # `f"layer_{i}"`, `"w" + str(k)`: no name the rules ask about
     if isinstance(spec, (cst.List, cst.Tuple)):
         found: set[str] = set()
@@ -184,7 +183,7 @@ def _spec_names(spec: cst.BaseExpression, split: bool) -> frozenset[str] | None:
     return ANY
 
 
-def _may_spell_asked(expr: cst.BaseExpression, names=vocabulary.ASKED_ATTRIBUTES) -> bool:
+def _may_spell(expr: cst.BaseExpression, names=vocabulary.ASKED_ATTRIBUTES) -> bool:
     """Whether a name computed at run time may be one of ``names``: not where a literal part of
     it (``layer_`` of ``f"layer_{i}"`` or of ``"layer_" + str(i)``) is in none of them."""
     literals = []
@@ -213,8 +212,9 @@ def built_string(node: cst.CSTNode) -> bool:
 def may_build(semantics, names) -> cst.CSTNode | None:
     """The first string the file builds at run time that may spell one of ``names``
     (``"sha" + "pe"``, ``f"{key}"``): a key, an option's ``dest``, a field or an attribute that no
-    literal names."""
-    for node in semantics.nodes:
-        if built_string(node) and not built_string(semantics.parents.get(node)) and _may_spell_asked(node, names):
-            return node
-    return None
+    literal names. The file's built strings are found once (asked for each bound a rule judges)."""
+    if semantics.built_strings is None:
+        semantics.built_strings = [
+            node for node in semantics.nodes if built_string(node) and not built_string(semantics.parents.get(node))
+        ]
+    return next((node for node in semantics.built_strings if _may_spell(node, names)), None)

@@ -697,6 +697,8 @@ class Semantics:
         self._assignments: dict[str, list] | None = None
         self._defined_attributes: dict[str, bool] = {}
         self._given_attributes: frozenset[str] | None | bool = False
+        self.built_strings: list[cst.CSTNode] | None = None
+        """The strings the file builds at run time (see :func:`attributes.may_build`), found once."""
         self._bound_values: dict[tuple[int, str], list[cst.BaseExpression] | None] = {}
         self._value_sources: dict[tuple[int, str], list[cst.BaseExpression] | None] = {}
         self._bindings: dict[tuple[int, str], list[tuple[str, cst.CSTNode, int]]] = {}
