@@ -216,5 +216,6 @@ def may_build(semantics, names) -> cst.CSTNode | None:
     if semantics.built_strings is None:
         semantics.built_strings = [
             node for node in semantics.nodes if built_string(node) and not built_string(semantics.parents.get(node))
+            and not any(isinstance(a, cst.Annotation) for a in semantics.ancestors(node))  # `Float[Array, f"{n}"]`
         ]
     return next((node for node in semantics.built_strings if _may_spell(node, names)), None)

@@ -343,6 +343,8 @@ class _Walker:
         self.top = -1
         self.loop_depth = 0
         self.functions: tuple[ast.AST, ...] = ()
+        self.annotating = False
+        """Inside an annotation (``x: Float[Array, f"{n}"]``), whose strings name no attribute."""
 
     def site(self, node: ast.AST) -> Site:
         return Site(node, self.top, self.loop_depth > 0, self.functions)
@@ -402,14 +404,14 @@ class _Walker:
 
     def visit_JoinedStr(self, node: ast.JoinedStr) -> None:
         literals = [v.value for v in node.values if isinstance(v, ast.Constant) and isinstance(v.value, str)]
-        if _may_spell(literals):  # `f"{key}"`: a name built at run time (see `attributes.may_build`)
+        if not self.annotating and _may_spell(literals):  # `f"{key}"`: a name built at run time (see `attributes.may_build`)
             self.facts.attribute_units.add(self.top)
         self.generic_visit(node)
 
     def visit_BinOp(self, node: ast.BinOp) -> None:
         if isinstance(node.op, ast.Add):
             literals = [v.value for v in (node.left, node.right) if isinstance(v, ast.Constant) and isinstance(v.value, str)]
-            if literals and _may_spell(literals):  # `"sha" + "pe"`
+            if literals and not self.annotating and _may_spell(literals):  # `"sha" + "pe"`
                 self.facts.attribute_units.add(self.top)
         self.generic_visit(node)
 
@@ -421,7 +423,18 @@ class _Walker:
     def visit_arg(self, node: ast.arg) -> None:
         self.facts.bound.add(node.arg)
         if node.annotation is not None:
-            self.visit(node.annotation)
+            self._annotation(node.annotation)
+
+    def _annotation(self, node: ast.expr) -> None:
+        saved, self.annotating = self.annotating, True
+        self.visit(node)
+        self.annotating = saved
+
+    def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
+        self.visit(node.target)
+        self._annotation(node.annotation)
+        if node.value is not None:
+            self.visit(node.value)
 
     def _captures(self, node) -> None:  # except ... as name, match captures
         name = getattr(node, "name", None) or getattr(node, "rest", None)
@@ -439,7 +452,16 @@ class _Walker:
                 self.facts.attribute_units.add(self.top)
         saved, self.loop_depth = self.loop_depth, 0
         self.functions += (node,)
-        self.generic_visit(node)
+        for name in node._fields:  # `generic_visit`, the return annotation as an annotation
+            value = getattr(node, name, None)
+            if name == "returns" and value is not None:
+                self._annotation(value)
+            elif isinstance(value, list):
+                for item in value:
+                    if isinstance(item, ast.AST):
+                        self.visit(item)
+            elif isinstance(value, ast.AST):
+                self.visit(value)
         self.functions = self.functions[:-1]
         self.loop_depth = saved
 

@@ -280,6 +280,7 @@ def test_reaching_value_follows_straight_line_code(read, expected):
         ("import types\no = types.SimpleNamespace(**{'sha' + 'pe': v})\n", "shape", True),  # review 64: built names
         ("class C:\n    locals()[f'{name}'] = v\n", "shape", True),
         ("print(f'step {i}: loss {loss}')\n", "shape", False),  # no name asked about can be built from these
+        ("def f(x: Float[Array, f'{n}']) -> Float[Array, f'{n}']:\n    y: Float[Array, f'{n}'] = x\n", "shape", False),
         ("import jax.numpy as jnp\nx = jnp.zeros(shape=(3,))\n", "shape", False),  # an option of JAX's
         ("def build(self, n):\n    setattr(self, f'layer_{n}', n)\n", "shape", False),  # not a name asked about
         ("import collections\nP = collections.namedtuple('P', 'low high')\n", "shape", False),
