@@ -197,6 +197,12 @@ def _may_spell(expr: cst.BaseExpression, names=vocabulary.ASKED_ATTRIBUTES) -> b
                 work += [node.left, node.right]
             elif _text(node) is not None:
                 literals.append(_text(node))
+    return may_spell_from(literals, names)
+
+
+def may_spell_from(literals: list[str], names) -> bool:
+    """Whether a string built from ``literals`` and parts computed at run time may be one of
+    ``names``: no literal part is in none of them."""
     return not any(text and all(text not in name for name in names) for text in literals)
 
 

@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass, field
 
 from autota.source import vocabulary
+from autota.source.attributes import may_spell_from
 
 UPDATE_METHODS = vocabulary.UPDATE_METHODS
 JIT_NAMES = vocabulary.JIT_TERMINALS
@@ -320,13 +321,8 @@ def _mentions(expr: ast.AST, names, facts: Facts) -> bool:
 
 
 _METHODS: dict[type, object] = {}
-_SPELLABLE = (*vocabulary.ASKED_ATTRIBUTES, "__globals__", "f_globals", "modules", "__dict__", "globals")
-
-
-def _may_spell(literals: list[str]) -> bool:
-    """Whether a string built from ``literals`` and other parts may name an attribute the rules
-    ask about, or a way to a module's globals: no literal part rules every one out."""
-    return not any(text and all(text not in name for name in _SPELLABLE) for text in literals)
+_SPELLABLE = (*vocabulary.ASKED_ATTRIBUTES, *vocabulary.GLOBALS_ROUTES)
+"""What a string built at run time must not be able to spell for slicing to drop its unit."""
 _ASKED = frozenset(vocabulary.ASKED_ATTRIBUTES)
 _ATTRIBUTE_GIVING_NAMES = frozenset(
     (*vocabulary.ANY_ATTRIBUTE_NAMES, "__setattr__", "exec", "eval", "compile",
@@ -404,14 +400,14 @@ class _Walker:
 
     def visit_JoinedStr(self, node: ast.JoinedStr) -> None:
         literals = [v.value for v in node.values if isinstance(v, ast.Constant) and isinstance(v.value, str)]
-        if not self.annotating and _may_spell(literals):  # `f"{key}"`: a name built at run time (see `attributes.may_build`)
+        if not self.annotating and may_spell_from(literals, _SPELLABLE):  # `f"{key}"`: a name built at run time (see `attributes.may_build`)
             self.facts.attribute_units.add(self.top)
         self.generic_visit(node)
 
     def visit_BinOp(self, node: ast.BinOp) -> None:
         if isinstance(node.op, ast.Add):
             literals = [v.value for v in (node.left, node.right) if isinstance(v, ast.Constant) and isinstance(v.value, str)]
-            if literals and not self.annotating and _may_spell(literals):  # `"sha" + "pe"`
+            if literals and not self.annotating and may_spell_from(literals, _SPELLABLE):  # `"sha" + "pe"`
                 self.facts.attribute_units.add(self.top)
         self.generic_visit(node)
 

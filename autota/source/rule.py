@@ -11,6 +11,7 @@ import re
 import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import ClassVar
 
@@ -313,8 +314,27 @@ class SourceRule:
     def module_rebinding(self, names: set[str]) -> str | None:
         """How code may bind one of the module's ``names`` again where no statement of the module
         does (see :data:`vocabulary.MODULE_REBINDERS`): the first such word of the file, an import
-        of the module by itself, or another module of the run storing an attribute of that name
-        or spelling it in a string (``mylib.jnp = numpy``, ``setattr(mylib, "jnp", numpy)``)."""
+        of the module by itself, another module of the run storing an attribute of that name or
+        spelling it in a string (``mylib.jnp = numpy``, ``setattr(mylib, "jnp", numpy)``) or
+        storing by built names, or a string the file builds that may spell one of them or a way to
+        a module's globals (``getattr(f, "__glo" + "bals__")``)."""
+        if self._file_rebinding:
+            return self._file_rebinding
+        stored = sorted(set(names) & self.context.imported.stored_attributes)
+        if stored:
+            return f"a module of the run stores an attribute `{stored[0]}` or names it in a string"
+        if self.context.imported.stores_built_names:
+            return "a module of the run stores attributes by names it builds at run time"
+        built = attributes.may_build(self.semantics, (*vocabulary.GLOBALS_ROUTES, *names))
+        if built is not None:
+            return f"the file builds a name at run time (line {self.start_line(built)}) that may be one of those"
+        return None
+
+    @cached_property
+    def _file_rebinding(self) -> str:
+        """The part of :meth:`module_rebinding` that does not depend on the names asked about (a
+        word of the file, a self-import), read from the text once a rule, not at every bound a
+        rule judges; ``""`` where there is none."""
         source = self.context.source
         word = next((w for w in vocabulary.MODULE_REBINDERS if source.mentions(w)), None)
         if word is not None:
@@ -322,16 +342,7 @@ class SourceRule:
         stem = Path(self.context.path).stem
         if stem.isidentifier() and re.search(rf"^[ \t]*(?:import|from)\b[^\n]*\b{stem}\b", source.text, re.M):
             return f"the file imports `{stem}`, which may be itself"
-        stored = sorted(set(names) & self.context.imported.stored_attributes)
-        if stored:
-            return f"a module of the run stores an attribute `{stored[0]}` or names it in a string"
-        if self.context.imported.stores_built_names:
-            return "a module of the run stores attributes by names it builds at run time"
-        spelled = ("__globals__", "f_globals", "modules", "__dict__", "globals", *names)
-        built = attributes.may_build(self.semantics, spelled)
-        if built is not None:
-            return f"the file builds a name at run time (line {self.start_line(built)}) that may be one of those"
-        return None
+        return ""
 
     def unspelled(self, qualified: str) -> str:
         """Why a fix cannot spell the module ``qualified`` (``jax.numpy``): a star import that may

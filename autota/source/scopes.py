@@ -1146,6 +1146,15 @@ class Semantics:
         # a class's attribute, or a module's own variable (`sys.modules[__name__].shape`)
         return binding_role(self.parents, node)[0] is not None and isinstance(self.enclosing_scope(node), (cst.ClassDef, cst.Module))
 
+    def module_variable(self, name: cst.Name) -> bool:
+        """Whether ``name`` reads a variable of the module: bound there by an assignment, not a
+        ``def``, a ``class`` or an import. Another module may set it (``mylib.GAIN = 2.5``), and
+        ``exec`` or a function's ``__globals__`` may too, none of which this file shows."""
+        if not isinstance(self.binding_scope(name), cst.Module):
+            return False
+        held = self.binding(name)
+        return held is not None and not isinstance(held, (cst.FunctionDef, cst.ClassDef))
+
     def declared_global(self, name: str) -> bool:
         """Whether a ``global`` or ``nonlocal`` statement names ``name``: a call of the function that
         holds it may rebind the name anywhere it is read."""

@@ -318,6 +318,9 @@ FRAME_READERS = CALLER_FRAME_READERS | {
 """Calls that can read a function's locals by name, so that a deferred write, or a name a fix
 renames or adds, could be seen."""
 
+GLOBALS_ROUTES = ("__globals__", "f_globals", "modules", "__dict__", "globals")
+"""Attribute and function names through which code reaches a module's globals: a name built at
+run time that may spell one of them (``"__glo" + "bals__"``) may rebind any module variable."""
 MODULE_REBINDERS = (
     "sys.modules", "from sys import", "import sys as", "getattr(sys", "vars(sys", "modules[", "'modules'", '"modules"',
     "sys .", "globals", "eval(", "get_objects", "__globals__", "f_globals", "importlib", "__import__", "globals(", "exec(", "getmodule", "get_referrers",

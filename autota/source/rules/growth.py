@@ -948,10 +948,7 @@ class GrowthRule(SourceRule):
         if axis is None or _literal_int(axis, None):
             return []
         if isinstance(axis, cst.Name):
-            held = self.semantics.binding(axis)
-            if not isinstance(self.semantics.binding_scope(axis), cst.Module) or held is None or isinstance(
-                held, (cst.FunctionDef, cst.ClassDef)
-            ) or not self._calls_code(loop) and self.module_rebinding({axis.value}) is None:
+            if not self.semantics.module_variable(axis) or not self._calls_code(loop) and self.module_rebinding({axis.value}) is None:
                 return []
             return [  # `piece.__globals__["AX"] = 0`, `entry.AX = 0` in another module: no statement here shows it
                 f"that nothing the loop calls sets the module's variable `{axis.value}` (another module, `exec` or "
@@ -1541,9 +1538,7 @@ class GrowthRule(SourceRule):
         step of a loop over the data's length. ``for i in order: buf.at[i]`` fills a slot a step."""
         if not isinstance(loop, cst.For) or self.range_call(loop.iter) is not None or not parts:
             return False
-        iterator = loop.iter
-        while isinstance(iterator, cst.Call) and self.matches(iterator.func, {"builtins.enumerate"}) and iterator.args:
-            iterator = iterator.args[0].value
+        iterator = self._enumerated(loop.iter)
         if isinstance(iterator, cst.Call) and self._positions(iterator):
             return False  # `for N in np.ndindex(shape)`: each entry is a position (`out.at[:, N[0], N[1]]`), a slot a step
         counter = self._counter(loop)
@@ -1617,9 +1612,14 @@ class GrowthRule(SourceRule):
         """Whether a loop walks sequences side by side (``zip(order, rows)``) or a grid of
         positions (``itertools.product``, ``np.ndindex``), also under ``enumerate``: its target's
         parts come from different sequences, not from one entry."""
+        iterator = self._enumerated(iterator)
+        return isinstance(iterator, cst.Call) and self.matches(iterator.func, INDEX_SEQUENCES) is not None
+
+    def _enumerated(self, iterator: cst.BaseExpression) -> cst.BaseExpression:
+        """What ``enumerate(...)`` around ``iterator`` (any number of them) walks."""
         while isinstance(iterator, cst.Call) and self.matches(iterator.func, {"builtins.enumerate"}) and iterator.args:
             iterator = iterator.args[0].value
-        return isinstance(iterator, cst.Call) and self.matches(iterator.func, INDEX_SEQUENCES) is not None
+        return iterator
 
     def _running_offsets(self, loop: cst.For | cst.While) -> set[str]:
         """The names that every step of ``loop`` advances (``r += m.shape[0]`` in its body,

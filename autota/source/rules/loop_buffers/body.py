@@ -810,7 +810,7 @@ class LoopBodies:
         changing = next((
             n.value for reached in functions for n in self._free_names(reached)
             if not self._bound_once(n) or self._may_differ_between_runs(n) or self._defined_unseen(n)
-            or self._module_variable(n)
+            or self.semantics.module_variable(n)
         ), None) or next((read for reached in functions if (read := self._module_value_read(reached)) is not None), None)
         effect = next((found for reached in functions if (found := self._trace_effect(reached)) is not None), None)
         if changing is None and effect is None and not reads_initial:
@@ -825,15 +825,6 @@ class LoopBodies:
             "is defined outside the statement's run, and JAX reuses a body's trace for the same function and "
             "argument types, freezing what it read; the fix changes which runs share a trace"
         )
-
-    def _module_variable(self, name: cst.Name) -> bool:
-        """Whether ``name`` is a variable of the module (bound by an assignment, not a ``def``, a
-        ``class`` or an import): another module may set it between runs (``mylib.GAIN = 2.5``),
-        and ``exec`` or a function's ``__globals__`` may too, none of which this file shows."""
-        if not isinstance(self.semantics.binding_scope(name), cst.Module):
-            return False
-        held = self.semantics.binding(name)
-        return held is not None and not isinstance(held, (cst.FunctionDef, cst.ClassDef))
 
     def _may_differ_between_runs(self, name: cst.Name) -> bool:
         """Whether the object ``name`` holds may be another between two runs of a loop: it is
