@@ -37,6 +37,19 @@ MARKER = re.compile(r"^# <autota-cell (\d+)>\n", re.MULTILINE)
 PLACEHOLDER = re.compile(r"^([ \t]*)pass  # <autota-magic (\d+)>$", re.MULTILINE)
 MAGIC = re.compile(r"[ \t]*(?:[%!?]|[\w.]+\?\??[ \t]*$|[\w, \t]+=[ \t]*[%!])")
 """A line IPython rewrites: ``%line_magic``, ``!shell``, ``x = !cmd``, ``obj?``, ``?obj``."""
+QUIET_LINE_MAGICS = frozenset({
+    "matplotlib", "load_ext", "reload_ext", "unload_ext", "autoreload", "aimport", "config", "pip", "conda", "cd",
+    "pwd", "ls", "who", "whos", "who_ls", "precision", "xmode", "autosave", "env", "set_env", "mkdir", "clear",
+    "colors", "page", "pinfo", "pinfo2", "psource", "pdoc", "pdef", "history", "lsmagic", "magic", "quickref",
+})
+"""Line magics that run no Python of the notebook and bind no name in its namespace. Others
+(``%time x = f()``, ``%run script.py``, ``%store -r``, ``%pylab``, one not known) may."""
+QUIET_CELL_MAGICS = frozenset({
+    "bash", "sh", "script", "html", "HTML", "markdown", "latex", "javascript", "js", "svg", "writefile", "perl",
+    "ruby", "system", "sx",
+})
+"""Cell magics whose body is not Python run in the notebook's namespace (``%%time`` and
+``%%capture`` run theirs; autota skips every ``%%`` cell)."""
 
 
 def check(data: bytes, path: str, enabled: frozenset[str]) -> FileResult:
@@ -53,7 +66,7 @@ def check(data: bytes, path: str, enabled: frozenset[str]) -> FileResult:
             raise
         rest = Program.build(replace(notebook, sources={i: s for i, s in notebook.sources.items() if i not in bad}))
         try:
-            found = check_source(rest.text.encode("utf-8"), path, enabled).findings
+            found = check_source(rest.text.encode("utf-8"), path, enabled, unread=rest.unread).findings
         except ParseError:
             raise error from None
         raise ParseError(str(error), rest.localise(found, rest.text)) from None
@@ -87,7 +100,7 @@ def fix(data: bytes, path: str, enabled: frozenset[str], unsafe: bool = False) -
 
 def _run(engine, program: Program, path: str, enabled: frozenset[str], **options) -> FileResult:
     try:
-        return engine(program.text.encode("utf-8"), path, enabled, **options)
+        return engine(program.text.encode("utf-8"), path, enabled, unread=program.unread, **options)
     except ParseError as exc:
         bad = _unparsable(program, path)
         if bad:
@@ -182,25 +195,33 @@ class Program:
     dedented: dict[int, tuple[int, frozenset[int]]] = field(default_factory=dict)
     """Cells whose first line is indented, as IPython runs them: the indent's width and the
     (1-based) lines it was taken from. Such cells are checked, never fixed."""
+    unread: str | None = None
+    """The first magic that may run Python autota does not read, or bind a name (``%time x =
+    f()``, a ``%%time`` cell, ``x = !ls``): no fix is then proven safe (see
+    :attr:`autota.source.rule.RuleContext.unread`)."""
 
     @classmethod
     def build(cls, notebook: Notebook) -> Program:
         program, chunks = cls("", {}), [HEADER]
         for index, source in notebook.sources.items():
-            if _cell_magic(source):
+            magic = _cell_magic(source)
+            if magic is not None:
+                if magic not in QUIET_CELL_MAGICS and program.unread is None:
+                    program.unread = f"the `%%{magic}` cell (cell {index})"
                 continue
             source, program.dedented[index] = _leading_indent(source)
             if not program.dedented[index][0]:
                 del program.dedented[index]
-            text = program._neutralise(source)
+            text = program._neutralise(source, index)
             program.cells[index] = text
             newline = "" if text.endswith("\n") else "\n"
             chunks.append(f"# <autota-cell {index}>\n{text}{newline}")
         program.text = "".join(chunks)
         return program
 
-    def _neutralise(self, source: str) -> str:
-        """``source`` with each IPython-only line replaced by a numbered ``pass`` placeholder."""
+    def _neutralise(self, source: str, index: int) -> str:
+        """``source`` (cell ``index``) with each IPython-only line replaced by a numbered ``pass``
+        placeholder; the first that may run Python or bind a name is :attr:`unread`."""
         lines = source.splitlines(keepends=True)
         continued, indent = False, ""
         for i, line in enumerate(lines):
@@ -208,6 +229,8 @@ class Program:
                 body = line.rstrip("\r\n")
                 if not continued:  # a `\` continuation line keeps the indent of the magic it continues
                     indent = body[: len(body) - len(body.lstrip(" \t"))]
+                    if self.unread is None and _may_run_python(body):
+                        self.unread = f"the magic `{body.strip()[:40]}` (cell {index})"
                 lines[i] = f"{indent}pass  # <autota-magic {len(self.magics)}>{line[len(body):]}"
                 self.magics.append(body)
                 continued = body.endswith("\\")
@@ -359,10 +382,27 @@ def _leading_indent(source: str) -> tuple[str, tuple[int, frozenset[int]]]:
     return text, (len(indent), taken)
 
 
-def _cell_magic(source: str) -> bool:
-    """Whether the cell's first line that is not blank or a comment is a ``%%`` cell magic."""
+def _cell_magic(source: str) -> str | None:
+    """The name of the ``%%`` cell magic the cell starts with (its first line that is not blank
+    or a comment), if it does."""
     for line in source.splitlines():
         stripped = line.strip()
         if stripped and not stripped.startswith("#"):
-            return stripped.startswith("%%")
-    return False
+            if not stripped.startswith("%%"):
+                return None
+            words = stripped[2:].split(maxsplit=1)
+            return words[0] if words else ""
+    return None
+
+
+def _may_run_python(line: str) -> bool:
+    """Whether a magic line may run Python in the notebook's namespace or bind a name there:
+    ``x = !ls`` binds ``x``, ``%time x = f()`` runs its statement; ``!ls``, ``obj?`` and the
+    :data:`QUIET_LINE_MAGICS` do neither."""
+    stripped = line.strip()
+    if not stripped.startswith(("%", "!", "?")) and not stripped.endswith("?"):
+        return True  # `x = %time f()`, `x = !ls`: an assignment
+    if not stripped.startswith("%"):
+        return False
+    name = stripped.lstrip("%").split(maxsplit=1)
+    return not name or name[0] not in QUIET_LINE_MAGICS

@@ -61,8 +61,8 @@ def _plan(text: str, tree: ast.Module | None, enabled: frozenset[str], slicing: 
     ``own`` and ``imported``: the loop wrappers and growers of the file and of the other modules
     of the run, whose calls the prefilter takes for loops and growths.
     """
-    if "jax" not in text and not (imported.star_exports and "import *" in text):
-        return [], text, None  # (a star import of a module of the run may hand it `jnp`)
+    if "jax" not in text and ".at[" not in text and not (imported.star_exports and "import *" in text):
+        return [], text, None  # (`.at[i].set` is JAX's; a star import of a module of the run may hand it `jnp`)
     rules = [
         cls for cls in RULE_CLASSES if enabled.intersection(cls.codes) and any(t in text for t in cls.triggers)
     ]
@@ -88,8 +88,10 @@ def _plan(text: str, tree: ast.Module | None, enabled: frozenset[str], slicing: 
 
 
 def _findings(text: str, path: str, enabled: frozenset[str], slicing: bool = True,
-              traced_elsewhere: frozenset[str] = frozenset(), imported: ProjectFunctions = NOTHING) -> list[Finding]:
-    """The findings in ``text``; ``slicing=False`` parses the whole file (the tests compare)."""
+              traced_elsewhere: frozenset[str] = frozenset(), imported: ProjectFunctions = NOTHING,
+              unread: str | None = None) -> list[Finding]:
+    """The findings in ``text``; ``slicing=False`` parses the whole file (the tests compare);
+    ``unread``: code that runs in the file's namespace unseen (see :attr:`RuleContext.unread`)."""
     if SKIP_FILE.search(text):
         return []
     tree = syntax_tree(text, path)
@@ -99,6 +101,7 @@ def _findings(text: str, path: str, enabled: frozenset[str], slicing: bool = Tru
         return []
     context = run_rules(
         rules, libcst_module(parsed_text), path, text, enabled, line_map, traced_elsewhere, parsed_text, imported, own,
+        unread,
     )
     findings = _unsuppressed(context.findings, text)
     return sorted(findings, key=lambda f: (f.location.line, f.location.column, f.code))
@@ -139,7 +142,8 @@ def _star_names(module: cst.Module, path: str, text: str, imported: ProjectFunct
 
 def run_rules(rules, module: cst.Module, path: str, text: str, enabled: frozenset[str], line_map=None,
               traced_elsewhere: frozenset[str] = frozenset(), parsed_text: str | None = None,
-              imported: ProjectFunctions = NOTHING, own: ProjectFunctions | None = None) -> RuleContext:
+              imported: ProjectFunctions = NOTHING, own: ProjectFunctions | None = None,
+              unread: str | None = None) -> RuleContext:
     """Visit ``module`` (libcst's parse of ``text``, or of ``parsed_text``, a slice of it, when
     ``line_map`` says where its lines came from) with each rule class; the rules share one
     :class:`scopes.Semantics`, so its metadata is computed once. ``own``: the file's loop
@@ -149,7 +153,7 @@ def run_rules(rules, module: cst.Module, path: str, text: str, enabled: frozense
     star_names = _star_names(module, path, text, imported)
     context = RuleContext(
         path, SourceText(text), module, enabled, line_map=line_map, traced_elsewhere=traced_elsewhere,
-        imported=imported, own=own,
+        imported=imported, own=own, unread=unread,
     )
     source = text if parsed_text is None else parsed_text
     context.semantics = scopes.Semantics(module, source, star_names)
@@ -184,17 +188,19 @@ def _unsuppressed(findings: list[Finding], text: str) -> list[Finding]:
 
 
 def check(data: bytes, path: str, enabled: frozenset[str], traced_elsewhere: frozenset[str] = frozenset(),
-          imported: ProjectFunctions = NOTHING) -> FileResult:
+          imported: ProjectFunctions = NOTHING, unread: str | None = None) -> FileResult:
     """The findings in one file. Raises :class:`ParseError` for input autota cannot read.
     ``traced_elsewhere``: its module-level functions that other modules call from traced code
     (see :mod:`autota.source.project`); ``imported``: the loop wrappers and growers of the other
-    modules of the run (see :class:`autota.source.project.ProjectFunctions`)."""
+    modules of the run (see :class:`autota.source.project.ProjectFunctions`); ``unread``: code
+    that runs in the file's namespace and that autota does not read (a notebook's magics)."""
     text, _ = decode(data)
-    return FileResult(path, _findings(text, path, enabled, traced_elsewhere=traced_elsewhere, imported=imported))
+    return FileResult(path, _findings(text, path, enabled, traced_elsewhere=traced_elsewhere, imported=imported, unread=unread))
 
 
 def fix(data: bytes, path: str, enabled: frozenset[str], unsafe: bool = False,
-        traced_elsewhere: frozenset[str] = frozenset(), imported: ProjectFunctions = NOTHING) -> FileResult:
+        traced_elsewhere: frozenset[str] = frozenset(), imported: ProjectFunctions = NOTHING,
+        unread: str | None = None) -> FileResult:
     """Apply fixes (safe ones, and unsafe ones if asked) until none applies, as Ruff does.
 
     Each round applies the fixes that do not overlap an earlier one, then re-checks the new
@@ -204,7 +210,7 @@ def fix(data: bytes, path: str, enabled: frozenset[str], unsafe: bool = False,
     text, encoding = decode(data)
     original, applied = text, 0
     for _ in range(MAX_FIX_ROUNDS):
-        findings = _findings(text, path, enabled, traced_elsewhere=traced_elsewhere, imported=imported)
+        findings = _findings(text, path, enabled, traced_elsewhere=traced_elsewhere, imported=imported, unread=unread)
         source, chosen, taken = SourceText(text), [], []
         for finding in findings:
             if finding.fix is None or (finding.fix.applicability == "unsafe" and not unsafe):
@@ -226,7 +232,7 @@ def fix(data: bytes, path: str, enabled: frozenset[str], unsafe: bool = False,
             raise AssertionError(f"{path}: internal error: a fix produced code that does not parse ({error})")
         text = new_text
     else:
-        findings = _findings(text, path, enabled, traced_elsewhere=traced_elsewhere, imported=imported)
+        findings = _findings(text, path, enabled, traced_elsewhere=traced_elsewhere, imported=imported, unread=unread)
     result = FileResult(path, findings, fixes_applied=applied)
     if text != original:
         result.fixed_text = text.encode(encoding)

@@ -340,6 +340,9 @@ class _Walker:
         self.loop_depth = 0
         self.functions: tuple[ast.AST, ...] = ()
         self.annotating = False
+        self.in_header = False
+        """In a ``def``'s or ``class``'s header (decorators, defaults, annotations, bases), which
+        runs in the scope around it: a ``:=`` there binds a name of the module."""
         """Inside an annotation (``x: Float[Array, f"{n}"]``), whose strings name no attribute."""
 
     def site(self, node: ast.AST) -> Site:
@@ -368,8 +371,7 @@ class _Walker:
         """A top-level class without the methods (each is visited as its own unit)."""
         self.facts.classes.append((self.top, node))
         self.facts.bound.add(node.name)
-        for child in (*node.bases, *node.keywords, *node.decorator_list):
-            self.visit(child)
+        self._header((*node.bases, *node.keywords, *node.decorator_list, *getattr(node, "type_params", ())))
         for statement in node.body:
             if statement not in methods:
                 self.visit(statement)
@@ -448,8 +450,10 @@ class _Walker:
                 self.facts.attribute_units.add(self.top)
         saved, self.loop_depth = self.loop_depth, 0
         self.functions += (node,)
+        header, self.in_header = self.in_header, True
         for name in node._fields:  # `generic_visit`, the return annotation as an annotation
             value = getattr(node, name, None)
+            self.in_header = name != "body"
             if name == "returns" and value is not None:
                 self._annotation(value)
             elif isinstance(value, list):
@@ -458,6 +462,7 @@ class _Walker:
                         self.visit(item)
             elif isinstance(value, ast.AST):
                 self.visit(value)
+        self.in_header = header
         self.functions = self.functions[:-1]
         self.loop_depth = saved
 
@@ -502,6 +507,19 @@ class _Walker:
     def visit_ClassDef(self, node: ast.ClassDef) -> None:
         self.facts.classes.append((self.top, node))
         self.facts.bound.add(node.name)
+        self._header((*node.bases, *node.keywords, *node.decorator_list, *getattr(node, "type_params", ())))
+        for statement in node.body:
+            self.visit(statement)
+
+    def _header(self, parts) -> None:
+        header, self.in_header = self.in_header, True
+        for part in parts:
+            self.visit(part)
+        self.in_header = header
+
+    def visit_NamedExpr(self, node: ast.NamedExpr) -> None:
+        if self.in_header:  # `def f(a=(N := 2.5))`: slicing keeps the unit, which binds the module's `N`
+            self.facts.rebinding_units.add(self.top)
         self.generic_visit(node)
 
     def visit_Assign(self, node: ast.Assign) -> None:

@@ -184,12 +184,21 @@ class ProjectFunctions:
     stored_attributes: frozenset[str] = frozenset()
     """The attribute names the run's files store (``mylib.jnp = numpy``): a module's name may be
     bound again from outside it."""
+    constants: dict[str, int] = field(default_factory=dict)
+    """The int constants of the run's modules, by dotted name (``consts.NUMRAD`` for a module's
+    one binding ``NUMRAD = 2``; see :func:`module_constants`): a loop over ``range(NUMRAD)``
+    where another module imports it runs as few steps as in the module itself."""
 
     def __bool__(self) -> bool:
-        return bool(self.loop_wrappers or self.growers or self.star_exports or self.stored_attributes or self.stores_built_names)
+        return bool(
+            self.loop_wrappers or self.growers or self.star_exports or self.stored_attributes or self.stores_built_names
+            or self.constants
+        )
 
 
 STAR_IMPORT = re.compile(r"^[ \t]*from\s+([\w.]+)\s+import\s+\*", re.M)
+INT_CONSTANT = re.compile(r"^\w+[ \t]*(?::[^=\n]*)?=[ \t]*-?[0-9]", re.M)
+"""A module-level binding that may be of an int literal: the files :func:`module_constants` parses."""
 """An absolute star import (under an ``if`` or a ``try`` too)."""
 ATTRIBUTE_STORE = re.compile(r"\.\s*(\w+)\s*(?:[,)\]][^=\n]*)?(?:[-+*/%&|^@]|//|\*\*|<<|>>)?=(?!=)")
 """An attribute stored (``utils.jnp = numpy``): a module's name rebound from outside it."""
@@ -282,7 +291,12 @@ def star_exports(tree: ast.Module, module: str, text: str, submodules: frozenset
         node = pending.pop()
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             bound[node.name] = bound.get(node.name, 0) + 1
-            continue  # their bodies bind their own names
+            # their bodies bind their own names; their headers run here (`def f(xp=(jnp := numpy))`)
+            pending.extend(node.decorator_list)
+            pending.extend([node.args, *([node.returns] if node.returns else [])] if not isinstance(node, ast.ClassDef) else [
+                *node.bases, *node.keywords,
+            ])
+            continue
         if isinstance(node, (ast.Import, ast.ImportFrom)):
             for alias in node.names:
                 name = (alias.asname or alias.name).split(".")[0]
@@ -365,7 +379,56 @@ def project_functions(paths: list[str]) -> ProjectFunctions:
                 local: None if local in stored else dotted for local, dotted in exports.items()
             }
     built = any(BUILT_STORE.search(text) for text in texts.values())
-    return replace(found, stored_attributes=frozenset(stored), stores_built_names=built)
+    constants = {} if built else {
+        f"{module_of(path)}.{name}": value
+        for path, text in texts.items() if INT_CONSTANT.search(text) and (parsed := tree(path)) is not None
+        for name, value in module_constants(parsed).items() if name not in stored
+    }
+    return replace(found, stored_attributes=frozenset(stored), stores_built_names=built, constants=constants)
+
+
+_FRAME_READER_NAMES = frozenset(vocabulary.terminal(name) for name in vocabulary.FRAME_READERS)
+
+
+def module_constants(tree: ast.Module) -> dict[str, int]:
+    """The module's names bound once, at its top level, to an int literal (``NUMRAD = 2``,
+    ``n: int = -1``), where nothing else in the module binds them (a second assignment, a
+    ``global`` statement, a loop target, an import, a ``def``) nor reaches its globals by name
+    (``globals()``, ``vars()``, ``exec``). Another module's ``mod.NUMRAD = 3`` is the caller's
+    business (:attr:`ProjectFunctions.stored_attributes`)."""
+    candidates: dict[str, int] = {}
+    for statement in tree.body:
+        target = statement.targets[0] if isinstance(statement, ast.Assign) and len(statement.targets) == 1 else (
+            statement.target if isinstance(statement, ast.AnnAssign) else None
+        )
+        value = statement.value if target is not None else None
+        if isinstance(value, ast.UnaryOp) and isinstance(value.op, ast.USub):
+            value = value.operand if isinstance(value.operand, ast.Constant) else None
+            sign = -1
+        else:
+            sign = 1
+        if isinstance(target, ast.Name) and isinstance(value, ast.Constant) and type(value.value) is int:
+            candidates[target.id] = sign * value.value
+    if not candidates:
+        return {}
+    bindings: dict[str, int] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load) or isinstance(node, ast.arg):
+            name = node.id if isinstance(node, ast.Name) else node.arg
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            name = node.name
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            for name in node.names:
+                bindings[name] = bindings.get(name, 0) + 2
+            continue
+        elif isinstance(node, ast.alias):
+            name = node.asname or node.name.partition(".")[0]
+        elif isinstance(node, ast.Name) and node.id in _FRAME_READER_NAMES:
+            return {}  # `globals()["NUMRAD"] = 3`
+        else:
+            continue
+        bindings[name] = bindings.get(name, 0) + 1
+    return {name: value for name, value in candidates.items() if bindings.get(name) == 1}
 
 
 def _methods_bound_for_tracing(text: str) -> set[str]:
@@ -697,13 +760,16 @@ def _outgoing(module: _Module, functions: list[ast.AST], callees: list[str]):
 
 
 def _names_passed(arg: ast.AST) -> set[str]:
-    """The function names an argument hands over: ``f``, ``partial(f, ...)``, ``[f, g]``."""
+    """The function names an argument hands over: ``f``, ``partial(f, ...)``, ``[f, g]``, and
+    those a lambda's body calls."""
     if isinstance(arg, ast.Name):
         return {arg.id}
     if isinstance(arg, (ast.List, ast.Tuple)):
         return set().union(*(_names_passed(e) for e in arg.elts)) if arg.elts else set()
     if isinstance(arg, ast.Call) and terminal(arg.func) in PARTIAL | TRACING and arg.args:
         return _names_passed(arg.args[0])
+    if isinstance(arg, ast.Lambda):  # `scan(lambda c, x: (step(c, x), None), ...)` runs `step` traced
+        return {n.func.id for n in ast.walk(arg.body) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
     return set()
 
 

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import ClassVar
+from typing import ClassVar, Iterator
 
 import libcst as cst
 
@@ -86,6 +86,9 @@ class RuleContext:
     """The loop wrappers and growers of the other modules of the run, by dotted name."""
     own: ProjectFunctions = field(default_factory=ProjectFunctions)
     """The loop wrappers and growers this file defines at its top level, by name."""
+    unread: str | None = None
+    """Code that runs in the file's namespace and that autota does not read (a notebook's
+    ``%time`` magic), where there is some: it may bind any name, so no fix is proven safe."""
 
     def file_identifiers(self) -> set[str]:
         """Every identifier-like word of the whole file (the parsed slice may lack some): a fresh
@@ -289,15 +292,19 @@ class SourceRule:
             binding = self.semantics.binding(func)  # the module's `def`, or its `step = jax.jit(grow)`
             if binding is not None and isinstance(self.semantics.enclosing_scope(binding), cst.Module):
                 return own[func.value]
-        for name in self.qualified_names(func):
-            if name.startswith("."):  # `from .backend import fori_loop`
+        return next((imported[name] for name in self.run_names(func) if name in imported), None)
+
+    def run_names(self, expr: cst.BaseExpression) -> Iterator[str]:
+        """The dotted names ``expr`` may name, relative imports made absolute (``from .backend
+        import fori_loop`` in ``pkg.model``: ``pkg.backend.fori_loop``), as the modules of the run
+        are named (:func:`project.module_name`)."""
+        for name in self.qualified_names(expr):
+            if name.startswith("."):
                 path = Path(self.context.path)
                 module = project.module_name(path)
                 package = module if path.stem == "__init__" else module.rpartition(".")[0]
                 name = absolute_module(package, name.lstrip("."), len(name) - len(name.lstrip(".")))
-            if name in imported:
-                return imported[name]
-        return None
+            yield name
 
     def is_jit(self, expr: cst.BaseExpression) -> bool:
         """Whether ``expr`` jits what it is applied to: ``jax.jit`` (or ``pmap``...), a call of it
@@ -405,12 +412,15 @@ class SourceRule:
         return len(range(*values)) <= FEW_TRIPS
 
     def _constant_int(self, expr: cst.BaseExpression, depth: int = 0) -> int | None:
-        """An int literal, a name bound once to a constant (``M = N``), ``+``, ``-``, ``*`` of
-        constants (``2 + 1``), or the builtin ``len`` of a display, followed a few levels."""
+        """An int literal, a name bound once to a constant (``M = N``) or imported from a module of
+        the run that binds it once to one, ``+``, ``-``, ``*`` of constants (``2 + 1``), or the
+        builtin ``len`` of a display, followed a few levels."""
         if depth > 4:
             return None
         if isinstance(expr, cst.Name):
             value = self.semantics.assigned_value(expr)
+            if value is None and self.context.imported.constants:  # `from consts import NUMRAD`
+                return next((self.context.imported.constants[n] for n in self.run_names(expr) if n in self.context.imported.constants), None)
             return self._constant_int(value, depth + 1) if value is not None else None
         if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, (cst.Add, cst.Subtract, cst.Multiply)):
             left, right = self._constant_int(expr.left, depth + 1), self._constant_int(expr.right, depth + 1)
@@ -566,6 +576,10 @@ class SourceRule:
                     f"it assumes that no two spellings of the file name one variable: Python reads `{spelled}` as "
                     f"`{unicodedata.normalize('NFKC', spelled)}`, and the fix's checks compare names as spelled"
                 )
+                fix = Fix("unsafe", fix.message, fix.edits)
+                reason = f"{reason}; {assumed}" if reason else assumed
+            if fix is not None and fix.applicability == "safe" and self.context.unread is not None:
+                assumed = f"it assumes that {self.context.unread}, code autota does not read, binds none of the names the fix relies on"
                 fix = Fix("unsafe", fix.message, fix.edits)
                 reason = f"{reason}; {assumed}" if reason else assumed
             dropped = self.context.source.dropped_comments(fix.edits) if fix is not None else []

@@ -23,6 +23,7 @@ from libcst.metadata import (
     QualifiedNameSource,
     ScopeProvider,
 )
+from libcst.metadata.scope_provider import _ASSIGNMENT_LIKE_NODES, ScopeVisitor
 
 from autota.source import attributes
 
@@ -525,16 +526,53 @@ def only_return(helper: cst.CSTNode | None) -> cst.Call | None:
         return helper.body if isinstance(helper.body, cst.Call) else None
     if not isinstance(helper, cst.FunctionDef) or helper.decorators or helper.asynchronous:
         return None
-    lines = list(helper.body.body) if isinstance(helper.body, cst.IndentedBlock) else [helper.body]
-    if lines and isinstance(lines[0], cst.SimpleStatementLine) and isinstance(lines[0].body[0], cst.Expr) and (
-        isinstance(lines[0].body[0].value, (cst.SimpleString, cst.ConcatenatedString))
-    ):
-        lines = lines[1:]
+    lines = _undocumented(helper)
     if len(lines) != 1 or not isinstance(lines[0], (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
         return None
     small = lines[0].body
     if len(small) == 1 and isinstance(small[0], cst.Return) and isinstance(small[0].value, cst.Call):
         return small[0].value
+    return None
+
+
+def _undocumented(function: cst.FunctionDef) -> list[cst.CSTNode]:
+    """The statements of ``function``'s body, its docstring left out."""
+    lines = list(function.body.body) if isinstance(function.body, cst.IndentedBlock) else [function.body]
+    if lines and isinstance(lines[0], cst.SimpleStatementLine) and isinstance(lines[0].body[0], cst.Expr) and (
+        isinstance(lines[0].body[0].value, (cst.SimpleString, cst.ConcatenatedString))
+    ):
+        return lines[1:]
+    return lines
+
+
+def guarded_return(helper: cst.CSTNode | None) -> tuple[cst.Call, list[tuple[cst.If, str]]] | None:
+    """The call a ``def`` returns after ``if`` tests that return one of its parameters unchanged
+    (``if row <= 0: return matrix`` then ``return matrix.at[row - 1].set(v)``), and those tests
+    with the parameter each hands back: where nothing else comes before the ``return``, a call of
+    the helper updates that parameter or hands it back as it was."""
+    if not isinstance(helper, cst.FunctionDef) or helper.decorators or helper.asynchronous:
+        return None
+    lines = _undocumented(helper)
+    params = {p.name.value for p in all_params(helper)}
+    guards = list(itertools.takewhile(lambda line: isinstance(line, cst.If) and line.orelse is None, lines))
+    last = lines[len(guards):]
+    if not guards or len(last) != 1 or not isinstance(last[0], cst.SimpleStatementLine):
+        return None
+    handed = []
+    for guard in guards:
+        body = guard.body.body
+        if isinstance(guard.body, cst.IndentedBlock):
+            if len(body) != 1 or not isinstance(body[0], cst.SimpleStatementLine):
+                return None
+            body = body[0].body
+        if len(body) != 1 or not isinstance(body[0], cst.Return) or not (
+            isinstance(body[0].value, cst.Name) and body[0].value.value in params
+        ):
+            return None
+        handed.append((guard, body[0].value.value))
+    small = last[0].body
+    if len(small) == 1 and isinstance(small[0], cst.Return) and isinstance(small[0].value, cst.Call):
+        return small[0].value, handed
     return None
 
 
@@ -642,8 +680,50 @@ class _StoredScopeProvider(ScopeProvider):
     def scopes(cls, module: cst.Module, stores: dict[cst.Name, ExpressionContext]) -> dict:
         provider = cls()
         provider.metadata = {ExpressionContextProvider: stores}
-        provider.visit_Module(module)
+        visitor = _ScopeWalk(provider)  # what ``visit_Module`` does, with the walk below
+        module.visit(visitor)
+        visitor.infer_accesses()
         return provider._computed
+
+
+class _ScopeWalk(ScopeVisitor):
+    """libcst's scope visitor, walking the tree without rebuilding it.
+
+    ``CSTNode.visit`` rebuilds every node it visits children of (its "TODO: provide traversal
+    where children are not replaced"), even for a visitor that changes nothing: that rebuild
+    was most of what the scopes of a file cost. Here each node's children are visited from
+    this method, in source order as libcst visits them (:func:`children`), and libcst is told
+    not to. The scope visitor keeps no attribute visitors that can run (its ``ClassDef_bases``
+    ones sit under ``visit_ClassDef``, which walks the class itself), so nothing else is
+    skipped. Its callbacks are looked up once per node type, and ``on_leave``'s test is by
+    type: ``isinstance`` against libcst's abstract node classes was the next cost. The scopes
+    are libcst's, assignment order and all (``tests/source/test_scopes.py`` compares)."""
+
+    _visits: dict[type, object] = {}
+    _leaves: dict[type, tuple[object, bool]] = {}
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        kind = type(node)
+        visit = self._visits.get(kind)
+        if visit is None:
+            visit = self._visits[kind] = getattr(type(self), f"visit_{kind.__name__}")
+        if visit(self, node) is not False:
+            for child in children(node):
+                self.on_visit(child)
+                self.on_leave(child)
+        return False
+
+    def on_leave(self, original_node: cst.CSTNode) -> None:
+        kind = type(original_node)
+        leave = self._leaves.get(kind)
+        if leave is None:
+            leave = self._leaves[kind] = (
+                getattr(type(self), f"leave_{kind.__name__}"), issubclass(kind, _ASSIGNMENT_LIKE_NODES),
+            )
+        self.provider.set_metadata(original_node, self.scope)
+        if leave[1]:
+            self.scope._assignment_count += 1
+        leave[0](self, original_node)
 
 
 UNSCOPED_BINDINGS = (

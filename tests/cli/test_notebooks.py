@@ -141,10 +141,35 @@ def test_magics_are_skipped_and_kept_by_a_fix(capsys, tmp_path):
     path.write_text(notebook(cell(source)), encoding="utf-8")
     code, out, _ = run(capsys, "check", str(path))
     assert code == 1 and out.startswith(f"{path}:cell 1:10:15: AT101")
-    assert run(capsys, "fix", str(path))[0] == 0
+    assert "the fix is unsafe: it assumes that the magic `files = !ls` (cell 1), code autota does not read" in out
+    assert run(capsys, "fix", "--unsafe-fixes", str(path))[0] == 0
     fixed = json.loads(path.read_text(encoding="utf-8"))["cells"][0]["source"]
     assert fixed[:6] == source[:6]
     assert "        %time g(x)\n" in fixed and "        out_parts.append(jnp.copy(jnp.squeeze(x[None], ())))\n" in fixed
+
+
+@pytest.mark.parametrize(
+    "magic, unread",
+    [
+        (["%matplotlib inline\n", "%load_ext autoreload\n", "!pip install jax\n", "jnp.sum?\n"], None),
+        (["%time N = 3\n"], "the magic `%time N = 3` (cell 1)"),  # IPython runs the statement
+        (["%run helpers.py\n"], "the magic `%run helpers.py` (cell 1)"),
+        (["n = !nproc\n"], "the magic `n = !nproc` (cell 1)"),  # binds `n`
+        (["%%time\n", "N = 3\n"], "the `%%time` cell (cell 1)"),  # its body runs as Python
+        (["%%bash\n", "echo N = 3\n"], None),
+    ],
+)
+def test_magics_that_may_run_python_make_fixes_unsafe(capsys, tmp_path, magic, unread):
+    """Review 65: ``%time N = ...`` and a ``%%time`` cell run Python that autota does not read
+    (a placeholder stands for the line, a ``%%`` cell is skipped): a loop bound or ``jnp`` rebound
+    there goes unseen, so no fix of the notebook is proven safe. Magics that run none keep it so."""
+    path = tmp_path / "magics.ipynb"
+    path.write_text(notebook(cell(magic), cell(["import jax.numpy as jnp\n", *LOOP])), encoding="utf-8")
+    out = run(capsys, "check", str(path))[1]
+    if unread is None:
+        assert "1 fixable with autota fix" in out and "unsafe" not in out
+    else:
+        assert f"the fix is unsafe: it assumes that {unread}, code autota does not read, binds none of the names" in out
 
 
 def test_shell_lines_continued_with_a_backslash_are_one_magic(capsys, tmp_path):

@@ -579,6 +579,40 @@ def test_a_growth_by_a_helper_of_another_module_is_found(capsys, tmp_path):
     assert _codes(capsys, "--select", "AT101", str(tmp_path / "pkg" / "decode.py")) == []
 
 
+def test_a_constant_imported_from_another_module_bounds_a_loop_as_it_does_there(capsys, tmp_path):
+    """Sweep 47a's climate model: ``for ib in range(1, numrad + 1)`` where ``numrad = 2`` comes
+    from a constants module. Over the run, a few constant steps (not reported), as with the
+    constant in the file; a constant bound twice, or one another module stores, bounds nothing."""
+    (tmp_path / "consts.py").write_text("numrad: int = 2\nnlevel = 2\nnlevel = 50\nnstored = 2\n")
+    (tmp_path / "setter.py").write_text("import consts\n\nconsts.nstored = 100\n")
+    body = (
+        "import jax.numpy as jnp\nfrom consts import {name}\n\n\ndef per_patch(xs, n_patch):\n    out = []\n"
+        "    for p in range(n_patch):\n        band = jnp.zeros({name} + 1)\n        for ib in range(1, {name} + 1):\n"
+        "            band = band.at[ib].set(xs[p] * ib)\n        out.append(band)\n    return out\n"
+    )
+    for name in ("numrad", "nlevel", "nstored"):
+        (tmp_path / f"use_{name}.py").write_text(body.format(name=name))
+    assert _codes(capsys, "--select", "AT102", str(tmp_path)) == ["use_nlevel.py:10:20 AT102", "use_nstored.py:10:20 AT102"]
+    assert _codes(capsys, "--select", "AT102", str(tmp_path / "use_numrad.py")) == ["use_numrad.py:10:20 AT102"]
+
+
+def test_a_function_a_traced_lambda_calls_runs_traced_across_modules(capsys, tmp_path):
+    """Sweep 47a: ``lax.scan(lambda w, u: (physics_step(w, u), None), ...)``, ``physics_step``
+    calling a helper of another module: the helper runs traced, as it does where the two are in
+    one file."""
+    (tmp_path / "turb.py").write_text(
+        "def profile(ncan, wind, u):\n    for ic in range(1, ncan + 1):\n        wind = wind.at[ic].set(u * ic)\n"
+        "    return wind\n"
+    )
+    (tmp_path / "driver.py").write_text(
+        "import jax\n\nfrom turb import profile\n\n\ndef run(wind, us, n):\n    def physics_step(w, u):\n"
+        "        return profile(n, w, u)\n\n    wind, _ = jax.lax.scan(lambda w, u: (physics_step(w, u), None), wind, us)\n"
+        "    return wind\n"
+    )
+    assert _codes(capsys, "--select", "AT102", str(tmp_path)) == []
+    assert _codes(capsys, "--select", "AT102", str(tmp_path / "turb.py")) == ["turb.py:3:16 AT102"]
+
+
 def test_names_a_star_import_of_another_module_hands_on_are_resolved(capsys, tmp_path):
     """Sweep 40a's Hugoniot: a script's only `jnp` comes from `from utils import *`, and `utils`
     imports `jax.numpy as jnp`. Over the run, `jnp.concatenate` is JAX's; a module that binds the

@@ -198,7 +198,9 @@ def test_the_model_answers_what_libcst_answers(text):
 
 def _scope_shape(scope_of, nodes) -> list:
     """Each node's scope, as the node the scope belongs to, with every assignment and access
-    of that scope and what each access refers to: scopes compared across two resolutions."""
+    of that scope, its place in the scope's order of assignments (libcst's ``_index``, which
+    decides what an access sees: the walk of :class:`scopes._ScopeWalk` must keep it) and what
+    each access refers to: scopes compared across two resolutions."""
     order = {node: place for place, node in enumerate(nodes)}
     shape = []
     for node in nodes:
@@ -208,9 +210,9 @@ def _scope_shape(scope_of, nodes) -> list:
             continue
         shape.append((
             type(scope).__name__,
-            sorted((a.name, order.get(a.node, -1)) for a in scope.assignments),
+            sorted((a.name, order.get(a.node, -1), a._index) for a in scope.assignments),
             sorted(
-                (order.get(a.node, -1), sorted(order.get(r.node, -1) for r in a.referents if hasattr(r, "node")))
+                (order.get(a.node, -1), a._index, sorted(order.get(r.node, -1) for r in a.referents if hasattr(r, "node")))
                 for a in scope.accesses
             ),
         ))

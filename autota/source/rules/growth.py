@@ -155,7 +155,9 @@ def _growing_helpers(facts: prefilter.Facts) -> dict[str, set[int]]:
             }
             calls = [made.get(e.id) if isinstance(e, ast.Name) else e for e in body.elts]
         else:
-            calls = [body] if isinstance(node, ast.Lambda) or len(node.body) <= 2 else []
+            calls = [body] if isinstance(node, ast.Lambda) or len(node.body) <= 2 or all(
+                isinstance(s, ast.If) or isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant) for s in node.body[:-1]
+            ) else []  # (a docstring, `if i < 0: return buf` guards)
         if name is not None and any(
             isinstance(call, ast.Call) and any(_may_grow_call(facts, call, p) for p in params) for call in calls
         ):
@@ -252,14 +254,20 @@ class GrowthRule(SourceRule):
             return []
         found = [Spelling(value, acc, value)]
         helper = self.semantics.binding(value.func) if isinstance(value.func, cst.Name) else None
-        returned = scopes.only_return(helper)
+        returned, guards = scopes.only_return(helper), []
+        if returned is None:
+            returned, guards = scopes.guarded_return(helper) or (None, [])
         arguments = _arguments(helper, value) if returned is not None else None
         if arguments:
             receivers = [p for p, arg in arguments.items() if isinstance(arg, cst.Name) and arg.value == acc]
-            if len(receivers) == 1:
+            if len(receivers) == 1 and all(param == receivers[0] for _, param in guards):
                 why = (
                     f"the array is made in the helper `{value.func.value}` (line {self.start_line(helper)}); the "
                     "fix rewrites a call written in the loop"
+                ) if not guards else (
+                    f"the helper `{value.func.value}` hands the array back unchanged where `"
+                    f"{self.code_of(guards[0][0].test)}` (line {self.start_line(guards[0][0])}); the fix rewrites a write "
+                    "made every step"
                 )
                 found.append(Spelling(returned, receivers[0], value, why, tuple(arguments.items())))
         return found
@@ -1175,7 +1183,14 @@ class GrowthRule(SourceRule):
             self._picked_by_data(parts, loops)
         ):
             return  # added where the data says (a histogram): state of a fixed size, not rows
-        if self._entries_say_where(parts, loop, call.args[0].value if call.args and not call.args[0].star else None):
+        carrying = [  # the loops around this one that keep the buffer from step to step (not made anew in them)
+            outer for outer in long if outer is not loop and not any(
+                assign is not statement and any(self.code_of(t.target) == buf for t in assign.targets)
+                and (self._update(assign) or (None,))[0] != buf
+                for assign in self.semantics.find(outer, lambda n: isinstance(n, cst.Assign))
+            )
+        ]
+        if self._entries_say_where(parts, loop, call.args[0].value if call.args and not call.args[0].star else None, carrying):
             return  # each entry of a collection writes where it says (parameter groups, entity classes)
         if self._masked(call):
             return  # a boolean mask picks the slots (`out.at[labels == k].set(i)`): not one row a step
@@ -1530,12 +1545,15 @@ class GrowthRule(SourceRule):
             data |= {n.value for n in self.semantics.find(target, lambda x: isinstance(x, cst.Name))}
         return any(name.value in data for part in parts for name in self.semantics.variables(part))
 
-    def _entries_say_where(self, parts: list, loop: cst.CSTNode, value: cst.BaseExpression | None) -> bool:
+    def _entries_say_where(self, parts: list, loop: cst.CSTNode, value: cst.BaseExpression | None,
+                           outer: list[cst.CSTNode]) -> bool:
         """Whether ``loop`` steps through the entries of a collection (not a ``range``, no
         counter in the index) and the index is read from the entry rather than being it
         (``for group in groups: inds = group["indices"]``, ``pos = entities[kind].position``): each
         entry writes the slots it names, as many steps as the program has entries, not a row a
-        step of a loop over the data's length. ``for i in order: buf.at[i]`` fills a slot a step."""
+        step of a loop over the data's length. ``for i in order: buf.at[i]`` fills a slot a step;
+        so does an index that reads the target of one of the ``outer`` loops around this one
+        (``ids = {"a": int(a[i])}`` in ``for i in range(n)``, then ``buf.at[ids[name]]``)."""
         if not isinstance(loop, cst.For) or self.range_call(loop.iter) is not None or not parts:
             return False
         iterator = self._enumerated(loop.iter)
@@ -1558,7 +1576,9 @@ class GrowthRule(SourceRule):
             return True  # a part of the entry is the slot (`grid.at[row, col]`)
         if any(self._is_var_plus_constant(part, name) for part in index for name in entries | {counter} - {None}):
             return False  # the entry is the slot
-        moving = {counter} | self._running_offsets(loop) - {None}
+        moving = ({counter} | self._running_offsets(loop) | {
+            n.value for o in outer if isinstance(o, cst.For) for n in self.semantics.find(o.target, lambda x: isinstance(x, cst.Name))
+        }) - {None}
         sources, pending, followed = list(index), list(index), set()
         while pending and len(followed) < 16:
             for name in self.semantics.variables(pending.pop()):
