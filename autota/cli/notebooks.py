@@ -39,11 +39,12 @@ MAGIC = re.compile(r"[ \t]*(?:[%!?]|[\w.]+\?\??[ \t]*$|[\w, \t]+=[ \t]*[%!])")
 """A line IPython rewrites: ``%line_magic``, ``!shell``, ``x = !cmd``, ``obj?``, ``?obj``."""
 QUIET_LINE_MAGICS = frozenset({
     "matplotlib", "load_ext", "reload_ext", "unload_ext", "autoreload", "aimport", "config", "pip", "conda", "cd",
-    "pwd", "ls", "who", "whos", "who_ls", "precision", "xmode", "autosave", "env", "set_env", "mkdir", "clear",
+    "pwd", "ls", "who", "whos", "who_ls", "precision", "xmode", "autosave", "mkdir", "clear",
     "colors", "page", "pinfo", "pinfo2", "psource", "pdoc", "pdef", "history", "lsmagic", "magic", "quickref",
 })
-"""Line magics that run no Python of the notebook and bind no name in its namespace. Others
-(``%time x = f()``, ``%run script.py``, ``%store -r``, ``%pylab``, one not known) may."""
+"""Line magics that run no Python of the notebook, bind no name in its namespace and set nothing
+JAX reads. Others (``%time x = f()``, ``%run script.py``, ``%store -r``, ``%pylab``, ``%env
+JAX_DISABLE_JIT=1``, one not known) may."""
 QUIET_CELL_MAGICS = frozenset({
     "bash", "sh", "script", "html", "HTML", "markdown", "latex", "javascript", "js", "svg", "writefile", "perl",
     "ruby", "system", "sx",

@@ -71,6 +71,7 @@ def _plan(text: str, tree: ast.Module | None, enabled: frozenset[str], slicing: 
     facts = prefilter.gather(tree)
     facts.loop_wrapper_names = frozenset(own.loop_wrappers) | {n.rpartition(".")[2] for n in imported.loop_wrappers}
     facts.grower_names = frozenset(own.growers) | {n.rpartition(".")[2] for n in imported.growers}
+    facts.updater_names = frozenset(n.rpartition(".")[2] for n in imported.updaters)
     keep: set[int] | None = set()
     chosen = []
     for cls in rules:

@@ -75,6 +75,9 @@ class Facts:
     grower_names: frozenset[str] = frozenset()
     """The names of the functions (of the file, or imported) that return an array grown from a
     parameter (see :mod:`autota.source.growers`): their calls may be growths."""
+    updater_names: frozenset[str] = frozenset()
+    """The names of the functions of other modules of the run that return an updated copy of a
+    parameter (see :mod:`autota.source.updaters`): a jitted step that calls one writes it."""
     units: list[ast.stmt] = field(default_factory=list)
     """The units of the module: its top-level statements, except that a top-level class is split
     into its shell (the ``class`` line and its other statements) and one unit per method, so that

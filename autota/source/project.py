@@ -23,8 +23,9 @@ import sys
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from autota.source import growers, vocabulary, wrappers
+from autota.source import growers, updaters, vocabulary, wrappers
 from autota.source.prefilter import absolute_module, dotted, held_objects, terminal
+from autota.source.text import SourceText
 from autota.source.growers import Grower
 from autota.source.wrappers import LoopWrapper
 
@@ -184,6 +185,12 @@ class ProjectFunctions:
     stored_attributes: frozenset[str] = frozenset()
     """The attribute names the run's files store (``mylib.jnp = numpy``): a module's name may be
     bound again from outside it."""
+    disables_jit: bool = False
+    """Whether a file of the run mentions ``disable_jit`` (``with jax.disable_jit():`` around a
+    call of another module's function): under it a ``fori_loop`` runs as a Python loop."""
+    updaters: dict[str, tuple[int, ...]] = field(default_factory=dict)
+    """The functions of the run's modules that return an updated copy of a parameter (see
+    :mod:`autota.source.updaters`), by dotted name, with those parameters' positions."""
     constants: dict[str, int] = field(default_factory=dict)
     """The int constants of the run's modules, by dotted name (``consts.NUMRAD`` for a module's
     one binding ``NUMRAD = 2``; see :func:`module_constants`): a loop over ``range(NUMRAD)``
@@ -192,7 +199,7 @@ class ProjectFunctions:
     def __bool__(self) -> bool:
         return bool(
             self.loop_wrappers or self.growers or self.star_exports or self.stored_attributes or self.stores_built_names
-            or self.constants
+            or self.updaters or self.constants or self.disables_jit
         )
 
 
@@ -314,7 +321,7 @@ def star_exports(tree: ast.Module, module: str, text: str, submodules: frozenset
 
 
 def project_functions(paths: list[str]) -> ProjectFunctions:
-    """The loop wrappers and growers the Python files of ``paths`` define. A grower may call
+    """The loop wrappers, growers and updaters the Python files of ``paths`` define. A grower may call
     another module's: the files that name a grower found so far are read again, a few rounds."""
     found = ProjectFunctions()
     texts: dict[str, str] = {}
@@ -345,6 +352,10 @@ def project_functions(paths: list[str]) -> ProjectFunctions:
             found.loop_wrappers.update(
                 {w.name: w for w in wrappers.file_wrappers(parsed, module_of(path)).values()}
             )
+    for path, text in texts.items():
+        if updaters.may_define(text) and (parsed := tree(path)) is not None:
+            module = module_of(path)
+            found.updaters.update({f"{module}.{name}": positions for name, positions in updaters.file_updaters(parsed).items()})
     candidates = [path for path, text in texts.items() if growers.may_define(text)]
     for _ in range(4):
         before = len(found.growers)
@@ -384,7 +395,10 @@ def project_functions(paths: list[str]) -> ProjectFunctions:
         for path, text in texts.items() if INT_CONSTANT.search(text) and (parsed := tree(path)) is not None
         for name, value in module_constants(parsed).items() if name not in stored
     }
-    return replace(found, stored_attributes=frozenset(stored), stores_built_names=built, constants=constants)
+    disables = any(SourceText(text).mentions("disable_jit") for text in texts.values() if "disable" in text.lower())
+    return replace(
+        found, stored_attributes=frozenset(stored), stores_built_names=built, constants=constants, disables_jit=disables,
+    )
 
 
 _FRAME_READER_NAMES = frozenset(vocabulary.terminal(name) for name in vocabulary.FRAME_READERS)

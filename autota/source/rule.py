@@ -86,6 +86,8 @@ class RuleContext:
     """The loop wrappers and growers of the other modules of the run, by dotted name."""
     own: ProjectFunctions = field(default_factory=ProjectFunctions)
     """The loop wrappers and growers this file defines at its top level, by name."""
+    tails: dict[int, dict[str, set[str]]] = field(default_factory=dict)
+    """For each mapping of :class:`ProjectFunctions` (by ``id``), its keys by their dotted tails."""
     unread: str | None = None
     """Code that runs in the file's namespace and that autota does not read (a notebook's
     ``%time`` magic), where there is some: it may bind any name, so no fix is proven safe."""
@@ -285,6 +287,12 @@ class SourceRule:
         another module of the run."""
         return self._project_function(func, self.context.own.growers, self.context.imported.growers)
 
+    def updater(self, func: cst.BaseExpression) -> tuple[int, ...] | None:
+        """Where calling ``func`` runs an imported function of another module of the run that
+        returns an updated copy of some of its parameters (see :mod:`autota.source.updaters`),
+        their positions. The file's own are read from their trees."""
+        return self._project_function(func, {}, self.context.imported.updaters)
+
     def _project_function(self, func: cst.BaseExpression, own: Mapping, imported: Mapping):
         if not own and not imported:
             return None
@@ -292,19 +300,40 @@ class SourceRule:
             binding = self.semantics.binding(func)  # the module's `def`, or its `step = jax.jit(grow)`
             if binding is not None and isinstance(self.semantics.enclosing_scope(binding), cst.Module):
                 return own[func.value]
-        return next((imported[name] for name in self.run_names(func) if name in imported), None)
+        return self._of_run(imported, func)
+
+    def _of_run(self, found: Mapping, expr: cst.BaseExpression):
+        """What ``found`` (by dotted name of the run's modules) holds for a name ``expr`` may
+        name: exactly, or the one entry named by a tail of it, where a module of the run is
+        imported by a shorter name than its folders give (``from clm_varpar import N``, run with
+        ``src/`` on ``sys.path``, of ``src/clm_varpar.py`` in a package ``src``)."""
+        names = list(self.run_names(expr))
+        exact = next((found[name] for name in names if name in found), None)
+        if exact is not None or not found:
+            return exact
+        index = self.context.tails.get(id(found))
+        if index is None:  # each key by its dotted tails (`src.clm_varpar.N`: `clm_varpar.N`)
+            index = self.context.tails[id(found)] = {}
+            for key in found:
+                parts = key.split(".")
+                for start in range(1, len(parts) - 1):
+                    index.setdefault(".".join(parts[start:]), set()).add(key)
+        keys = set().union(*(index.get(name, ()) for name in names if "." in name))
+        return found[keys.pop()] if len(keys) == 1 else None
 
     def run_names(self, expr: cst.BaseExpression) -> Iterator[str]:
         """The dotted names ``expr`` may name, relative imports made absolute (``from .backend
         import fori_loop`` in ``pkg.model``: ``pkg.backend.fori_loop``), as the modules of the run
-        are named (:func:`project.module_name`)."""
+        are named (:func:`project.module_name`); none for a relative import that climbs above
+        the top package."""
         for name in self.qualified_names(expr):
             if name.startswith("."):
                 path = Path(self.context.path)
                 module = project.module_name(path)
                 package = module if path.stem == "__init__" else module.rpartition(".")[0]
                 name = absolute_module(package, name.lstrip("."), len(name) - len(name.lstrip(".")))
-            yield name
+            if name is not None:  # (a relative import above the top package names nothing)
+                yield name
 
     def is_jit(self, expr: cst.BaseExpression) -> bool:
         """Whether ``expr`` jits what it is applied to: ``jax.jit`` (or ``pmap``...), a call of it
@@ -420,7 +449,7 @@ class SourceRule:
         if isinstance(expr, cst.Name):
             value = self.semantics.assigned_value(expr)
             if value is None and self.context.imported.constants:  # `from consts import NUMRAD`
-                return next((self.context.imported.constants[n] for n in self.run_names(expr) if n in self.context.imported.constants), None)
+                return self._of_run(self.context.imported.constants, expr)
             return self._constant_int(value, depth + 1) if value is not None else None
         if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, (cst.Add, cst.Subtract, cst.Multiply)):
             left, right = self._constant_int(expr.left, depth + 1), self._constant_int(expr.right, depth + 1)
@@ -579,7 +608,7 @@ class SourceRule:
                 fix = Fix("unsafe", fix.message, fix.edits)
                 reason = f"{reason}; {assumed}" if reason else assumed
             if fix is not None and fix.applicability == "safe" and self.context.unread is not None:
-                assumed = f"it assumes that {self.context.unread}, code autota does not read, binds none of the names the fix relies on"
+                assumed = f"it assumes that {self.context.unread}, code autota does not read, changes nothing the fix relies on (a name, JAX's configuration)"
                 fix = Fix("unsafe", fix.message, fix.edits)
                 reason = f"{reason}; {assumed}" if reason else assumed
             dropped = self.context.source.dropped_comments(fix.edits) if fix is not None else []

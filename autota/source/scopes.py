@@ -58,6 +58,10 @@ _SOURCE_ORDER: dict[type, tuple[str, ...]] = {
         "leading_lines", "whitespace_after_except", "whitespace_after_star", "type", "name",
         "whitespace_before_colon", "body",
     ),
+    cst.MatchCase: (
+        "leading_lines", "whitespace_after_case", "pattern", "whitespace_before_if", "whitespace_after_if", "guard",
+        "whitespace_before_colon", "body",
+    ),
     cst.TypeAlias: (
         "whitespace_after_type", "name", "whitespace_after_name", "type_parameters",
         "whitespace_after_type_parameters", "whitespace_after_equals", "value", "semicolon",
@@ -642,8 +646,8 @@ _TARGET_PARENTS = {
     cst.AssignTarget: "target", cst.AnnAssign: "target", cst.AugAssign: "target", cst.NamedExpr: "target",
     cst.AsName: "name", cst.CompFor: "target", cst.For: "target",
 }
-_NAMED = (cst.FunctionDef, cst.ClassDef, cst.Param)
-_PACKING = (cst.Tuple, cst.List, cst.StarredElement, cst.Element)
+_NAMED = frozenset({cst.FunctionDef, cst.ClassDef, cst.Param})
+_PACKING = frozenset({cst.Tuple, cst.List, cst.StarredElement, cst.Element})
 
 
 def store_contexts(parents: dict[cst.CSTNode, cst.CSTNode]) -> dict[cst.Name, ExpressionContext]:
@@ -656,12 +660,12 @@ def store_contexts(parents: dict[cst.CSTNode, cst.CSTNode]) -> dict[cst.Name, Ex
     for node, parent in parents.items():
         if type(node) is not cst.Name:
             continue
-        if isinstance(parent, _NAMED):
+        if type(parent) in _NAMED:
             if parent.name is node:
                 stores[node] = ExpressionContext.STORE
             continue
         child = node
-        while isinstance(parent, _PACKING):
+        while type(parent) in _PACKING:
             child, parent = parent, parents.get(parent)
         field = _TARGET_PARENTS.get(type(parent))
         if field is not None and getattr(parent, field) is child:
@@ -766,10 +770,11 @@ class Semantics:
         self.definitions: dict[str, list[cst.FunctionDef | cst.ClassDef]] = {}
         self._top: dict[int, cst.CSTNode] = {}
         for node in self.parents:
-            if isinstance(node, cst.Name):
+            kind = type(node)  # (libcst's classes are final: `isinstance` against them costs more)
+            if kind is cst.Name:
                 self.by_value.setdefault(node.value, []).append(node)
                 self.by_top.setdefault((id(self.top(node)), node.value), []).append(node)
-            elif isinstance(node, (cst.FunctionDef, cst.ClassDef)):
+            elif kind is cst.FunctionDef or kind is cst.ClassDef:
                 self.definitions.setdefault(node.name.value, []).append(node)
         self._scope_node: dict[int, cst.CSTNode] = {}
         self._shadowed: dict[tuple[str, ...], str | None] = {}
@@ -1217,7 +1222,7 @@ class Semantics:
             return True
         if isinstance(parent, cst.Attribute) and parent.attr is node:
             target, holder = parent, self.parents.get(parent)
-            while isinstance(holder, _PACKING):  # `o.shape, n = ...`
+            while type(holder) in _PACKING:  # `o.shape, n = ...`
                 target, holder = holder, self.parents.get(holder)
             # any store: `o.shape = v`, `for N.__gt__ in ...`, `with f() as o.shape`, a comprehension's target
             return isinstance(holder, (cst.AssignTarget, cst.For, cst.CompFor, cst.AnnAssign, cst.AugAssign)) and (
@@ -1603,44 +1608,41 @@ def _annotated_value(holder: cst.CSTNode | None, name: cst.Name) -> bool:
     return isinstance(holder, cst.AnnAssign) and holder.target is name and holder.value is not None
 
 
+_NAMING_ROLES = {
+    cst.AsName: "name", cst.NamedExpr: "target", cst.AugAssign: "target", cst.AnnAssign: "target",
+    cst.MatchAs: "name", cst.MatchStar: "name", cst.MatchMapping: "rest",
+    cst.TypeVar: "name", cst.TypeVarTuple: "name", cst.ParamSpec: "name", cst.TypeAlias: "name",
+}
+"""The nodes that bind the name in one of their fields other than by assignment, and that field."""
+_PACKING_KINDS = frozenset({cst.Tuple, cst.List, cst.Element, cst.StarredElement})
+_TARGETS_OF_OTHER_ROLES = frozenset({cst.For, cst.CompFor, cst.Del, cst.AugAssign, cst.AnnAssign})
+
+
 def binding_role(parents, name: cst.Name) -> tuple[str | None, cst.CSTNode | None]:
     """How ``name`` is bound where it stands, and the statement that binds it: ``"plain"``
     (``name = v``, one target), ``"unpack"`` (in a tuple or list target, or one of several
     targets), ``"param"``, ``"def"`` (a ``def``/``class`` name), ``"other"`` (augmented or
     annotated assignment, a loop or comprehension target, ``as``, ``del``, ``:=``, ``global``);
-    ``(None, None)`` where it is read."""
+    ``(None, None)`` where it is read. (Asked of every name: the tests are of node types, which
+    libcst's classes are final, since ``isinstance`` against them was most of its cost.)"""
     parent = parents.get(name)
-    if isinstance(parent, cst.Param) and parent.name is name:
-        return "param", parent
-    if isinstance(parent, (cst.FunctionDef, cst.ClassDef)) and parent.name is name:
-        return "def", parent
-    if isinstance(parent, cst.NameItem):
+    kind = type(parent)
+    if kind is cst.Param or kind is cst.FunctionDef or kind is cst.ClassDef:
+        return ("param" if kind is cst.Param else "def", parent) if parent.name is name else (None, None)
+    if kind is cst.NameItem:
         return "other", parent
-    if isinstance(parent, cst.AsName) and parent.name is name:
-        return "other", parent
-    if isinstance(parent, cst.NamedExpr) and parent.target is name:
-        return "other", parent
-    if isinstance(parent, (cst.AugAssign, cst.AnnAssign)) and parent.target is name:
-        return "other", parent
-    if isinstance(parent, (cst.MatchAs, cst.MatchStar)) and parent.name is name or isinstance(
-        parent, cst.MatchMapping
-    ) and parent.rest is name:
-        return "other", parent  # a match capture (`case int:` binds `int`)
-    if isinstance(parent, (cst.TypeVar, cst.TypeVarTuple, cst.ParamSpec, cst.TypeAlias)) and parent.name is name:
-        return "other", parent  # a type parameter (`def f[int](...)`) or `type int = float`
+    if kind in _NAMING_ROLES and getattr(parent, _NAMING_ROLES[kind]) is name:
+        return "other", parent  # `as`, `:=`, `+=`, `x: T`, a match capture (`case int:` binds `int`), a type parameter
     node, packed = name, False
-    while isinstance(parent, (cst.Tuple, cst.List, cst.Element, cst.StarredElement)):
-        packed = packed or isinstance(parent, (cst.Tuple, cst.List, cst.StarredElement))
+    while kind in _PACKING_KINDS:
+        packed = packed or kind is not cst.Element
         node, parent = parent, parents.get(parent)
-    if isinstance(parent, cst.AssignTarget) and parent.target is node:
+        kind = type(parent)
+    if kind is cst.AssignTarget and parent.target is node:
         assign = parents.get(parent)
         return ("unpack" if packed or len(assign.targets) != 1 else "plain"), assign
-    if isinstance(parent, (cst.For, cst.CompFor)) and parent.target is node:
+    if kind in _TARGETS_OF_OTHER_ROLES and parent.target is node:
         return "other", parent
-    if isinstance(parent, cst.Del) and parent.target is node:
-        return "other", parent
-    if isinstance(parent, (cst.AugAssign, cst.AnnAssign)) and parent.target is node:
-        return "other", parent
-    if isinstance(parent, cst.WithItem) or isinstance(parent, cst.AsName):
+    if kind is cst.WithItem or kind is cst.AsName:
         return "other", parent
     return None, None

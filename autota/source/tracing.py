@@ -92,8 +92,8 @@ class TracedFunctions:
         models: set[cst.ClassDef] = set()
         self.models = models
         """The model classes of this file (Flax, Haiku, Equinox modules, JAX environments)."""
-        kinds = (cst.FunctionDef, cst.Call, cst.ClassDef)
-        for node in self.rule.semantics.find(module, lambda n: isinstance(n, kinds)):
+        kinds = frozenset({cst.FunctionDef, cst.Call, cst.ClassDef})
+        for node in self.rule.semantics.find(module, lambda n: type(n) in kinds):
             if isinstance(node, cst.ClassDef):
                 if any(self._jit_named(d.decorator) for d in node.decorators):  # `@jit_class`: a project's own wrapper
                     for method in node.body.body:
@@ -143,7 +143,8 @@ class TracedFunctions:
     def _propagate(self, module: cst.Module) -> None:
         """A function a traced function calls runs traced too (its loops see tracers)."""
         calls: dict[cst.CSTNode, list[cst.Call]] = {}
-        callable_ = lambda n: isinstance(n, cst.Call) and isinstance(n.func, (cst.Name, cst.Attribute, cst.Call))  # noqa: E731
+        callees = frozenset({cst.Name, cst.Attribute, cst.Call})
+        callable_ = lambda n: type(n) is cst.Call and type(n.func) in callees  # noqa: E731
         for call in self.rule.semantics.find(module, callable_):
             caller = next((a for a in self.rule.ancestors(call) if isinstance(a, (cst.FunctionDef, cst.Lambda))), None)
             if caller is not None:
@@ -721,6 +722,25 @@ class TracedFunctions:
         if self._undifferentiated is None:
             self._undifferentiated = self._close_undifferentiated()
         return any(self._inside_undifferentiated(node, f) for f in self._undifferentiated)
+
+    def reverse_mode_call(self, node: cst.CSTNode) -> cst.Call | None:
+        """A call of the file that hands a function reaching ``node`` to a reverse-mode
+        transform (``jax.grad(run)``, ``jax.value_and_grad(loss)`` where ``loss`` calls ``run``,
+        a few calls up), if there is one: there, reverse-mode autodiff goes through ``node``."""
+        frontier = [a for a in self.rule.ancestors(node) if isinstance(a, (cst.FunctionDef, cst.Lambda))]
+        seen: set[cst.CSTNode] = set()
+        for _ in range(5):
+            callers = []
+            for function in frontier:
+                if function in seen:
+                    continue
+                seen.add(function)
+                for use in [function] if isinstance(function, cst.Lambda) else self._uses(function):
+                    if self._graded(use):
+                        return self.rule.parent(self.rule.parent(use))
+                    callers += [a for a in self.rule.ancestors(use) if isinstance(a, (cst.FunctionDef, cst.Lambda))]
+            frontier = callers
+        return None
 
     def _inside_undifferentiated(self, node: cst.CSTNode, function: cst.CSTNode) -> bool:
         """Whether ``node`` lies in ``function`` with no function between them that is handed to

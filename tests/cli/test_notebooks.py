@@ -154,6 +154,7 @@ def test_magics_are_skipped_and_kept_by_a_fix(capsys, tmp_path):
         (["%matplotlib inline\n", "%load_ext autoreload\n", "!pip install jax\n", "jnp.sum?\n"], None),
         (["%time N = 3\n"], "the magic `%time N = 3` (cell 1)"),  # IPython runs the statement
         (["%run helpers.py\n"], "the magic `%run helpers.py` (cell 1)"),
+        (["%env JAX_DISABLE_JIT=1\n"], "the magic `%env JAX_DISABLE_JIT=1` (cell 1)"),  # review 66: JAX's configuration
         (["n = !nproc\n"], "the magic `n = !nproc` (cell 1)"),  # binds `n`
         (["%%time\n", "N = 3\n"], "the `%%time` cell (cell 1)"),  # its body runs as Python
         (["%%bash\n", "echo N = 3\n"], None),
@@ -169,7 +170,7 @@ def test_magics_that_may_run_python_make_fixes_unsafe(capsys, tmp_path, magic, u
     if unread is None:
         assert "1 fixable with autota fix" in out and "unsafe" not in out
     else:
-        assert f"the fix is unsafe: it assumes that {unread}, code autota does not read, binds none of the names" in out
+        assert f"the fix is unsafe: it assumes that {unread}, code autota does not read, changes nothing the fix" in out
 
 
 def test_shell_lines_continued_with_a_backslash_are_one_magic(capsys, tmp_path):

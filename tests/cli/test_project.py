@@ -596,6 +596,26 @@ def test_a_constant_imported_from_another_module_bounds_a_loop_as_it_does_there(
     assert _codes(capsys, "--select", "AT102", str(tmp_path / "use_numrad.py")) == ["use_numrad.py:10:20 AT102"]
 
 
+def test_a_module_imported_by_a_shorter_name_than_its_folders_give_is_found(capsys, tmp_path):
+    """Sweep 47a's climate model runs with ``src/`` on ``sys.path`` though ``src`` is a package:
+    ``from clm_varpar import numrad`` names the run's ``src.clm_varpar``, the one module whose
+    name ends so."""
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "__init__.py").write_text("")
+    (tmp_path / "src" / "clm_varpar.py").write_text("numrad = 2\n")
+    (tmp_path / "src" / "use.py").write_text(
+        "import jax.numpy as jnp\nfrom clm_varpar import numrad\n\n\ndef band(x):\n    out = jnp.zeros(numrad + 1)\n"
+        "    for ib in range(1, numrad + 1):\n        out = out.at[ib].set(x * ib)\n    return out\n"
+    )
+    assert _codes(capsys, "--select", "AT102", str(tmp_path)) == []
+    assert _codes(capsys, "--select", "AT102", str(tmp_path / "src" / "use.py")) == ["use.py:8:15 AT102"]
+    # a relative import that climbs above the top package names no module of the run (it crashed)
+    (tmp_path / "src" / "rel.py").write_text(
+        (tmp_path / "src" / "use.py").read_text().replace("from clm_varpar import", "from ...shared import")
+    )
+    assert _codes(capsys, "--select", "AT102", str(tmp_path)) == ["rel.py:8:15 AT102"]
+
+
 def test_a_function_a_traced_lambda_calls_runs_traced_across_modules(capsys, tmp_path):
     """Sweep 47a: ``lax.scan(lambda w, u: (physics_step(w, u), None), ...)``, ``physics_step``
     calling a helper of another module: the helper runs traced, as it does where the two are in
@@ -611,6 +631,47 @@ def test_a_function_a_traced_lambda_calls_runs_traced_across_modules(capsys, tmp
     )
     assert _codes(capsys, "--select", "AT102", str(tmp_path)) == []
     assert _codes(capsys, "--select", "AT102", str(tmp_path / "turb.py")) == ["turb.py:3:16 AT102"]
+
+
+def test_a_jitted_step_whose_write_is_in_another_module_is_an_update(capsys, tmp_path):
+    """Sweep 48b's GPT decoder: the jitted decode step hands the KV cache to the model module's
+    ``forward``, which writes it with ``dynamic_update_slice`` and returns it; the loop rebinds it.
+    Over the run that is the step's update (AT301); a function returning the cache unchanged, or
+    another array, is none."""
+    (tmp_path / "model.py").write_text(
+        "import jax\n\n\ndef forward(params, tok, cache, pos):\n    k = params * tok\n"
+        "    cache = jax.lax.dynamic_update_slice(cache, k[None], (pos, 0))\n    return k.sum(), cache\n\n\n"
+        "def peek(params, tok, cache, pos):\n    fresh = cache * 0\n    return tok, fresh.at[pos].set(tok)\n"
+    )
+    loop = (
+        "import jax\nimport jax.numpy as jnp\nfrom model import {name}\n\n\n@jax.jit\n"
+        "def decode_step(params, tok, cache, pos):\n    return {name}(params, tok, cache, pos)\n\n\n"
+        "def main(params, tok, n):\n    cache = jnp.zeros((n, 4096))\n    for pos in range(n):\n"
+        "        tok, cache = decode_step(params, tok, cache, pos)\n    return cache\n"
+    )
+    (tmp_path / "run.py").write_text(loop.format(name="forward"))
+    (tmp_path / "run_peek.py").write_text(loop.format(name="peek"))
+    assert _codes(capsys, "--select", "AT301", str(tmp_path)) == ["run.py:14:22 AT301"]
+    assert _codes(capsys, "--select", "AT301", str(tmp_path / "run.py")) == []
+
+
+def test_disable_jit_in_another_module_of_the_run_withholds_the_while_loop_fix(capsys, tmp_path):
+    """Review 66: ``with jax.disable_jit():`` around a call of another module's function runs its
+    ``fori_loop`` as a Python loop, which returns Python values where the ``while_loop`` returned
+    arrays: AT202's fix is withheld there as where the module itself mentions it."""
+    loop = (
+        "import jax.numpy as jnp\nfrom jax import lax\n\n\ndef run(x):\n    def cond(c):\n        i, h, buf = c\n"
+        "        return i < 5\n\n    def body(c):\n        i, h, buf = c\n        h = h * 0.5 + x\n"
+        "        return i + 1, h, buf.at[i].set(h)\n\n    return lax.while_loop(cond, body, (0, x, jnp.zeros(5)))\n"
+    )
+    (tmp_path / "impl.py").write_text(loop)
+    (tmp_path / "entry.py").write_text("import jax\n\nfrom impl import run\n\nwith jax.disable_jit():\n    run(0.3)\n")
+    main(["check", "--no-progress", "--exit-zero", "--output-format", "json", str(tmp_path)])
+    found = json.loads(capsys.readouterr().out)
+    assert [(f["code"], f.get("fix")) for f in found] == [("AT202", None)]
+    assert "a module of the run mentions `disable_jit`" in found[0]["details"]["reason"]
+    main(["check", "--no-progress", "--exit-zero", "--output-format", "json", str(tmp_path / "impl.py")])
+    assert json.loads(capsys.readouterr().out)[0]["fix"]["applicability"] == "safe"
 
 
 def test_names_a_star_import_of_another_module_hands_on_are_resolved(capsys, tmp_path):

@@ -44,8 +44,8 @@ async def fn(p, /, q: int = r, *args: s, t=u, **kw: v) -> w:
     finally:
         pp
     match qq:
-        case [rr, *ss] if tt:
-            pass
+        case [rr, *ss] if (tt := rr):  # the guard comes before the body (review 66)
+            tt
         case {"k": uu, **vv}:
             pass
         case ww(xx, yy=zz) | aaa as bbb:

@@ -36,6 +36,7 @@ class DonationRule(SourceRule):
         # functions that write an array: a jitted one, or a helper a jitted one calls
         writers = {id(function): function for update in facts.updates for function in update.functions}
         helper_names = {f.name for f in writers.values() if isinstance(f, ast.FunctionDef)}
+        helper_names |= facts.updater_names  # a function of another module of the run that writes
         calling = {  # `put(buf, ...)`, or `pool.update(...)` of a method that writes
             id(function) for site in facts.calls
             if isinstance(site.node.func, (ast.Name, ast.Attribute)) and prefilter.terminal(site.node.func) in helper_names
@@ -420,6 +421,10 @@ class _UpdatedCopies:
             return origin if origin is not None and any(self.updated(f) == origin for f in fields) else None
         if self.rule.matches(expr.func, TREE_MAP) and len(expr.args) >= 2 and self._writes_first(expr.args[0].value):
             return self._base(expr.args[1].value)
+        imported = self.rule.updater(expr.func) if self.rule.context.imported.updaters else None
+        if imported is not None and not any(a.star or a.keyword is not None for a in expr.args[: max(imported) + 1]):
+            origins = (self._base(expr.args[k].value) for k in imported if k < len(expr.args))
+            return next((origin for origin in origins if origin is not None), None)  # `forward(params, tok, cache, pos)`
         callee = self.rule.semantics.binding(expr.func) if isinstance(expr.func, cst.Name) else None
         if isinstance(callee, cst.ClassDef):  # `State(idx=..., values=state.values.at[i].set(v))`: the record rebuilt
             return next((origin for a in expr.args if not a.star and (origin := self.updated(a.value)) is not None), None)

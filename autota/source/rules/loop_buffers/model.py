@@ -520,7 +520,7 @@ class LoopModeler:
 
     def exact_dtype(self, expr: cst.BaseExpression | None) -> bool:
         """Whether ``expr`` visibly makes an integer or boolean array: a ``jnp`` constructor with
-        such a ``dtype``, ``jnp.full`` of an int or bool literal, ``jnp.arange`` of int literals,
+        such a ``dtype`` (or ``lax.empty``'s), ``jnp.full`` of an int or bool literal, ``jnp.arange`` of int literals,
         or a cast to such a dtype (``x.astype(jnp.uint32)``, ``jnp.int32(x)``,
         ``jnp.array(x, jnp.int32)``)."""
         if not isinstance(expr, cst.Call) or any(a.star for a in expr.args):
@@ -530,6 +530,11 @@ class LoopModeler:
             return self.rule.dtype_in(expr.args[0].value, *exact)
         if self.rule.matches(expr.func, vocabulary.EXACT_DTYPES) is not None:
             return True  # `jnp.int32(x)`, `int(x)`
+        if self.rule.matches(expr.func, {f"{vocabulary.LAX}.empty"}) is not None:  # `lax.empty(shape, dtype)`
+            dtype = next((a.value for a in expr.args if a.keyword is not None and a.keyword.value == "dtype"), None)
+            if dtype is None and len(expr.args) > 1 and expr.args[1].keyword is None:
+                dtype = expr.args[1].value
+            return dtype is not None and self.rule.dtype_in(dtype, *exact)
         if self.rule.matches(expr.func, {f"{vocabulary.JNP}.array", f"{vocabulary.JNP}.asarray"}):
             dtype = next((a.value for a in expr.args if a.keyword is not None and a.keyword.value == "dtype"), None)
             if dtype is None and len(expr.args) > 1 and expr.args[1].keyword is None:

@@ -57,6 +57,12 @@ class WhileLoops:
             )
             return
         shared = self._shared_trace(call, body.forward or body.function, reads_initial=False)
+        graded = self.traced.reverse_mode_call(call) if shared is None else None
+        if graded is not None:
+            shared = (
+                f"that the loop is not reverse-differentiated: `{self.code_of(graded.func).strip()}` reaches it (line "
+                f"{self.start_line(graded)}), where the `while_loop` raised `ValueError` and the fix returns the gradient"
+            )
         if shared is None and self.context.source.mentions("linear_transpose"):
             shared = (
                 "that `jax.linear_transpose` is not applied to the loop's function: it refuses the `while_loop` "
@@ -388,9 +394,10 @@ class WhileLoops:
                         f"the {role} function `{function.name.value}` is defined under an `if`, a loop or a `try`, or after the loop: "
                         "where that code did not run, the loop raised, and the fix would not read it"
                     )
-        if self.context.source.mentions("disable_jit"):
+        if self.context.source.mentions("disable_jit") or self.context.imported.disables_jit:
+            where = "the module" if self.context.source.mentions("disable_jit") else "a module of the run"
             return (
-                "the module mentions `disable_jit` (`jax.disable_jit`, `jax_disable_jit`, `JAX_DISABLE_JIT`), under which a `fori_loop` runs as a Python loop and returns the "
+                f"{where} mentions `disable_jit` (`jax.disable_jit`, `jax_disable_jit`, `JAX_DISABLE_JIT`), under which a `fori_loop` runs as a Python loop and returns the "
                 "carry unconverted (Python ints, NumPy arrays) where the `while_loop` converted it"
             )
         if cond is not args["cond_fun"].value and self.semantics.find(bound, lambda n: isinstance(n, cst.Name)):

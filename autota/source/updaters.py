@@ -1,0 +1,109 @@
+"""Functions that return an updated copy of one of their parameters: a project's write helpers.
+
+A decoder writes its KV cache in its model module (``cache = lax.dynamic_update_slice(cache, k,
+(pos, 0))`` ... ``return logits, cache``), and the generation loop, in another module, calls a
+jitted step that hands the cache to it: ``tok, cache = decode_step(params, tok, cache, pos)``.
+Without donation each call copies the whole cache (AT301), as it would where the write sits in
+the step itself. Within a file the rule follows such helpers through their libcst trees; across
+the modules of a run it asks this module, which reads each module's Python AST once.
+
+A top-level function updates its parameter ``p`` where one of its ``return`` statements gives,
+whole or as an element of a returned tuple, ``p.at[...].set(...)`` (any update method),
+``lax.dynamic_update_slice(p, ...)``, or a name that every assignment of the function binds to
+such an update of ``p`` or of such a name (``cache = dynamic_update_slice(cache, ...)``).
+"""
+
+from __future__ import annotations
+
+import ast
+
+from autota.source import vocabulary
+from autota.source.prefilter import at_update_receiver, terminal
+
+DYNAMIC_WRITES = vocabulary.DYNAMIC_WRITE_TERMINALS
+
+
+def may_define(text: str) -> bool:
+    """Whether a module's text may define an updater (a cheap test before reading its AST)."""
+    return "def " in text and (".at[" in text or "dynamic_update_" in text)
+
+
+def file_updaters(tree: ast.Module) -> dict[str, tuple[int, ...]]:
+    """The module's top-level functions that return an updated copy of a parameter, by name,
+    with the positions (among the parameters a caller may pass by position) of those parameters."""
+    found = {}
+    for function in tree.body:
+        if isinstance(function, ast.FunctionDef):
+            positions = _updated_positions(function)
+            if positions:
+                found[function.name] = positions
+    return found
+
+
+def _updated_positions(function: ast.FunctionDef) -> tuple[int, ...]:
+    params = [a.arg for a in (*function.args.posonlyargs, *function.args.args)]
+    assigned: dict[str, list[ast.expr | None]] = {}
+    """Each name the function binds, with the value of each plain ``name = value`` and ``None``
+    for every other binding (unpacked, augmented, a loop target, an import...)."""
+
+    def bind(target: ast.AST | None, value: ast.expr | None = None) -> None:
+        for name in ast.walk(target) if target is not None else ():
+            if isinstance(name, ast.Name):
+                assigned.setdefault(name.id, []).append(value if name is target else None)
+
+    returns: list[ast.expr] = []
+    pending: list[ast.AST] = list(function.body)
+    while pending:
+        node = pending.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            assigned.setdefault(getattr(node, "name", ""), []).append(None)
+            continue  # their own names and returns
+        if isinstance(node, ast.Return) and node.value is not None:
+            returns.append(node.value)
+        elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.NamedExpr)):
+            for target in node.targets if isinstance(node, ast.Assign) else [node.target]:
+                bind(target, node.value)
+        elif isinstance(node, (ast.AugAssign, ast.For, ast.AsyncFor)):
+            bind(node.target)
+        elif isinstance(node, ast.withitem):
+            bind(node.optional_vars)
+        elif isinstance(node, ast.Delete):
+            for target in node.targets:
+                bind(target)
+        elif isinstance(node, (ast.ExceptHandler, ast.Import, ast.ImportFrom, ast.Global, ast.Nonlocal)):
+            names = [node.name] if isinstance(node, ast.ExceptHandler) else getattr(node, "names", [])
+            for name in names:
+                if name:
+                    assigned.setdefault(name if isinstance(name, str) else (name.asname or name.name), []).append(None)
+        pending.extend(ast.iter_child_nodes(node))
+    copies: dict[str, str | None] = {}
+    resolving: set[str] = set()
+
+    def updated(expr: ast.expr | None, depth: int = 0) -> str | None:
+        """The parameter ``expr`` is an updated copy of (a name: one that every binding of it
+        makes such a copy)."""
+        if isinstance(expr, ast.Name) and expr.id in assigned and depth < 8:
+            if expr.id not in copies:
+                resolving.add(expr.id)
+                found = {updated(v, depth + 1) if v is not None else None for v in assigned[expr.id]}
+                resolving.discard(expr.id)
+                copies[expr.id] = found.pop() if len(found) == 1 else None
+            return copies[expr.id]
+        receiver = expr.func.value.value.value if at_update_receiver(expr) is not None else None
+        if receiver is None and isinstance(expr, ast.Call) and terminal(expr.func) in DYNAMIC_WRITES and expr.args:
+            receiver = expr.args[0]
+        if not isinstance(receiver, ast.Name):
+            return None
+        if receiver.id in resolving:  # `cache = dus(cache, ...)`: the value before, the parameter or a copy of it
+            return receiver.id if receiver.id in params else None
+        if receiver.id in assigned:  # `new = cache.at[p].set(k)`, `cache` bound in the function
+            return updated(receiver, depth + 1)
+        return receiver.id if receiver.id in params else None
+
+    positions = set()
+    for value in returns:
+        for item in value.elts if isinstance(value, ast.Tuple) else [value]:
+            param = updated(item)
+            if param is not None:
+                positions.add(params.index(param))
+    return tuple(sorted(positions))
