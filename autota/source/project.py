@@ -25,7 +25,6 @@ from pathlib import Path
 
 from autota.source import growers, updaters, vocabulary, wrappers
 from autota.source.prefilter import absolute_module, dotted, held_objects, terminal
-from autota.source.text import SourceText
 from autota.source.growers import Grower
 from autota.source.wrappers import LoopWrapper
 
@@ -204,8 +203,13 @@ class ProjectFunctions:
 
 
 STAR_IMPORT = re.compile(r"^[ \t]*from\s+([\w.]+)\s+import\s+\*", re.M)
-INT_CONSTANT = re.compile(r"^\w+[ \t]*(?::[^=\n]*)?=[ \t]*-?[0-9]", re.M)
-"""A module-level binding that may be of an int literal: the files :func:`module_constants` parses."""
+INT_CONSTANT = re.compile(r"^(\w+)[ \t]*(?::[^=\n]*)?=[ \t]*-?[0-9]", re.M)
+"""A module-level binding that may be of an int literal: the files :func:`module_constants` parses,
+where another file imports such a name."""
+FROM_IMPORT = re.compile(r"^[ \t]*from[ \t]+[\w.]+[ \t]+import[ \t]+(\([^)]*\)|[^\n]*)", re.M)
+DISABLES_JIT = re.compile(r"disable.{0,40}?jit", re.I | re.S)
+"""``disable_jit`` however spelled (``jax.disable_jit``, ``JAX_DISABLE_JIT``, ``"jax_disable" "_jit"``,
+an escape in a string): a superset of what a module's own check reads."""
 """An absolute star import (under an ``if`` or a ``try`` too)."""
 ATTRIBUTE_STORE = re.compile(r"\.\s*(\w+)\s*(?:[,)\]][^=\n]*)?(?:[-+*/%&|^@]|//|\*\*|<<|>>)?=(?!=)")
 """An attribute stored (``utils.jnp = numpy``): a module's name rebound from outside it."""
@@ -390,12 +394,13 @@ def project_functions(paths: list[str]) -> ProjectFunctions:
                 local: None if local in stored else dotted for local, dotted in exports.items()
             }
     built = any(BUILT_STORE.search(text) for text in texts.values())
-    constants = {} if built else {
+    imported = {word for text in texts.values() for names in FROM_IMPORT.findall(text) for word in re.findall(r"\w+", names)}
+    constants = {} if built else {  # (only a name a file imports by name is read as a constant there)
         f"{module_of(path)}.{name}": value
-        for path, text in texts.items() if INT_CONSTANT.search(text) and (parsed := tree(path)) is not None
+        for path, text in texts.items() if imported.intersection(INT_CONSTANT.findall(text)) and (parsed := tree(path)) is not None
         for name, value in module_constants(parsed).items() if name not in stored
     }
-    disables = any(SourceText(text).mentions("disable_jit") for text in texts.values() if "disable" in text.lower())
+    disables = any(DISABLES_JIT.search(text) for text in texts.values())
     return replace(
         found, stored_attributes=frozenset(stored), stores_built_names=built, constants=constants, disables_jit=disables,
     )

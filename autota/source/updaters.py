@@ -16,16 +16,35 @@ such an update of ``p`` or of such a name (``cache = dynamic_update_slice(cache,
 from __future__ import annotations
 
 import ast
+import re
 
 from autota.source import vocabulary
 from autota.source.prefilter import at_update_receiver, terminal
+from autota.source.wrappers import TopHeaders
 
 DYNAMIC_WRITES = vocabulary.DYNAMIC_WRITE_TERMINALS
 
 
+_UPDATE = re.compile(r"\.[ \t]*at[ \t]*\[|dynamic_update_\w+\(\s*(\w+)")
+"""An update: ``.at[`` (its receiver is the word before it) or ``dynamic_update_slice(buf, ...)``."""
+_LAST_WORD = re.compile(r"(\w+)[ \t]*$")
+
+
 def may_define(text: str) -> bool:
-    """Whether a module's text may define an updater (a cheap test before reading its AST)."""
-    return "def " in text and (".at[" in text or "dynamic_update_" in text)
+    """Whether a module's text may define an updater (a cheap test before reading its AST): an
+    update whose receiver is a name that the header of the top-level ``def`` around it holds (a
+    superset of its parameters; an update of a name bound to one is found as the ``def``'s
+    parameter is read again, ``cache = dus(cache, ...)``)."""
+    if "def " not in text or (".at" not in text and "dynamic_update_" not in text):
+        return False
+    headers = None
+    for found in _UPDATE.finditer(text):
+        before = _LAST_WORD.search(text, max(0, found.start() - 80), found.start()) if found.group(1) is None else None
+        name = found.group(1) or (before.group(1) if before else None)
+        headers = headers or TopHeaders(text)
+        if name is not None and name in headers.words_around(found.start()):
+            return True
+    return False
 
 
 def file_updaters(tree: ast.Module) -> dict[str, tuple[int, ...]]:
@@ -33,11 +52,19 @@ def file_updaters(tree: ast.Module) -> dict[str, tuple[int, ...]]:
     with the positions (among the parameters a caller may pass by position) of those parameters."""
     found = {}
     for function in tree.body:
-        if isinstance(function, ast.FunctionDef):
+        if isinstance(function, ast.FunctionDef) and _writes(function):
             positions = _updated_positions(function)
             if positions:
                 found[function.name] = positions
     return found
+
+
+def _writes(function: ast.FunctionDef) -> bool:
+    """Whether ``function`` holds an update (``.at[...]`` method or ``dynamic_update_*`` call)."""
+    return any(
+        at_update_receiver(node) is not None or isinstance(node, ast.Call) and terminal(node.func) in DYNAMIC_WRITES
+        for node in ast.walk(function)
+    )
 
 
 def _updated_positions(function: ast.FunctionDef) -> tuple[int, ...]:

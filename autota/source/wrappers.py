@@ -80,8 +80,8 @@ class TopHeaders:
 def may_define(text: str) -> bool:
     """Whether a module's text may define a loop wrapper (a cheap test before reading its AST):
     a loop call whose body is a name that the top-level ``def`` around it takes as a parameter."""
-    if "def " not in text:
-        return False
+    if "def " not in text or not any(loop in text for loop in ("scan(", "fori_loop(", "while_loop(")):
+        return False  # (the pattern below tries every word of the text)
     headers = None
     for found in _BODY_ARGUMENT.finditer(text):
         headers = headers or TopHeaders(text)
