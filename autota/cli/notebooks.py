@@ -266,6 +266,8 @@ class Program:
             if text != self.cells[index]:
                 if index in self.dedented:  # its indent cannot be told back onto new lines
                     return None
+                if 0 < self.cells[index].count("\r\n") == self.cells[index].count("\n"):
+                    text = re.sub(r"(?<!\r)\n", "\r\n", text)  # a CRLF cell's lines the fix added end as its own do
                 changed[index] = self._restore(text)[0]
         return changed
 

@@ -208,6 +208,16 @@ def test_source_as_one_string_and_no_trailing_newline(capsys, tmp_path):
     assert isinstance(source, str) and source.endswith("    return out") and "out_parts" in source
 
 
+def test_a_crlf_cell_keeps_crlf_on_the_lines_a_fix_adds(capsys, tmp_path):
+    """Review 66: a cell written with CRLF line endings got LF on the lines the fix inserted."""
+    path = tmp_path / "crlf.ipynb"
+    source = "import jax.numpy as jnp\r\n" + "".join(LOOP).replace("\n", "\r\n")
+    path.write_text(notebook(cell(source)), encoding="utf-8")
+    assert run(capsys, "fix", str(path))[0] == 0
+    fixed = json.loads(path.read_text(encoding="utf-8"))["cells"][0]["source"]
+    assert "out_parts" in fixed and fixed.count("\n") == fixed.count("\r\n")
+
+
 def test_other_languages_are_skipped(capsys, tmp_path):
     path = tmp_path / "r.ipynb"
     path.write_text(notebook(cell(["import jax.numpy as jnp\n", *LOOP]), language="R"), encoding="utf-8")
