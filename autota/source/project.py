@@ -303,10 +303,8 @@ def star_exports(tree: ast.Module, module: str, text: str, submodules: frozenset
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             bound[node.name] = bound.get(node.name, 0) + 1
             # their bodies bind their own names; their headers run here (`def f(xp=(jnp := numpy))`)
-            pending.extend(node.decorator_list)
-            pending.extend([node.args, *([node.returns] if node.returns else [])] if not isinstance(node, ast.ClassDef) else [
-                *node.bases, *node.keywords,
-            ])
+            header = [*node.bases, *node.keywords] if isinstance(node, ast.ClassDef) else [node.args, *filter(None, [node.returns])]
+            pending.extend([*node.decorator_list, *header])
             continue
         if isinstance(node, (ast.Import, ast.ImportFrom)):
             for alias in node.names:

@@ -90,7 +90,8 @@ class RuleContext:
     """For each mapping of :class:`ProjectFunctions` (by ``id``), its keys by their dotted tails."""
     unread: str | None = None
     """Code that runs in the file's namespace and that autota does not read (a notebook's
-    ``%time`` magic), where there is some: it may bind any name, so no fix is proven safe."""
+    ``%time`` magic), where there is some: it may bind any name or set JAX's configuration, so
+    no fix is proven safe."""
 
     def file_identifiers(self) -> set[str]:
         """Every identifier-like word of the whole file (the parsed slice may lack some): a fresh

@@ -701,7 +701,7 @@ class _ScopeWalk(ScopeVisitor):
     ones sit under ``visit_ClassDef``, which walks the class itself), so nothing else is
     skipped. Its callbacks are looked up once per node type, and ``on_leave``'s test is by
     type: ``isinstance`` against libcst's abstract node classes was the next cost. The scopes
-    are libcst's, assignment order and all (``tests/source/test_scopes.py`` compares)."""
+    are libcst's, assignment order and all (``tests/source/test_semantics.py`` compares)."""
 
     _visits: dict[type, object] = {}
     _leaves: dict[type, tuple[object, bool]] = {}
@@ -1614,7 +1614,6 @@ _NAMING_ROLES = {
     cst.TypeVar: "name", cst.TypeVarTuple: "name", cst.ParamSpec: "name", cst.TypeAlias: "name",
 }
 """The nodes that bind the name in one of their fields other than by assignment, and that field."""
-_PACKING_KINDS = frozenset({cst.Tuple, cst.List, cst.Element, cst.StarredElement})
 _TARGETS_OF_OTHER_ROLES = frozenset({cst.For, cst.CompFor, cst.Del, cst.AugAssign, cst.AnnAssign})
 
 
@@ -1623,8 +1622,8 @@ def binding_role(parents, name: cst.Name) -> tuple[str | None, cst.CSTNode | Non
     (``name = v``, one target), ``"unpack"`` (in a tuple or list target, or one of several
     targets), ``"param"``, ``"def"`` (a ``def``/``class`` name), ``"other"`` (augmented or
     annotated assignment, a loop or comprehension target, ``as``, ``del``, ``:=``, ``global``);
-    ``(None, None)`` where it is read. (Asked of every name: the tests are of node types, which
-    libcst's classes are final, since ``isinstance`` against them was most of its cost.)"""
+    ``(None, None)`` where it is read. (Asked of every name, it tests node types by identity:
+    libcst's node classes are final, and ``isinstance`` against them was most of its cost.)"""
     parent = parents.get(name)
     kind = type(parent)
     if kind is cst.Param or kind is cst.FunctionDef or kind is cst.ClassDef:
@@ -1634,7 +1633,7 @@ def binding_role(parents, name: cst.Name) -> tuple[str | None, cst.CSTNode | Non
     if kind in _NAMING_ROLES and getattr(parent, _NAMING_ROLES[kind]) is name:
         return "other", parent  # `as`, `:=`, `+=`, `x: T`, a match capture (`case int:` binds `int`), a type parameter
     node, packed = name, False
-    while kind in _PACKING_KINDS:
+    while kind in _PACKING:
         packed = packed or kind is not cst.Element
         node, parent = parent, parents.get(parent)
         kind = type(parent)
