@@ -1149,7 +1149,7 @@ class GrowthRule(SourceRule):
         loop = loops[0]
         attribute = not isinstance(statement.targets[0].target, cst.Name)
         converted = None
-        for assign in self.semantics.find(loop, lambda n: isinstance(n, cst.Assign)):
+        for assign in self.semantics.of_kind(loop, cst.Assign):
             if assign is not statement and any(self.code_of(t.target) == buf for t in assign.targets):
                 update = self._update(assign)
                 if self._converts_itself(assign, buf):
@@ -1338,7 +1338,7 @@ class GrowthRule(SourceRule):
     def _rebinds_in(self, tree: cst.CSTNode, name: str) -> bool:
         """Whether a statement of ``tree`` binds ``name`` again (``i = ...``, ``i += 1``, ``del i``...)."""
         return bool(self.semantics.stores(tree, name)) or any(
-            scopes.assign_to(a, name) for a in self.semantics.find(tree, lambda n: isinstance(n, cst.Assign))
+            scopes.assign_to(a, name) for a in self.semantics.of_kind(tree, cst.Assign)
         )
 
     def _once_per_loop(self, statement: cst.CSTNode, loop: cst.CSTNode) -> bool:
@@ -1357,7 +1357,7 @@ class GrowthRule(SourceRule):
         counter = self._counter(loop)
         if counter is None:
             return False
-        bound = {n.value for n in self.semantics.find(loop, lambda n: isinstance(n, cst.Name)) if (
+        bound = {n.value for n in self.semantics.of_kind(loop, cst.Name) if (
             scopes.binding_role(self.semantics.parents, n)[0] is not None
         )}
         for test in (branch.test for branch in branches):
