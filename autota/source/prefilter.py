@@ -343,10 +343,10 @@ class _Walker:
         self.loop_depth = 0
         self.functions: tuple[ast.AST, ...] = ()
         self.annotating = False
+        """Inside an annotation (``x: Float[Array, f"{n}"]``), whose strings name no attribute."""
         self.in_header = False
         """In a ``def``'s or ``class``'s header (decorators, defaults, annotations, bases), which
         runs in the scope around it: a ``:=`` there binds a name of the module."""
-        """Inside an annotation (``x: Float[Array, f"{n}"]``), whose strings name no attribute."""
 
     def site(self, node: ast.AST) -> Site:
         return Site(node, self.top, self.loop_depth > 0, self.functions)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
 from typing import ClassVar, Iterator
@@ -598,28 +598,33 @@ class SourceRule:
         program means the same, but the user loses what they wrote."""
         if code in self.context.enabled:
             if fix is not None and not self.context.source.parses_after(fix.edits):
-                fix, unparsable = None, "the rewrite would not parse in its place (a line continuation, a layout it cannot follow)"
-                reason = f"{reason}; {unparsable}" if reason else unparsable
+                fix, reason = None, _joined(
+                    reason, "the rewrite would not parse in its place (a line continuation, a layout it cannot follow)"
+                )
             spelled = self.semantics.unnormalized_name() if fix is not None and fix.applicability == "safe" else None
             if spelled is not None:
-                assumed = (
+                fix, reason = replace(fix, applicability="unsafe"), _joined(reason, (
                     f"it assumes that no two spellings of the file name one variable: Python reads `{spelled}` as "
                     f"`{unicodedata.normalize('NFKC', spelled)}`, and the fix's checks compare names as spelled"
-                )
-                fix = Fix("unsafe", fix.message, fix.edits)
-                reason = f"{reason}; {assumed}" if reason else assumed
+                ))
             if fix is not None and fix.applicability == "safe" and self.context.unread is not None:
-                assumed = f"it assumes that {self.context.unread}, code autota does not read, changes nothing the fix relies on (a name, JAX's configuration)"
-                fix = Fix("unsafe", fix.message, fix.edits)
-                reason = f"{reason}; {assumed}" if reason else assumed
+                fix, reason = replace(fix, applicability="unsafe"), _joined(
+                    reason, f"it assumes that {self.context.unread}, code autota does not read, changes nothing the fix "
+                    "relies on (a name, JAX's configuration)"
+                )
             dropped = self.context.source.dropped_comments(fix.edits) if fix is not None else []
             if dropped:
-                lost = f"it drops the comment{'s' if len(dropped) > 1 else ''} {', '.join(f'`{c}`' for c in dropped)}"
-                fix = Fix("unsafe", fix.message, fix.edits)
-                reason = f"{reason}; {lost}" if reason else lost
+                fix, reason = replace(fix, applicability="unsafe"), _joined(
+                    reason, f"it drops the comment{'s' if len(dropped) > 1 else ''} {', '.join(f'`{c}`' for c in dropped)}"
+                )
             self.context.findings.append(
                 Finding(code, message, self.location(node), fix, details=details, reason=reason)
             )
+
+
+def _joined(reason: str | None, more: str) -> str:
+    """``reason`` with ``more`` added: the reasons a finding's fix is withheld or unsafe, in turn."""
+    return f"{reason}; {more}" if reason else more
 
 
 FEW_TRIPS = 4

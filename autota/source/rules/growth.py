@@ -1149,16 +1149,15 @@ class GrowthRule(SourceRule):
         loop = loops[0]
         attribute = not isinstance(statement.targets[0].target, cst.Name)
         converted = None
-        for assign in self.semantics.of_kind(loop, cst.Assign):
-            if assign is not statement and any(self.code_of(t.target) == buf for t in assign.targets):
-                update = self._update(assign)
-                if self._converts_itself(assign, buf):
-                    converted = converted or assign  # `R = jnp.array(R)` on a fallback path: the same values
-                    continue
-                if (update is None or update[0] != buf) and not self._made_when_missing(assign, loop) and not (
-                    attribute and self._other_branch(assign, statement, loop)
-                ):
-                    return  # rebuilt in the loop: not one array updated step by step
+        for assign in self._other_bindings(loop, buf, statement):
+            update = self._update(assign)
+            if self._converts_itself(assign, buf):
+                converted = converted or assign  # `R = jnp.array(R)` on a fallback path: the same values
+                continue
+            if (update is None or update[0] != buf) and not self._made_when_missing(assign, loop) and not (
+                attribute and self._other_branch(assign, statement, loop)
+            ):
+                return  # rebuilt in the loop: not one array updated step by step
         if (buf, id(loop)) in self._updated:
             return  # several writes a step (a pixel and its neighbours): one finding, at the first
         parts = self._index_parts_in_loop(call, method, spelling)
@@ -1185,9 +1184,7 @@ class GrowthRule(SourceRule):
             return  # added where the data says (a histogram): state of a fixed size, not rows
         carrying = [  # the loops around this one that keep the buffer from step to step (not made anew in them)
             outer for outer in long if outer is not loop and not any(
-                assign is not statement and any(self.code_of(t.target) == buf for t in assign.targets)
-                and (self._update(assign) or (None,))[0] != buf
-                for assign in self.semantics.find(outer, lambda n: isinstance(n, cst.Assign))
+                (self._update(assign) or (None,))[0] != buf for assign in self._other_bindings(outer, buf, statement)
             )
         ]
         if self._entries_say_where(parts, loop, call.args[0].value if call.args and not call.args[0].star else None, carrying):
@@ -1334,6 +1331,14 @@ class GrowthRule(SourceRule):
             return isinstance(expr, cst.Call) and self.matches(expr.func, POSITION_ARRAYS) is not None
 
         return boolean(picked[0].value)
+
+    def _other_bindings(self, tree: cst.CSTNode, buf: str, statement: cst.Assign) -> list[cst.Assign]:
+        """The assignments of ``tree`` but ``statement`` whose target is ``buf`` (a name, or the
+        code of an attribute or an item): the buffer's updates, or its making anew."""
+        return [
+            assign for assign in self.semantics.of_kind(tree, cst.Assign)
+            if assign is not statement and any(self.code_of(t.target) == buf for t in assign.targets)
+        ]
 
     def _rebinds_in(self, tree: cst.CSTNode, name: str) -> bool:
         """Whether a statement of ``tree`` binds ``name`` again (``i = ...``, ``i += 1``, ``del i``...)."""

@@ -531,14 +531,10 @@ class LoopModeler:
         if self.rule.matches(expr.func, vocabulary.EXACT_DTYPES) is not None:
             return True  # `jnp.int32(x)`, `int(x)`
         if self.rule.matches(expr.func, {f"{vocabulary.LAX}.empty"}) is not None:  # `lax.empty(shape, dtype)`
-            dtype = next((a.value for a in expr.args if a.keyword is not None and a.keyword.value == "dtype"), None)
-            if dtype is None and len(expr.args) > 1 and expr.args[1].keyword is None:
-                dtype = expr.args[1].value
+            dtype = _second_or_dtype(expr)
             return dtype is not None and self.rule.dtype_in(dtype, *exact)
         if self.rule.matches(expr.func, {f"{vocabulary.JNP}.array", f"{vocabulary.JNP}.asarray"}):
-            dtype = next((a.value for a in expr.args if a.keyword is not None and a.keyword.value == "dtype"), None)
-            if dtype is None and len(expr.args) > 1 and expr.args[1].keyword is None:
-                dtype = expr.args[1].value
+            dtype = _second_or_dtype(expr)
             if dtype is not None:
                 return self.rule.dtype_in(dtype, *exact)
             return len(expr.args) == 1 and expr.args[0].keyword is None and _exact_literal(expr.args[0].value)
@@ -1608,3 +1604,12 @@ def _single_index(elements) -> cst.BaseExpression | None:
     if found is None or isinstance(found, (cst.Ellipsis, cst.Tuple)) or is_none(found):
         return None
     return found
+
+
+def _second_or_dtype(call: cst.Call) -> cst.BaseExpression | None:
+    """The ``dtype`` a call is given, by keyword or as its second positional argument
+    (``jnp.array(x, jnp.int32)``, ``lax.empty(shape, jnp.int32)``)."""
+    dtype = next((a.value for a in call.args if a.keyword is not None and a.keyword.value == "dtype"), None)
+    if dtype is None and len(call.args) > 1 and call.args[1].keyword is None:
+        dtype = call.args[1].value
+    return dtype
