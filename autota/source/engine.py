@@ -20,7 +20,7 @@ from autota.catalogue import Finding
 from autota.source import growers, prefilter, project, scopes, wrappers
 from autota.source.rule import RuleContext
 from autota.source.rules import RULE_CLASSES
-from autota.source.parsing import ParseError, fix_parse_error, libcst_module, syntax_tree
+from autota.source.parsing import ParseError, check_syntax, fix_parse_error, libcst_module, syntax_tree
 from autota.source.text import OverlappingEdits, SourceText
 from autota.source.project import ProjectFunctions
 
@@ -61,8 +61,8 @@ def _plan(text: str, tree: ast.Module | None, enabled: frozenset[str], slicing: 
     ``own`` and ``imported``: the loop wrappers and growers of the file and of the other modules
     of the run, whose calls the prefilter takes for loops and growths.
     """
-    if "jax" not in text and ".at[" not in text and not (imported.star_exports and "import *" in text):
-        return [], text, None  # (`.at[i].set` is JAX's; a star import of a module of the run may hand it `jnp`)
+    if not _may_match(text, imported):
+        return [], text, None
     rules = [
         cls for cls in RULE_CLASSES if enabled.intersection(cls.codes) and any(t in text for t in cls.triggers)
     ]
@@ -88,12 +88,21 @@ def _plan(text: str, tree: ast.Module | None, enabled: frozenset[str], slicing: 
     return (chosen, *prefilter.slice_module(text, facts, keep))
 
 
+def _may_match(text: str, imported: ProjectFunctions) -> bool:
+    """Whether any rule may find something in ``text``: it names JAX, or uses `.at[i].set`
+    (JAX's), or star-imports a module of the run (which may hand it `jnp`)."""
+    return "jax" in text or ".at[" in text or bool(imported.star_exports and "import *" in text)
+
+
 def _findings(text: str, path: str, enabled: frozenset[str], slicing: bool = True,
               traced_elsewhere: frozenset[str] = frozenset(), imported: ProjectFunctions = NOTHING,
               unread: str | None = None) -> list[Finding]:
     """The findings in ``text``; ``slicing=False`` parses the whole file (the tests compare);
     ``unread``: code that runs in the file's namespace unseen (see :attr:`RuleContext.unread`)."""
     if SKIP_FILE.search(text):
+        return []
+    if not _may_match(text, imported):
+        check_syntax(text, path)
         return []
     tree = syntax_tree(text, path)
     own = _file_functions(text, tree, path, imported)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import jax
@@ -95,3 +96,20 @@ def test_a_name_is_mentioned_however_a_string_spells_it(text: str):
 
 def test_strings_apart_are_not_joined():
     assert not SourceText('a = "jax_disable"\nb = "_jit"\n').mentions("disable_jit")
+
+
+@pytest.mark.parametrize("text, error", [
+    ("x = (\n", "syntax error at 1:5: '(' was never closed"),
+    ("return 3\n", None),  # the compiler refuses it, the parser does not: not a syntax error
+    ("def f():\n    x = 1\n    global x\n", None),
+    ("type T = int\n", None),  # a grammar newer than Python 3.11, which libcst reads there
+])
+def test_a_file_no_rule_reads_has_the_parsers_verdict(text, error):
+    """A file that names no JAX has its syntax checked by CPython's compiler, and an error that
+    the compiler raises judged again by the parser, so the verdict is what it is for other files."""
+    assert "jax" not in text and ".at[" not in text
+    if error is None:
+        assert check(text.encode(), "plain.py", ALL).findings == []
+    else:
+        with pytest.raises(ParseError, match=re.escape(error)):
+            check(text.encode(), "plain.py", ALL)
