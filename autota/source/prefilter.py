@@ -529,7 +529,7 @@ class _Walker:
         name = node.targets[0].id if len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) else None
         if name is not None and isinstance(node.value, ast.Call):
             self.facts.call_assigns.append((name, self.site(node.value)))
-            if _reads(node.value, name):
+            if _reads(node.value, name) or updates_parts(node.value, name):
                 self.facts.self_assigns.append(self.site(node))
         elif name is not None and any(_reads(call, name) for call in assigned_calls(node.value)):
             self.facts.self_assigns.append(self.site(node))  # `x = y if x is None else f([x, y])`
@@ -562,6 +562,37 @@ def _named_branches(value: ast.expr) -> list[str]:
     if isinstance(value, ast.IfExp):
         return _named_branches(value.body) + _named_branches(value.orelse)
     return []
+
+
+def updates_parts(call: ast.Call, name: str) -> bool:
+    """Whether ``call`` may hand back ``name`` with a part updated or grown: a field
+    (``name.replace(f=name.f.at[i].set(v))``, ``_replace``, ``dataclasses.replace(name, ...)``,
+    also each leaf of the field, ``f=tree_map(lambda b, v: b.at[i].set(v), name.f, row)``) or each
+    leaf (``tree_map(lambda b, v: b.at[i].set(v), name, ...)``, or a growth in the lambda)."""
+    for keyword in call.keywords:
+        value = keyword.value
+        at = value.func.value.value if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and isinstance(
+            value.func.value, ast.Subscript) else None
+        field = at.value if isinstance(at, ast.Attribute) and at.attr == "at" else None
+        if isinstance(field, ast.Attribute) and isinstance(field.value, ast.Name) and field.value.id == name:
+            return True
+        if isinstance(value, ast.Call) and _maps_over(value, lambda a: (
+            isinstance(a, ast.Attribute) and isinstance(a.value, ast.Name) and a.value.id == name
+        )):
+            return True
+    return _maps_over(call, lambda a: isinstance(a, ast.Name) and a.id == name)
+
+
+def _maps_over(call: ast.Call, is_tree) -> bool:
+    """Whether ``call`` may be ``tree_map(lambda a, x: f(a, x), tree, xs)`` over a ``tree`` that
+    ``is_tree`` picks, ``f`` an update or a growth of a parameter."""
+    function = call.args[0] if call.args else None
+    if not isinstance(function, ast.Lambda) or not any(is_tree(a) for a in call.args[1:]):
+        return False
+    params = {a.arg for a in function.args.args}
+    return at_update_receiver(function.body) in params or isinstance(function.body, ast.Call) and any(
+        _reads(function.body, p) for p in params
+    )
 
 
 def assigned_calls(value: ast.expr) -> list[ast.Call]:

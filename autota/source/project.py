@@ -33,6 +33,7 @@ TRACING = vocabulary.JIT_TERMINALS | vocabulary.TRACED_ARGUMENT_TERMINALS | froz
 )
 """Calls whose function arguments run traced (``jit``, ``vmap``, ``lax.scan``, ``lax.cond``...)."""
 MODEL_BASES = frozenset(vocabulary.terminal(name) for name in vocabulary.MODEL_CLASSES)
+UNMODELLED = frozenset(vocabulary.terminal(name) for name in vocabulary.UNMODELLED_METHODS)
 PARTIAL = vocabulary.PARTIAL_TERMINALS
 
 
@@ -509,7 +510,7 @@ def _mixin_methods(modules: dict[str, _Module]) -> list[tuple[_Module, str]]:
                 classes.append((modules[target], name))
     models = {
         (module.name, cls) for module in modules.values() for cls, bases in module.bases.items()
-        if any(_model_base(module, b) and _class_of(modules, module, b)[0] not in modules for b in bases)
+        if any(_model_base(module, b) and not _defined_in_run(modules, _class_of(modules, module, b)) for b in bases)
     }  # (a base of the run named like a framework's, `from envs.env import Environment`, is judged as itself)
     grown = True
     while grown:
@@ -522,7 +523,7 @@ def _mixin_methods(modules: dict[str, _Module]) -> list[tuple[_Module, str]]:
                     grown = True
     return [
         (owner, key) for owner, name in classes for key, f in owner.functions.items()
-        if key.startswith(f"{name}.") and f.name != "__init__"
+        if key.startswith(f"{name}.") and vocabulary.runs_as_model(f.name)
     ]
 
 
@@ -532,6 +533,13 @@ def _model_base(module: _Module, base: str) -> bool:
     head, _, rest = base.partition(".")
     _, attribute = module.imports.get(head, (None, None))
     return vocabulary.terminal(attribute if attribute is not None and not rest else base) in MODEL_BASES
+
+
+def _defined_in_run(modules: dict[str, _Module], found: tuple[str | None, str]) -> bool:
+    """Whether ``found``, a ``(module, class)`` of :func:`_class_of`, is a class a module of the
+    run defines (``eqx.Module`` seen from a module importing ``equinox`` is not)."""
+    target, name = found
+    return target in modules and name in modules[target].bases
 
 
 def _class_of(modules: dict[str, _Module], module: _Module, base: str) -> tuple[str | None, str]:
@@ -676,10 +684,10 @@ class _Reader:
                         module.functions[f"{node.name}.{method.name}"] = method
                 module.bases[node.name] = [name for b in node.bases if (name := dotted(_unsubscript(b)))]
             if any(terminal(_unsubscript(b)) in MODEL_BASES for b in node.bases):
-                module.roots += [  # not a static or class method: a factory (`from_image`), run eagerly
+                module.roots += [  # not a factory (`from_image`, run eagerly), a property or an operator (see runs_as_model)
                     m for m in node.body
-                    if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef)) and m.name != "__init__"
-                    and not any(terminal(d) in ("staticmethod", "classmethod") for d in m.decorator_list)
+                    if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef)) and vocabulary.runs_as_model(m.name)
+                    and not any(terminal(d) in UNMODELLED for d in m.decorator_list)
                 ]
                 module.mixins += [
                     name for b in node.bases if terminal(_unsubscript(b)) not in MODEL_BASES and (name := dotted(b))

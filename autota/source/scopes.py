@@ -1325,6 +1325,18 @@ class Semantics:
                 return small.value
         return None
 
+    def plain_value(self, expr: cst.BaseExpression | None) -> cst.BaseExpression | None:
+        """``expr``, or for a name the value of the plain ``name = value`` that reaches it (see
+        :meth:`reaching_value`; ``xs = [jnp.arange(n), fx]`` before ``scan(body, c, xs)``),
+        where ``expr`` is the name's one read: nothing else may change a list it holds."""
+        if not isinstance(expr, cst.Name):
+            return expr
+        reaching = self.reaching_value(expr)
+        reads = [
+            n for n in self.names_in(self.enclosing_scope(expr), expr.value) if binding_role(self.parents, n)[0] is None
+        ]
+        return reaching[1] if reaching is not None and reaching[0] == () and reads == [expr] else expr
+
     def reaching_value(self, name: cst.Name, passes=None) -> tuple[tuple[int, ...], cst.BaseExpression] | None:
         """Where the value ``name`` holds at a read comes from, in straight-line code: the last
         assignment to it among the statements before the read's own in its block, with no other

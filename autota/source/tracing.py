@@ -103,13 +103,13 @@ class TracedFunctions:
                     models.add(node)
                     for mixin in self._mixins(node, models):  # `class Model(hk.Module, SampleMixin)`
                         for method in mixin.body.body:
-                            if isinstance(method, cst.FunctionDef) and method.name.value != "__init__":
+                            if isinstance(method, cst.FunctionDef) and vocabulary.runs_as_model(method.name.value):
                                 self._record(method, Traced("model", node))
                     for method in node.body.body:
-                        if isinstance(method, cst.FunctionDef) and method.name.value != "__init__":
+                        if isinstance(method, cst.FunctionDef) and vocabulary.runs_as_model(method.name.value):
                             if not self._factory(method):
                                 self._record(method, Traced("model", node))
-                        elif isinstance(method, cst.FunctionDef):
+                        elif isinstance(method, cst.FunctionDef) and method.name.value == "__init__":
                             self._record_init_closures(method, node)
                         elif isinstance(method, cst.SimpleStatementLine):
                             self._record_held_functions(method, node)
@@ -171,8 +171,9 @@ class TracedFunctions:
 
     def _factory(self, method: cst.FunctionDef) -> bool:
         """Whether a model's method is a static or class method (``from_image``, a factory that
-        builds the model eagerly): it runs traced only where a traced method calls it."""
-        return any(self.rule.matches(d.decorator, STATIC_METHODS) for d in method.decorators)
+        builds the model eagerly) or a property: it runs traced only where a traced method calls
+        it (see :data:`vocabulary.UNMODELLED_METHODS`)."""
+        return any(self.rule.matches(d.decorator, vocabulary.UNMODELLED_METHODS) for d in method.decorators)
 
     def only_method(self, name: str) -> cst.FunctionDef | None:
         """The one definition of ``name`` in this file, where it is a method (not a dunder): what

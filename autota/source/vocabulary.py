@@ -163,8 +163,12 @@ INTEGER_RESULTS = INDEX_REDUCTIONS | {"jax.random.categorical", "jax.random.rand
 of one (a decoder's next token, a convergence flag) gives `grad` nothing to go through."""
 MASK_FUNCTIONS = frozenset({f"{JNP}.{name}" for name in (*_BOOLEAN_RESULTS, "any", "all")})
 """Functions whose result is a boolean array: indexing with one picks the slots it marks."""
-MASK_POSITIONS = frozenset({f"{JNP}.{name}" for name in ("where", "nonzero", "flatnonzero", "argwhere")})
+MASK_POSITIONS = frozenset(
+    f"{module}.{name}" for module in (JNP, "numpy") for name in ("where", "nonzero", "flatnonzero", "argwhere")
+)
 """Functions that, given only a mask, give the positions it marks (``jnp.where(mask)[0]``)."""
+INDEX_EXPRESSIONS = frozenset({f"{JNP}.index_exp", "numpy.index_exp", f"{JNP}.s_", "numpy.s_"})
+"""Objects whose subscript is its index itself (``jnp.index_exp[where]`` is ``where``)."""
 INDEX_SAMPLERS = {"jax.random.categorical": (1, "logits"), "jax.random.choice": (4, "p")}
 """Random functions and the argument (position, keyword) that only weighs which position they
 pick: the result is an index, or an element of another argument, so `grad` goes through none of
@@ -464,6 +468,21 @@ INITIALIZER_KEYWORDS = frozenset(
     {"kernel_init", "bias_init", "embedding_init", "scale_init", "recurrent_kernel_init", "w_init", "b_init"}
 )
 """Keyword arguments of Flax and Haiku layers that take a parameter initializer."""
+
+
+UNMODELLED_METHODS = frozenset({
+    "builtins.staticmethod", "builtins.classmethod", "builtins.property", "functools.cached_property",
+})
+"""Decorators of a model's methods that the model's transforms do not run: a factory that builds
+the model eagerly (``from_image``), a property that runs wherever it is read."""
+
+
+def runs_as_model(method: str) -> bool:
+    """Whether a model class's method of this name runs as the model does, under its framework's
+    transforms: not a special method but ``__call__`` (``__init__``, ``__add__``, ``__getitem__``:
+    Python calls it to build the object or for an operator, wherever the object is used, eagerly
+    too: an Equinox module that is a data structure)."""
+    return method == "__call__" or not (method.startswith("__") and method.endswith("__"))
 
 
 def terminal(qualified: str) -> str:

@@ -296,6 +296,55 @@ def test_a_class_derived_from_a_model_class_of_another_module_runs_as_a_model(ca
     assert _codes(capsys, "--select", "AT102", str(tmp_path / "envs" / "rotate.py")) == ["rotate.py:10:17 AT102"]
 
 
+MODULE_BASES = """\
+import equinox as eqx
+import flax.linen as nn
+
+
+class EqxBase(eqx.Module):
+    n: int
+
+
+class FlaxBase(nn.Module):
+    n: int = 3
+"""
+
+DERIVED_MODELS = """\
+import jax.numpy as jnp
+
+from models import base
+
+
+class Clicks(base.EqxBase):
+    def post(self, clicks):
+        out = jnp.zeros((self.n, 4))
+        for k in range(self.n):
+            out = out.at[k].set(clicks[:4] * k)
+        return out
+
+
+class Layer(base.FlaxBase):
+    def __call__(self, x):
+        out = jnp.zeros((self.n, 4))
+        for k in range(self.n):
+            out = out.at[k].set(x * k)
+        return out
+"""
+
+
+def test_a_class_derived_from_a_model_class_that_imports_its_framework_whole_runs_as_a_model(capsys, tmp_path):
+    """Sweep 49 (dynamiqs): ``class X(base.EqxBase)``, ``EqxBase`` an ``eqx.Module`` of a module
+    that imports ``equinox as eqx``: ``eqx.Module`` is Equinox's, not a class of that module."""
+    (tmp_path / "models").mkdir()
+    (tmp_path / "models" / "__init__.py").write_text("")
+    (tmp_path / "models" / "base.py").write_text(MODULE_BASES)
+    (tmp_path / "models" / "derived.py").write_text(DERIVED_MODELS)
+    assert _codes(capsys, "--select", "AT102", str(tmp_path)) == []
+    assert _codes(capsys, "--select", "AT102", str(tmp_path / "models" / "derived.py")) == [
+        "derived.py:10:19 AT102", "derived.py:18:19 AT102",
+    ]
+
+
 RENAMED_BASE = """\
 from gymnax.environments.environment import Environment as GymnaxEnvironment
 

@@ -131,7 +131,7 @@ def _may_grow_call(facts: prefilter.Facts, call: ast.Call, name: str) -> bool:
         return prefilter.grows(call, name, pair=function == "append")
     if function in prefilter.DYNAMIC_UPDATE_NAMES and not facts.outside_jax(call.func):
         return True
-    return prefilter.at_update_receiver(call) == name
+    return prefilter.at_update_receiver(call) == name or prefilter.updates_parts(call, name)
 
 
 def _growing_helpers(facts: prefilter.Facts) -> dict[str, set[int]]:
@@ -252,6 +252,9 @@ class GrowthRule(SourceRule):
             return [Spelling(growing, acc, growing, why)]
         if not isinstance(value, cst.Call):
             return []
+        mapped = self._mapped_spelling(value, acc)
+        if mapped is not None:
+            return [mapped]
         found = [Spelling(value, acc, value)]
         helper = self.semantics.binding(value.func) if isinstance(value.func, cst.Name) else None
         returned, guards = scopes.only_return(helper), []
@@ -271,6 +274,25 @@ class GrowthRule(SourceRule):
                 )
                 found.append(Spelling(returned, receivers[0], value, why, tuple(arguments.items())))
         return found
+
+    def _mapped_spelling(self, value: cst.Call, acc: str) -> Spelling | None:
+        """``acc = tree_map(lambda a, x: f(a, x), acc, xs)``: each leaf of ``acc`` (a name, or the
+        code of a field, ``s.f``) grown or updated by ``f``, whose parameter stands for ``acc``. No fix rewrites it: the fixes
+        collect the pieces or rows of one array."""
+        function = value.args[0].value if value.args and self.matches(value.func, vocabulary.TREE_MAP) else None
+        if not isinstance(function, cst.Lambda) or not isinstance(function.body, cst.Call) or any(
+            a.keyword or a.star for a in value.args
+        ) or function.params.star_arg is not cst.MaybeSentinel.DEFAULT or function.params.kwonly_params:
+            return None
+        params = [p.name.value for p in function.params.params]
+        trees = [a.value for a in value.args[1:]]
+        if len(params) != len(trees):
+            return None
+        receivers = [p for p, tree in zip(params, trees, strict=True) if self.code_of(tree) == acc]
+        if len(receivers) != 1:
+            return None
+        why = f"the arrays are the leaves of `{acc}`, each through `{self.code_of(value.func)}`; the fix rewrites one array"
+        return Spelling(function.body, receivers[0], function.body, why, tuple(zip(params, trees, strict=True)))
 
     def _growing_branch(self, choice: cst.IfExp, acc: str, node: cst.CSTNode) -> cst.Call | None:
         """The call of ``acc = a if test else b`` that runs after the first step, where ``test``
@@ -1122,6 +1144,9 @@ class GrowthRule(SourceRule):
             ):
                 return attribute, call, found[1], Spelling(call, attribute, call)
             return None
+        held = self._part_update(call, buf) if buf is not None and isinstance(call, cst.Call) else None
+        if held is not None:
+            return held
         for spelling in self._spellings(node, buf):
             call = spelling.call
             update = scopes.at_update(call)
@@ -1130,6 +1155,50 @@ class GrowthRule(SourceRule):
             name = self.matches(call.func, DYNAMIC_UPDATES)
             if name and call.args and isinstance(call.args[0].value, cst.Name) and call.args[0].value.value == spelling.receiver:
                 return buf, call, name.rsplit(".", 1)[1], spelling
+        return None
+
+    def _holder_made_anew(self, buf: str, statement: cst.Assign, loop: cst.CSTNode) -> bool:
+        """Whether the object that holds the updated part (``state`` of ``state.x``,
+        ``state.replace(x=...)`` or ``d["x"]``) is bound in the loop to anything but itself with
+        a part updated or replaced: then each step may update another array."""
+        root = re.match(r"\w+", buf).group()
+        if root == buf:
+            return False
+        for name in self.semantics.names_in(loop, root):
+            role, holder = scopes.binding_role(self.semantics.parents, name)
+            if role is None or holder is statement:
+                continue
+            if role != "plain" or not isinstance(holder.value, cst.Call) or not self._replaces(holder.value, root):
+                return True
+        return False
+
+    def _replaces(self, value: cst.Call, name: str) -> bool:
+        """Whether ``value`` is ``name`` rebuilt with some fields replaced (``name.replace(...)``,
+        ``name._replace(...)``, ``dataclasses.replace(name, ...)``): its other fields kept."""
+        func = value.func
+        return isinstance(func, cst.Attribute) and func.attr.value in ("replace", "_replace") and (
+            isinstance(func.value, cst.Name) and func.value.value == name
+        ) or bool(self.matches(func, vocabulary.REPLACE) and value.args and (
+            isinstance(value.args[0].value, cst.Name) and value.args[0].value.value == name
+        ))
+
+    def _part_update(self, value: cst.Call, name: str):
+        """``(part, call, method, spelling)`` where ``name = value`` hands back ``name`` with one
+        field updated by ``call`` (``name.replace(f=name.f.at[i].set(v))``, ``_replace``,
+        ``dataclasses.replace(name, f=...)``; the part ``name.f``). No fix rewrites it: the fix
+        collects the rows of an array bound to a name."""
+        if not self._replaces(value, name):
+            return None
+        for arg in value.args:
+            part = f"{name}.{arg.keyword.value}" if arg.keyword is not None else None
+            found = scopes.at_call(arg.value) if part is not None else None
+            if found is not None and found[1] in UPDATE_METHODS and self.code_of(found[0]) == part:
+                why = f"the array is a field of `{name}`, rebuilt with `{self.code_of(value.func)}`; the fix rewrites a name"
+                return part, arg.value, found[1], Spelling(arg.value, part, arg.value, why)
+            mapped = self._mapped_spelling(arg.value, part) if part is not None and isinstance(arg.value, cst.Call) else None
+            update = scopes.at_update(mapped.call) if mapped is not None else None
+            if update is not None and update[0] == mapped.receiver and update[1] in UPDATE_METHODS:
+                return part, mapped.call, update[1], mapped  # `s.replace(f=tree_map(lambda a, v: a.at[i].set(v), s.f, row))`
         return None
 
     def _check_update(self, statement: cst.Assign, buf: str, call: cst.Call, method: str, spelling: Spelling) -> None:
@@ -1158,6 +1227,8 @@ class GrowthRule(SourceRule):
                 attribute and self._other_branch(assign, statement, loop)
             ):
                 return  # rebuilt in the loop: not one array updated step by step
+        if self._holder_made_anew(buf, statement, loop):
+            return  # `state = env.reset()` each step, then `state.x = state.x.at[i].set(v)`: a new array each step
         if (buf, id(loop)) in self._updated:
             return  # several writes a step (a pixel and its neighbours): one finding, at the first
         parts = self._index_parts_in_loop(call, method, spelling)
@@ -1301,15 +1372,16 @@ class GrowthRule(SourceRule):
                 return boolean(expr.value, depth)  # `bad[:k]`: some of the positions a mask marks
             if isinstance(expr, cst.Call) and self.matches(expr.func, vocabulary.MASK_FUNCTIONS) is not None:
                 return bool(expr.args) and not any(a.star or positions(a.value) for a in expr.args)
-            if isinstance(expr, cst.Subscript) and isinstance(expr.value, cst.Call) and len(expr.slice) == 1 and (
-                isinstance(expr.slice[0].slice, cst.Index) and scopes.int_value(expr.slice[0].slice.value) == 0
-            ):
-                marked = expr.value  # `jnp.where(mask)[0]`, `jnp.nonzero(mask, size=n)[0]`: the positions the mask marks
-                return (
-                    self.matches(marked.func, vocabulary.MASK_POSITIONS) is not None and bool(marked.args)
-                    and marked.args[0].keyword is None and not marked.args[0].star and boolean(marked.args[0].value, depth)
-                    and all(a.keyword is not None and a.keyword.value in ("size", "fill_value") for a in marked.args[1:])
+            if isinstance(expr, cst.Call) and self.matches(expr.func, vocabulary.MASK_POSITIONS) is not None:
+                return (  # `np.where(mask)`, `jnp.nonzero(mask, size=n)`: the positions the mask marks
+                    bool(expr.args) and expr.args[0].keyword is None and not expr.args[0].star and boolean(expr.args[0].value, depth)
+                    and all(a.keyword is not None and a.keyword.value in ("size", "fill_value") for a in expr.args[1:])
                 )
+            if isinstance(expr, cst.Subscript) and len(expr.slice) == 1 and isinstance(expr.slice[0].slice, cst.Index) and (
+                scopes.int_value(expr.slice[0].slice.value) is not None or self.matches(expr.value, vocabulary.INDEX_EXPRESSIONS)
+            ):  # `jnp.where(mask)[0]`, `hit[0][0]`: some of those positions; `jnp.index_exp[where]`: the same index
+                inner = expr.value if scopes.int_value(expr.slice[0].slice.value) is not None else expr.slice[0].slice.value
+                return boolean(inner, depth)
             if isinstance(expr, cst.Subscript) and len(expr.slice) == 1 and isinstance(expr.slice[0].slice, cst.Index) and (
                 boolean(expr.slice[0].slice.value, depth)
             ):
@@ -1348,7 +1420,8 @@ class GrowthRule(SourceRule):
 
     def _once_per_loop(self, statement: cst.CSTNode, loop: cst.CSTNode) -> bool:
         """Whether ``statement`` runs on one step of ``loop`` at most: it sits in a branch that
-        leaves the loop (``break``, ``return``, ``raise``), or under ``if t == k`` (either way
+        leaves the loop (``break``, ``return``, ``raise``), or the loop's body itself does and
+        nothing in it may ``continue``, or under ``if t == k`` (either way
         round), ``t`` the loop's counter (over a ``range``, or ``enumerate``'s) and ``k`` an
         expression of no name the loop binds, which one value of ``t`` alone can equal."""
         branches = [
@@ -1359,6 +1432,8 @@ class GrowthRule(SourceRule):
             _leaves_loop(branch.body, breaking=scopes.enclosing_loops(self, branch)[:1] == [loop]) for branch in branches
         ):
             return True  # a `break` of an inner loop leaves that loop alone: the write runs once a step of this one
+        if isinstance(loop, (cst.For, cst.While)) and _leaves_loop(loop.body) and not self.semantics.of_kind(loop.body, cst.Continue):
+            return True  # `for ri in hits: ...; break`: the loop runs one step at most
         counter = self._counter(loop)
         if counter is None:
             return False

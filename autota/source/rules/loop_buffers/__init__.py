@@ -35,6 +35,7 @@ from autota.source.rules.loop_buffers.syntax import (
     invariant,
     is_bool_literal,
     is_none,
+    static_read,
 )
 from autota.source.rules.loop_buffers.while_loops import WhileLoops
 
@@ -311,21 +312,43 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
         return Verdict(previous=previous or [], kept=kept + (reads if previous is None else []))
 
     def _through_while(self, body: Body, buf: str) -> bool:
-        """Whether the body passes ``buf`` into the initial carry of a ``while_loop`` it runs
-        (a retry loop that resamples a slot until it is valid): reverse-mode autodiff cannot go
-        through that ``while_loop``, so no ``grad`` of the outer loop carries the buffer."""
+        """Whether the body passes ``buf``, or a part of it (``g = U[:, j]``), into the initial
+        carry of a loop it runs that is a ``while_loop`` (a retry loop that resamples a slot until
+        it is valid; a ``fori_loop`` whose bound the outer step computes): reverse-mode autodiff
+        cannot go through that loop, so no ``grad`` of the outer loop carries the buffer."""
         function = body.function
         if function is None:
             return False
         for inner in self.semantics.find(function, lambda n: isinstance(n, cst.Call)):
-            name = self.matches(inner.func, LOOPS) or self.matches(inner.func, LIFTED_LOOPS)
-            if name is None or vocabulary.terminal(name) != "while_loop":
+            kind = self._loop_kind(inner.func)
+            args = self._arguments(inner, kind) if kind in ("while", "fori") else None
+            if args is None or kind == "fori" and not any(
+                self._array_valued(args[b].value) for b in ("lower", "upper") if b in args
+            ):
                 continue
-            args = self._arguments(inner, "while")
-            init = args.get(INIT_ARG["while"]) if args is not None else None
-            if init is not None and _holds(init.value, buf):
+            init = args.get(INIT_ARG[kind])
+            if init is not None and (_holds(init.value, buf) or self._part_of(init.value, buf)):
                 return True
         return False
+
+    def _loop_kind(self, func: cst.BaseExpression) -> str | None:
+        """``fori``, ``scan``, ``while``... for a call of a ``lax`` loop, a lifted one
+        (``nnx.fori_loop``) or a loop wrapper of the run, else ``None``."""
+        name = self.matches(func, LOOPS)
+        if name is not None:
+            return LOOPS[name]
+        name = self.matches(func, LIFTED_LOOPS)
+        if name is not None:
+            return LIFTED_LOOPS[name]
+        wrapper = self.loop_wrapper(func)
+        return wrapper.kind if wrapper is not None else None
+
+    def _part_of(self, expr: cst.BaseExpression, buf: str) -> bool:
+        """Whether ``expr`` is a name whose binding that reaches it is a subscript of ``buf``
+        (``g = U[:, j]``)."""
+        reaching = self.semantics.reaching_value(expr) if isinstance(expr, cst.Name) else None
+        value = reaching[1] if reaching is not None and reaching[0] == () else None
+        return isinstance(value, cst.Subscript) and isinstance(value.value, cst.Name) and value.value.value == buf
 
     def _array_valued(self, expr: cst.BaseExpression, depth: int = 0) -> bool:
         """Whether ``expr`` reads the result of a JAX array function (``k - 1`` with ``k =
@@ -338,6 +361,8 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
                 self._shape_only(a.value) for a in node.args
             ):
                 return True
+            if isinstance(node, cst.Name) and static_read(self.semantics, node):
+                continue  # `C.shape[1]` of the carry: a Python int when JAX traces
             if isinstance(node, cst.Name) and (bound := self.semantics.assigned_value(node)) is not None:
                 if self._array_valued(bound, depth + 1):
                     return True
@@ -366,7 +391,7 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
             for n in self.semantics.variables(scope, name.value)
         ):
             return False  # bound again in the body: not only the loop's input
-        kind = LOOPS.get(self.matches(traced.node.func, LOOPS)) or LIFTED_LOOPS.get(self.matches(traced.node.func, LIFTED_LOOPS))
+        kind = self._loop_kind(traced.node.func)
         handed = {"fori": 2, "scan": 2, "while": 1}.get(kind, 0)  # what the loop passes by position
         return params.index(name.value) < handed
 
@@ -418,7 +443,7 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
         if motion != "element" or kind != "scan":
             return False
         args = self._arguments(call, "scan")
-        xs = args.get("xs").value if args is not None and args.get("xs") is not None else None
+        xs = self.semantics.plain_value(args.get("xs").value) if args is not None and args.get("xs") is not None else None
         return not (
             isinstance(xs, cst.Call) and self.matches(xs.func, {f"{vocabulary.JNP}.arange"})
             or isinstance(xs, (cst.Tuple, cst.List))

@@ -1094,15 +1094,31 @@ class LoopBodies:
             return None
         return "before" if read_at < write_at else "after"
 
+    def counted_down(self, body: Body, index: cst.BaseExpression | None) -> str | None:
+        """``k`` where the written index is ``k`` or ``k + c`` and the body binds ``k = m - i``
+        before it, ``i`` the loop index and ``m`` the same every step: one slot a step, counting
+        down."""
+        named = index.left if isinstance(index, cst.BinaryOperation) and int_value(index.right) is not None else index
+        reaching = self.semantics.reaching_value(named) if isinstance(named, cst.Name) and body.index_param else None
+        value = reaching[1] if reaching is not None and reaching[0] == () else None
+        if not (isinstance(value, cst.BinaryOperation) and isinstance(value.operator, cst.Subtract)):
+            return None
+        right, left = value.right, value.left
+        down = isinstance(right, cst.Name) and right.value == body.index_param and invariant(self, left, body.function)
+        return named.value if down else None
+
     def _previous_rows(self, call, kind, args, body: Body, writes: list[Write], reads) -> list[cst.CSTNode] | None:
         """The reads, when every one is ``buf[i - 1]`` for a write at ``buf[i]`` (or a call that
         reads that one row, see :func:`.syntax.row_read_index`): the row the previous step wrote
-        (or, on the first step, the initial buffer's row there)."""
+        (or, on the first step, the initial buffer's row there). Counting down (see
+        :meth:`counted_down`), that row is ``buf[k + 1]``."""
         write = writes[0]
         if not reads or kind == "while" or len(writes) != 1 or write.dict_entry or write.axis != 0:
             return None
         bounds = self._index_bounds(kind, args, body)
-        written = index_offset(write.index, body.index_param)
+        down = self.counted_down(body, write.index)
+        var, step = (body.index_param, 1) if down is None else (down, -1)
+        written = index_offset(write.index, var)
         if bounds is None or written is None:
             return None
         found = []
@@ -1112,7 +1128,7 @@ class LoopBodies:
                 index = _subscript_index(read)
             else:  # `jnp.take(buf, i - 1, axis=0)`, `lax.dynamic_index_in_dim(buf, i - 1)`: no fix, the same row
                 index = row_read_index(self, read) if arg is not None and arg.keyword is None else None
-            if index is None or index_offset(index, body.index_param) != written - 1:
+            if index is None or index_offset(index, var) != written - step:
                 return None
             found.append(read)
         return found

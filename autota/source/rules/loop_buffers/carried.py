@@ -228,7 +228,12 @@ class CarriedBuffers:
                 f", and carry the previous step's row that the body reads back (`{self.code_of(previous[0])}`, "
                 f"line {self.start_line(previous[0])}) as a value"
             )
-        if kept and self._written_again(kept[0], write.buf):
+        if previous and self.counted_down(body, write.index) is not None:
+            plan = (
+                f"the body reads back the row the previous step wrote, counting down (`{self.code_of(previous[0])}`, "
+                f"line {self.start_line(previous[0])}), and the fix carries a previous row only for a loop counting up"
+            )
+        elif kept and self._written_again(kept[0], write.buf):
             again = self.parent(self.parent(self.parent(self.parent(kept[0]))))  # `H.at[k + 1, k].set(beta)`
             plan = (
                 f"the body writes the buffer again (`{self.code_of(again)}`, line {self.start_line(again)}), and the "
@@ -321,13 +326,15 @@ class CarriedBuffers:
         """How the written slot moves from step to step, under a branch or not: the loop model's
         reading where it models the write (``reverse``, ``loop-index``, ``element``, ``counter``,
         ``fixed``, ``data``: a carried slot the step sets to `way[j - 1]` is data), else the index
-        as written: ``fixed`` (a literal), ``loop-index`` (the index, or a carried value, plus a
-        constant) or ``data``."""
+        as written: ``fixed`` (a literal), ``reverse`` (see :meth:`counted_down`), ``loop-index``
+        (the index, or a carried value, plus a constant) or ``data``."""
         index = write.index
         if index_kind is not None:
             return index_kind
         if int_value(index) is not None:
             return "fixed"
+        if self.counted_down(body, index) is not None:
+            return "reverse"
         names = {n.value for n in self.semantics.find(index, lambda x: isinstance(x, cst.Name))} if index is not None else set()
         stepping = index_offset(index, body.index_param) is not None or any(
             index_offset(index, n) is not None for n in names & set(body.elements)

@@ -35,11 +35,12 @@ from autota.source.rules.loop_buffers.syntax import (
     reads_part,
     reads_slot,
     several_slots,
+    STATIC_ATTRIBUTES,
+    static_read,
 )
 
 INLINE_DEPTH = 3
 """How many levels of same-module helper calls are inlined."""
-STATIC_ATTRIBUTES = frozenset({"shape", "dtype", "ndim", "size"})
 
 
 # -- values ---------------------------------------------------------------------------------
@@ -634,9 +635,9 @@ class LoopModeler:
     def _scanned(self, xs: cst.Arg | None) -> Value:
         """What a ``scan`` body gets each step: the scanned element, which moves one slot a step
         where ``xs`` is ``jnp.arange`` (the rule asks of ``xs`` itself); for ``xs`` written out
-        as a tuple or list (``(jnp.arange(T), data)``), its parts: the element of each
+        as a tuple or list (``(jnp.arange(T), data)``, or a name bound to one), its parts: the element of each
         ``jnp.arange``, data for the others."""
-        value = xs.value if xs is not None else None
+        value = self.semantics.plain_value(xs.value) if xs is not None else None
         if not isinstance(value, (cst.Tuple, cst.List)) or any(isinstance(e, cst.StarredElement) for e in value.elements):
             return Index(element=True)
         return Pack([
@@ -1158,12 +1159,14 @@ class _Evaluation:
 
     def _index_plus_invariant(self, left: Value, right: Value, sign: int, env: dict) -> Index | Counted | None:
         """``index + c``, ``c + index`` or ``c - index`` where ``c`` reads nothing the step computes
-        (a name from around the body): the loop index, moved by a value fixed for the loop; so
-        too a carried value plus ``c`` (``nh + t``, which a counter ``t`` moves one slot a step)."""
-        def fixed(value: Value) -> bool:
+        (a name from around the body, the shape of a carried array): the loop index, moved by a
+        value fixed for the loop; so too a carried value plus ``c`` (``nh + t``, which a counter ``t`` moves one slot a step)."""
+        semantics = self.modeler.semantics
+
+        def fixed(value: Value) -> bool:  # (`A.shape` of a carried array is the same every step)
             return isinstance(value, Const) or isinstance(value, Opaque) and value.node is not None and not any(
-                n.value in env for n in self.modeler.semantics.find(value.node, lambda n: isinstance(n, cst.Name))
-            ) and not self.modeler.semantics.find(value.node, lambda n: isinstance(n, cst.Call))
+                n.value in env and not static_read(semantics, n) for n in semantics.find(value.node, lambda n: isinstance(n, cst.Name))
+            ) and not semantics.find(value.node, lambda n: isinstance(n, cst.Call))
         if isinstance(left, Index) and not left.reverse and fixed(right):
             return Index(left.offset, left.element, symbolic=True)
         if isinstance(right, Index) and not right.reverse and fixed(left):
