@@ -538,6 +538,10 @@ class _Walker:
         ) and ast.unparse(node.value.func.value.value.value) == ast.unparse(node.targets[0]):
             # `obj.data = obj.data.at[i].set(v)`, `d["buf"] = d["buf"].at[i].set(v)`, `parts[s] = parts[s].at[t]...`
             self.facts.self_assigns.append(self.site(node))
+        elif len(node.targets) == 1 and isinstance(node.targets[0], (ast.Attribute, ast.Subscript)) and isinstance(
+            node.value, ast.Call
+        ) and _grows_held(node.value, node.targets[0]):
+            self.facts.self_assigns.append(self.site(node))  # `log[k] = jnp.concatenate([log[k], x])`
         elif len(node.targets) == 1 and isinstance(node.targets[0], (ast.Tuple, ast.List)) and isinstance(
             node.value, ast.Call
         ) and any(isinstance(e, ast.Name) and _reads(node.value, e.id) for e in node.targets[0].elts):
@@ -593,6 +597,17 @@ def _maps_over(call: ast.Call, is_tree) -> bool:
     return at_update_receiver(function.body) in params or isinstance(function.body, ast.Call) and any(
         _reads(function.body, p) for p in params
     )
+
+
+def _grows_held(call: ast.Call, target: ast.expr) -> bool:
+    """Whether ``call`` may be a growth of ``target``, an attribute or an item: a growth function
+    given the same expression as a piece (``jnp.concatenate([log[k], x])`` for ``log[k]``)."""
+    func = call.func
+    if (func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None) not in GROWTH_NAMES:
+        return False
+    pieces = [*call.args[:2], *(call.args[0].elts if call.args and isinstance(call.args[0], (ast.List, ast.Tuple)) else ())]
+    candidates = [p for p in pieces if type(p) is type(target)]
+    return bool(candidates) and ast.unparse(target) in {ast.unparse(p) for p in candidates}
 
 
 def assigned_calls(value: ast.expr) -> list[ast.Call]:

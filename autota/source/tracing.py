@@ -432,6 +432,7 @@ class TracedFunctions:
             for arg in _given(call, index, keyword):
                 self._mark(arg.value, Traced("transform", call))
                 self._hand_undifferentiated(arg.value)
+                self._note_wrapper_param(arg.value, "solve")  # `def isolve(solver, ...)`: what its callers pass
         method = call.func.attr.value if isinstance(call.func, cst.Attribute) else None
         if method == vocabulary.DEFINE_VJP:  # `f.defvjp(fwd, bwd)`: both run only under differentiation
             rules = dict(zip(("fwd", "bwd"), [a.value for a in call.args if a.keyword is None]))
@@ -448,13 +449,18 @@ class TracedFunctions:
                 self._mark_initializer(arg.value, call)
 
     def _note_wrapper_param(self, expr: cst.BaseExpression, kind: str) -> None:
-        """Where a loop's body is a parameter of a function of the file (also through
-        ``jax.checkpoint`` or ``partial``), that function is a loop combinator: what its callers
+        """Where a loop's body (or an implicit solve's ``solve``, ``kind`` ``solve``) is a
+        parameter of a function of the file (also through ``jax.checkpoint`` or ``partial``,
+        inline or bound to a name once), that function is a loop combinator: what its callers
         pass there runs as a body (see :meth:`_mark_wrapped_bodies`)."""
         while isinstance(expr, cst.Call) and expr.args and (
             self.rule.matches(expr.func, PARTIAL) or self._is_transform(expr.func)
         ):
             expr = expr.args[0].value
+        made = self.rule.semantics.assigned_value(expr) if isinstance(expr, cst.Name) else None
+        if isinstance(made, cst.Call) and self.rule.matches(made.func, PARTIAL) and made.args and not made.args[0].star:
+            self._note_wrapper_param(made.args[0].value, kind)  # `s = partial(solver, maxiter=n)`
+            return
         if not isinstance(expr, cst.Name) or self.rule.semantics.binding(expr) is not None:
             return
         scope = self.rule.semantics.binding_scope(expr)
@@ -482,8 +488,12 @@ class TracedFunctions:
                     kind = known.get((wrapper, param))
                     if kind == "branch" and self._runs_loop(wrapper):
                         kind = "loop-body"  # a branch of a step of the loop the combinator runs
-                    if kind is not None:
+                    if kind == "solve":  # the `solve` of an implicit solve: traced, never differentiated
+                        self._mark(arg.value, Traced("transform", call))
+                        self._hand_undifferentiated(arg.value)
+                    elif kind is not None:
                         self._mark(arg.value, Traced(kind, call))
+                    if kind is not None:
                         self._note_wrapper_param(arg.value, kind)
             if known == self._wrapper_params:
                 return

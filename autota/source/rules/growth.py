@@ -88,8 +88,9 @@ class Growth:
     """``acc = f(..., acc, ...)`` where ``f`` extends ``acc`` by ``pieces``."""
 
     statement: cst.Assign
-    target: cst.Name
-    """The name ``statement`` binds the grown array to (one element of ``a, b = helper(a, b)``)."""
+    target: cst.BaseAssignTargetExpression
+    """What ``statement`` binds the grown array to: a name (one element of ``a, b = helper(a,
+    b)``), or an attribute or an item, which no fix rewrites."""
     call: cst.Call
     function: str
     acc: str
@@ -392,6 +393,11 @@ class GrowthRule(SourceRule):
         tuple into (``alpha, seen = step(alpha, seen, obs)``, where ``step`` returns ``alpha``
         grown)."""
         acc = scopes.assign_to(node)
+        held = node.targets[0].target if acc is None and type(node) is cst.Assign and len(node.targets) == 1 else None
+        if isinstance(held, (cst.Attribute, cst.Subscript)) and isinstance(node.value, cst.Call):
+            why = "the array is an attribute or an item; the fix rewrites a name (bind it to a local before the loop and back after it)"
+            growth = self._growth_by(node, held, Spelling(node.value, self.code_of(held), node.value, why))
+            return [growth] if growth is not None else []  # `log[k] = jnp.concatenate([log[k], x])`
         if acc is not None:
             for spelling in self._spellings(node, acc):
                 growth = self._growth_by(node, node.targets[0].target, spelling)
@@ -537,14 +543,19 @@ class GrowthRule(SourceRule):
 
         if len(items) < 2:
             return None
-        is_acc = [isinstance(item, cst.Name) and item.value == spelling.receiver for item in items]
+        is_acc = [
+            isinstance(item, cst.Name) and item.value == spelling.receiver
+            or type(item) is type(target) and not isinstance(target, cst.Name) and self.code_of(item) == spelling.receiver
+            for item in items
+        ]
         if is_acc[0] and not any(is_acc[1:]):
             prepend, pieces = False, items[1:]
         elif is_acc[-1] and not any(is_acc[:-1]):
             prepend, pieces = True, items[:-1]
         else:
             return None
-        return Growth(node, target, call, function, target.value, pieces, prepend, axis, frozenset(extra), spelling)
+        acc = target.value if isinstance(target, cst.Name) else spelling.receiver
+        return Growth(node, target, call, function, acc, pieces, prepend, axis, frozenset(extra), spelling)
 
     def _check_growth(self, growth: Growth) -> None:
         loops = scopes.enclosing_loops(self, growth.statement)
@@ -553,7 +564,9 @@ class GrowthRule(SourceRule):
         if self._once_per_loop(growth.statement, loops[0]):
             return  # `if i == k:` around the growth: one copy, not one a step
         inner = loops[0]
-        verdict = self._classify(growth, inner)
+        if not isinstance(growth.target, cst.Name) and not self._held_growth(growth, inner):
+            return
+        verdict = self._classify(growth, inner) if isinstance(growth.target, cst.Name) else "ok"
         if verdict == "rebound":
             return  # not an accumulator: rebuilt or cut back every step
         key = (growth.acc, self.start_line(inner))
@@ -632,6 +645,29 @@ class GrowthRule(SourceRule):
             growth for statement in self.semantics.find(loop, lambda n: isinstance(n, cst.Assign))
             for growth in self._growths_of(statement) if growth.acc == acc
         ]
+
+    def _held_growth(self, growth: Growth, loop: cst.CSTNode) -> bool:
+        """Whether an attribute or an item (``log[k]``) is one array that steps of ``loop`` grow:
+        its key is a string or reads nothing the loop binds, or the loop tests it for membership
+        (``if k in log:`` grow, ``else: log[k] = v``); the object holding it is not made anew in
+        the loop, and nothing else there binds it but its first value, when its key is missing."""
+        target, statement = growth.target, growth.statement
+        if isinstance(target, cst.Subscript):
+            key = target.slice[0].slice.value if len(target.slice) == 1 and isinstance(target.slice[0].slice, cst.Index) else None
+            if key is None or not (
+                isinstance(key, cst.SimpleString)
+                or not any(self._rebinds_in(loop, n.value) for n in self.semantics.variables(key))
+                and not self.semantics.find(key, lambda n: isinstance(n, UNSTEADY))
+                or self._membership_tested(target, loop)
+            ):
+                return False
+        if self._holder_made_anew(growth.acc, statement, loop):
+            return False
+        return all(
+            self._made_when_missing(other, loop) or self._other_branch(other, statement, loop)
+            or any(g.acc == growth.acc for g in self._growths_of(other))
+            for other in self._other_bindings(loop, growth.acc, statement)
+        )
 
     def _classify(self, growth: Growth, loop: cst.CSTNode) -> str:
         """``ok``, ``rebound`` (not an accumulator), or why the loop also reads the array."""
@@ -1577,12 +1613,13 @@ class GrowthRule(SourceRule):
         return False
 
     def _tests_membership(self, test: cst.BaseExpression, target: cst.Subscript, operators: tuple) -> bool:
-        """Whether ``test`` is ``key in held`` (of ``operators``) for the entry ``held[key]``."""
+        """Whether ``test`` is ``key in held`` (or ``held.keys()``, of ``operators``) for the entry
+        ``held[key]``."""
         if not isinstance(test, cst.Comparison) or not isinstance(target.slice[0].slice, cst.Index):
             return False
         key, held = self.code_of(target.slice[0].slice.value), self.code_of(target.value)
         return self.code_of(test.left) == key and any(
-            isinstance(c.operator, operators) and self.code_of(c.comparator) == held for c in test.comparisons
+            isinstance(c.operator, operators) and self.code_of(c.comparator) in (held, f"{held}.keys()") for c in test.comparisons
         )
 
     def _same_every_step(self, iterable: cst.BaseExpression, loop: cst.CSTNode) -> bool:
