@@ -108,6 +108,8 @@ class Facts:
     """``name = lambda ...: ...`` anywhere: the lambdas bound to each name."""
     module_imports: dict[str, set[str]] = field(default_factory=dict)
     """Local name -> the modules ``import m`` / ``import m as local`` bind to it, anywhere."""
+    imported: set[str] = field(default_factory=set)
+    """Names an import binds, anywhere (``jnp``, ``lax``): a fix's code may spell them."""
     bound: set[str] = field(default_factory=set)
     """Names bound anywhere other than by ``import m``: stores, parameters, definitions,
     ``from m import`` (``*`` for a star import), ``except ... as``, match captures."""
@@ -384,11 +386,13 @@ class _Walker:
             if alias.asname:
                 self.facts.aliases[alias.asname] = alias.name
             self.facts.bound.add(alias.asname or alias.name)
+            self.facts.imported.add(alias.asname or alias.name)
 
     def visit_Import(self, node: ast.Import) -> None:
         for alias in node.names:
             local = alias.asname or alias.name.partition(".")[0]
             self.facts.module_imports.setdefault(local, set()).add(alias.name if alias.asname else local)
+            self.facts.imported.add(local)
 
     def visit_Name(self, node: ast.Name) -> None:
         if not isinstance(node.ctx, ast.Load):
@@ -897,9 +901,10 @@ def slice_module(text: str, facts: Facts, keep: set[int]) -> tuple[str, list[int
     lines = re.split(r"(?<=\r\n)|(?<=\r)(?!\n)|(?<=\n)", text)
     dropped = [False] * len(lines)
     keep = keep | facts.rebinding_units | facts.attribute_giving_units()
-    # a definition named like a builtin (`def range`, `class int`) changes what a fix's call means
+    # a definition named like a builtin (`def range`, `class int`) or an import (`class jnp`)
+    # changes what a fix's call means
     keep = keep | {k for k in range(len(facts.units)) if facts.top_is_definition[k]
-                   and getattr(facts.units[k], "name", None) in BUILTIN_NAMES}
+                   and getattr(facts.units[k], "name", None) in BUILTIN_NAMES | facts.imported}
     # A module-level name defined twice resolves to the definition that reaches the read:
     # dropping the other would change which that is (`def f` ... `def f` ... `f = jax.jit(f)`).
     methods = {m for unit_methods in facts.members.values() for m in unit_methods}

@@ -523,8 +523,14 @@ def _mixin_methods(modules: dict[str, _Module]) -> list[tuple[_Module, str]]:
                     grown = True
     return [
         (owner, key) for owner, name in classes for key, f in owner.functions.items()
-        if key.startswith(f"{name}.") and vocabulary.runs_as_model(f.name)
+        if key.startswith(f"{name}.") and _runs_as_model(f)
     ]
+
+
+def _runs_as_model(method: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """Whether a model's method runs as the model does (see :func:`vocabulary.runs_as_model`): not a
+    factory (``from_image``, a static or class method, run eagerly) nor a property."""
+    return vocabulary.runs_as_model(method.name) and not any(terminal(d) in UNMODELLED for d in method.decorator_list)
 
 
 def _model_base(module: _Module, base: str) -> bool:
@@ -684,11 +690,7 @@ class _Reader:
                         module.functions[f"{node.name}.{method.name}"] = method
                 module.bases[node.name] = [name for b in node.bases if (name := dotted(_unsubscript(b)))]
             if any(terminal(_unsubscript(b)) in MODEL_BASES for b in node.bases):
-                module.roots += [  # not a factory (`from_image`, run eagerly), a property or an operator (see runs_as_model)
-                    m for m in node.body
-                    if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef)) and vocabulary.runs_as_model(m.name)
-                    and not any(terminal(d) in UNMODELLED for d in m.decorator_list)
-                ]
+                module.roots += [m for m in node.body if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef)) and _runs_as_model(m)]
                 module.mixins += [
                     name for b in node.bases if terminal(_unsubscript(b)) not in MODEL_BASES and (name := dotted(b))
                 ]

@@ -30,6 +30,7 @@ from autota.source.vocabulary import (
     CALLER_FRAME_READERS,
     COMPUTED_ATTRIBUTE_READERS,
     CONSTRUCTORS,
+    FRAME_LOCAL_CAPTURE,
     FRAME_LOCALS,
     FRAME_READERS,
     JIT,
@@ -539,6 +540,11 @@ class SourceRule:
                 if isinstance(attribute, cst.Attribute) and attribute.attr is node:
                     location = self.location(attribute)
                     found.append(((location.line, location.column), attribute, f".{FRAME_LOCALS}"))
+            for node in self.semantics.names_in(self.context.module, FRAME_LOCAL_CAPTURE):
+                argument = self.parent(node)
+                if isinstance(argument, cst.Arg) and argument.keyword is node:  # `StackSummary.extract(..., capture_locals=True)`
+                    location = self.location(argument)
+                    found.append(((location.line, location.column), self.parent(argument), f"{FRAME_LOCAL_CAPTURE}="))
         if not found:  # or through an attribute named at run time: `getattr(sys, "_get" + "frame")(1)`
             for reader in ("getattr", "attrgetter"):
                 for node in self.semantics.names_in(self.context.module, reader):

@@ -306,10 +306,15 @@ READING_METHODS = frozenset(
 # -- Python introspection ----------------------------------------------------------------------
 CALLER_FRAME_READERS = frozenset(
     {"sys._getframe", "inspect.currentframe", "inspect.stack", "inspect.getouterframes", "inspect.trace",
-     "builtins.breakpoint", "pdb.set_trace", "traceback.walk_stack", "inspect.getargvalues"}
+     "builtins.breakpoint", "pdb.set_trace", "traceback.walk_stack", "inspect.getargvalues",
+     "sys.setprofile", "sys.settrace", "threading.setprofile", "threading.settrace"}
 )
 """Calls that reach the frames of the functions that called the one they run in (``f_back``,
-``inspect.stack()``, a debugger): a helper of the module that calls one can read its caller's locals."""
+``inspect.stack()``, a debugger), or of every function that runs after them (a profiler or tracer
+hook is handed each frame): a helper of the module that calls one can read its caller's locals."""
+FRAME_LOCAL_CAPTURE = "capture_locals"
+"""The keyword by which :mod:`traceback` reads the locals of the frames it is given
+(``StackSummary.extract(frames, capture_locals=True)``), spelling no ``f_locals``."""
 FRAME_LOCALS = "f_locals"
 """The attribute through which any frame, however it was reached (``from sys import _getframe as
 gf``, ``exc.__traceback__.tb_frame``, a ``sys.setprofile`` tracer), gives its locals by name."""

@@ -11,7 +11,7 @@ def rnn_states(x, w):
         h = jnp.tanh(h @ w + x[t])
         states_dtype = jnp.result_type(states_init, jnp.asarray(h))
         states_row = lax.stop_gradient(states_init)[t].at[...].set(h)
-        states_row = states_row if states_row.dtype == states_dtype else states_row.astype(states_dtype)
+        states_row = states_row if states_row.dtype == states_dtype or jnp.issubdtype(states_row.dtype, jnp.inexact) and jnp.can_cast(states_row.dtype, states_dtype) else states_row.astype(states_dtype)
         return h, states_row
 
     h_init = jnp.zeros((B, F))

@@ -14,7 +14,7 @@ def integrate(x0, inputs, decay):
         x = decay * x + inputs[i]
         trace_dtype = jnp.result_type(trace, jnp.asarray(x))
         trace_row = lax.stop_gradient(trace)[i + 1].at[...].set(x)
-        trace_row = trace_row if trace_row.dtype == trace_dtype else trace_row.astype(trace_dtype)  # float32 value stored as bfloat16
+        trace_row = trace_row if trace_row.dtype == trace_dtype or jnp.issubdtype(trace_row.dtype, jnp.inexact) and jnp.can_cast(trace_row.dtype, trace_dtype) else trace_row.astype(trace_dtype)  # float32 value stored as bfloat16
         return x, trace_row
 
     x, trace_rows = lax.scan(body, x0, jnp.arange(0, n))

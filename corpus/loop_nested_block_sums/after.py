@@ -14,7 +14,7 @@ def blocks(xs):
             running = running + xs[b, r]
             rows_dtype = jnp.result_type(rows_init, jnp.asarray(running))
             rows_row = lax.stop_gradient(rows_init)[r].at[...].set(running)
-            rows_row = rows_row if rows_row.dtype == rows_dtype else rows_row.astype(rows_dtype)
+            rows_row = rows_row if rows_row.dtype == rows_dtype or jnp.issubdtype(rows_row.dtype, jnp.inexact) and jnp.can_cast(rows_row.dtype, rows_dtype) else rows_row.astype(rows_dtype)
             return running, rows_row
 
         running_init = jnp.zeros(width)
@@ -28,10 +28,10 @@ def blocks(xs):
         )
         sums_dtype = jnp.result_type(sums_init, jnp.asarray(rows))
         sums_row = lax.stop_gradient(sums_init)[b].at[...].set(rows)
-        sums_row = sums_row if sums_row.dtype == sums_dtype else sums_row.astype(sums_dtype)
+        sums_row = sums_row if sums_row.dtype == sums_dtype or jnp.issubdtype(sums_row.dtype, jnp.inexact) and jnp.can_cast(sums_row.dtype, sums_dtype) else sums_row.astype(sums_dtype)
         totals_dtype = jnp.result_type(totals_init, jnp.asarray(total))
         totals_row = lax.stop_gradient(totals_init)[b].at[...].set(total)
-        totals_row = totals_row if totals_row.dtype == totals_dtype else totals_row.astype(totals_dtype)
+        totals_row = totals_row if totals_row.dtype == totals_dtype or jnp.issubdtype(totals_row.dtype, jnp.inexact) and jnp.can_cast(totals_row.dtype, totals_dtype) else totals_row.astype(totals_dtype)
         return None, (sums_row, totals_row)
 
     totals_init = jnp.zeros((n_blocks, width))

@@ -13,7 +13,7 @@ def rnn_states(W, U, xs, h0):
         h = jnp.tanh(W @ h + U @ xs[i])
         states_dtype = jnp.result_type(states, jnp.asarray(h))
         states_row = lax.stop_gradient(states)[i].at[...].set(h)
-        states_row = states_row if states_row.dtype == states_dtype else states_row.astype(states_dtype)  # keep the state for the readout
+        states_row = states_row if states_row.dtype == states_dtype or jnp.issubdtype(states_row.dtype, jnp.inexact) and jnp.can_cast(states_row.dtype, states_dtype) else states_row.astype(states_dtype)  # keep the state for the readout
         return h, states_row
 
     states = jnp.zeros((T, h0.shape[0]), dtype=h0.dtype)

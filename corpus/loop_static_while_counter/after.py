@@ -24,7 +24,7 @@ def simulate(x0, v0, k, num_steps):
         x = x + dt * v
         positions_dtype = jnp.result_type(positions, jnp.asarray(x))
         positions_row = lax.stop_gradient(positions)[step + 1].at[...].set(x)
-        positions_row = positions_row if positions_row.dtype == positions_dtype else positions_row.astype(positions_dtype)
+        positions_row = positions_row if positions_row.dtype == positions_dtype or jnp.issubdtype(positions_row.dtype, jnp.inexact) and jnp.can_cast(positions_row.dtype, positions_dtype) else positions_row.astype(positions_dtype)
         return (step + 1, x, v), positions_row
 
     steps_2 = jnp.arange(0, int(num_steps))

@@ -19,7 +19,7 @@ def train(w0, X, y, lrs):
         w = w - lrs[step] * grad
         history_dtype = jnp.result_type(history, jnp.asarray(loss))
         history_row = lax.stop_gradient(history)[step].at[...].set(loss)
-        history_row = history_row if history_row.dtype == history_dtype else history_row.astype(history_dtype)
+        history_row = history_row if history_row.dtype == history_dtype or jnp.issubdtype(history_row.dtype, jnp.inexact) and jnp.can_cast(history_row.dtype, history_dtype) else history_row.astype(history_dtype)
         return w, history_row
 
     w, history_rows = lax.scan(update, w0, jnp.arange(0, n_steps))

@@ -345,6 +345,48 @@ def test_a_class_derived_from_a_model_class_that_imports_its_framework_whole_run
     ]
 
 
+SCALES = """\
+import jax.numpy as jnp
+
+
+def decompose(image, scales):
+    out = jnp.zeros((scales + 1,) + image.shape)
+    for j in range(scales):
+        out = out.at[j].set(image * 0.5**j)
+    return out
+"""
+
+FACTORY_OF_A_MODEL = """\
+import equinox as eqx
+import jax.numpy as jnp
+
+from .scales import decompose
+from .shapes import Shape
+
+
+class Profile(Shape):
+    coeffs: jnp.ndarray
+
+    def __call__(self):
+        return self.coeffs.sum(0)
+
+    @staticmethod
+    def from_image(image):
+        return Profile(decompose(image, 5))
+"""
+
+
+def test_a_factory_of_a_model_class_derived_in_another_module_runs_eagerly(capsys, tmp_path):
+    """Sweep 50b (scarlet2): ``from_image``, a static method of a class derived from an
+    ``eqx.Module`` of another module, builds the model eagerly: the helper it calls is reported."""
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "shapes.py").write_text("import equinox as eqx\n\n\nclass Shape(eqx.Module):\n    pass\n")
+    (tmp_path / "pkg" / "scales.py").write_text(SCALES)
+    (tmp_path / "pkg" / "profile.py").write_text(FACTORY_OF_A_MODEL)
+    assert _codes(capsys, "--select", "AT102", str(tmp_path)) == ["scales.py:7:15 AT102"]
+
+
 RENAMED_BASE = """\
 from gymnax.environments.environment import Environment as GymnaxEnvironment
 

@@ -48,3 +48,47 @@ def test_safe_fix_computes_the_same(path: Path):
                 diff = [args[k] for k in argnums]
                 grads = [jax.grad(scalar_loss(h, argnums, args), tuple(range(len(diff))))(*diff) for h in (f, g)]
                 assert_same_tree(*grads, f"{where} grad")
+
+
+X64_SUBNORMALS = '''\
+import jax
+jax.config.update("jax_enable_x64", True)
+import jax.numpy as jnp
+from jax import lax
+
+
+def floats():
+    def step(i, carry):
+        h, buf = carry
+        buf = buf.at[i].set(h)
+        return h, buf
+
+    h, buf = lax.fori_loop(0, 2, step, (jnp.float64(1.0), jnp.full(3, 1e-40, jnp.float32)))
+    return buf
+
+
+print(floats().tolist())
+'''
+
+
+def test_rows_of_a_wider_float_keep_the_buffers_subnormals(tmp_path):
+    """Review 67: float64 rows into a float32 buffer under x64. The loop takes the buffer through
+    float64 and back each step, which changes no value; the fix's one write after the loop did it
+    once, outside the loop, where XLA flushed the subnormals never written (x64 is set for the
+    whole process: the programs run in their own)."""
+    import subprocess
+    import sys
+
+    from autota.catalogue import RULES
+    from autota.source import fix
+
+    fixed = fix(X64_SUBNORMALS.encode(), "x64.py", frozenset(RULES)).fixed_text
+    assert fixed is not None and b"lax.scan(" in fixed
+    outputs = []
+    for name, text in (("before.py", X64_SUBNORMALS.encode()), ("after.py", fixed)):
+        (tmp_path / name).write_bytes(text)
+        run = subprocess.run([sys.executable, "-W", "ignore", str(tmp_path / name)], capture_output=True, text=True, timeout=120)
+        assert run.returncode == 0, run.stderr
+        outputs.append(run.stdout)
+    assert outputs[0] == outputs[1]
+    assert "1e-40" in outputs[0] or "9.99994610111476e-41" in outputs[0]

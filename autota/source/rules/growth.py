@@ -604,6 +604,14 @@ class GrowthRule(SourceRule):
                 "where a fix would raise it only at the join after the loop",
             )
             return
+        displayed = next((p for p in growth.pieces if isinstance(p, (cst.List, cst.Tuple))), None)
+        if displayed is not None and growth.function in (f"{JNP}.concatenate", f"{JNP}.concat"):
+            self.report(
+                "AT101", site, message,
+                reason=f"the piece `{self.code_of(displayed)}` is a list or tuple, which `{short}` refuses with `TypeError` "
+                "at the loop's first step: there is nothing to collect",
+            )
+            return
         target = self._outermost(growth, loops)
         problem = self._refusal(growth.acc, target) or self._axis_refusal(growth, target)
         if problem:

@@ -162,11 +162,12 @@ class LoopBodies:
         binding = self.semantics.binding(expr)  # `cond = lambda s: ...` or a `def`
         return binding if isinstance(binding, (cst.FunctionDef, cst.Lambda)) else None
 
-    def _forwarded(self, function: cst.Lambda, kind: str):
+    def _forwarded(self, function: cst.Lambda | cst.FunctionDef, kind: str):
         """``(def, index, carry)`` when ``function`` only passes the loop's arguments on to a
-        ``def`` (``lambda c, i: step(i, c)``, ``lambda _, c: advance(c)``): the ``def`` and which
-        of its parameters receive the loop index (``None`` if dropped) and the carry."""
-        call = function.body
+        ``def`` (``lambda c, i: step(i, c)``, ``lambda _, c: advance(c)``, or a ``def`` whose one
+        statement is ``return step(s)``): the ``def`` and which of its parameters receive the loop
+        index (``None`` if dropped) and the carry."""
+        call = function.body if isinstance(function, cst.Lambda) else scopes.only_return(function)
         params = function.params
         if not isinstance(call, cst.Call) or params.star_arg not in (None, cst.MaybeSentinel.DEFAULT):
             return None
@@ -214,8 +215,12 @@ class LoopBodies:
         if function is None:
             body.problem = "the body is not a `def` or `lambda` found in scope"
             return body
-        forwarded = self._forwarded(function, kind) if isinstance(function, cst.Lambda) else None
-        if forwarded is not None:
+        forwarded = self._forwarded(function, kind) if isinstance(function, (cst.Lambda, cst.FunctionDef)) else None
+        if forwarded is not None and isinstance(function, cst.FunctionDef):
+            body.problem = f"the body `{function.name.value}` passes the step on to `{forwarded[0].name.value}`; the fix rewrites a body that is one `def`"
+            function, body.index_param, body.carry_param = forwarded
+            body.function = function
+        elif forwarded is not None:
             body.forward = function
             function, body.index_param, body.carry_param = forwarded
             body.function = function
@@ -313,11 +318,29 @@ class LoopBodies:
                 isinstance(e, cst.StarredElement) for e in node.elements
             ):
                 body.returned = [e.value for e in node.elements]
+            elif self._named_tuple_built(node, len(body.elements)):
+                body.returned = [a.value for a in node.args]  # its fields in the order the body unpacked them
+                body.problem = f"the returned carry is built by `{self.code_of(node.func)}`; the rewrite returns a tuple"
             else:
                 body.problem = "the returned carry is not a tuple like the one unpacked"
         else:
             body.returned = [node]
         return body
+
+    def _named_tuple_built(self, node: cst.BaseExpression, size: int) -> bool:
+        """Whether ``node`` is ``State(a, b, c)``, a NamedTuple class of the file given ``size``
+        values by position, one a field: unpacked, it gives them back in that order."""
+        if not isinstance(node, cst.Call) or not isinstance(node.func, cst.Name) or len(node.args) != size or any(
+            a.keyword is not None or a.star for a in node.args
+        ):
+            return False
+        cls = self.semantics.binding(node.func)
+        return isinstance(cls, cst.ClassDef) and any(
+            self.matches(b.value, {"typing.NamedTuple"}) for b in cls.bases if b.keyword is None
+        ) and sum(
+            isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name)
+            for line in cls.body.body if isinstance(line, cst.SimpleStatementLine) for small in line.body
+        ) == size
 
     def _writes(self, body: Body) -> list[Write]:
         function = body.function

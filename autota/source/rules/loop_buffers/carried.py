@@ -1226,10 +1226,14 @@ class CarriedBuffers:
             # (seen from the body, which the loop's function holds): converted, broadcast and
             # refused exactly there, at the same step (a zero-length axis, a row of the wrong
             # shape), so nothing after it runs; `stop_gradient`: the slot's old value is discarded.
-            # The row leaves in the dtype the write promoted the buffer to (`jnp.result_type`):
-            # a row of another dtype took every slot through it each step, which the one write
-            # after the loop then repeats once (an int32 buffer written with float32 rows loses
-            # what float32 cannot hold; a weak `jnp.full(n, -100)` written with uint8 rows wraps).
+            # The row leaves in the dtype the write promoted the buffer to (`jnp.result_type`): a
+            # row of another dtype took every slot through it each step, which the one write after
+            # the loop then repeats once (an int32 buffer written with float32 rows loses what
+            # float32 cannot hold; a weak `jnp.full(n, -100)` written with uint8 rows wraps; a weak
+            # `jnp.full(n, 0.1)` with bfloat16 rows rounds). But a float or complex buffer's round
+            # trip through a type it casts to safely changes nothing, and done once outside the loop
+            # XLA may flush its subnormals (review 67): that row stays in the buffer's dtype, and the
+            # write after the loop promotes nothing.
             # `.at[i].add` keeps the slot's old value, the initial buffer's (each slot is written
             # once), and its gradient: no `stop_gradient` there.
             slot = ", ".join([":"] * write.axis + [self.code_of(write.index)])
@@ -1256,7 +1260,10 @@ class CarriedBuffers:
             promoted = self.fresh_name(f"{write.buf}_dtype", call)
             row_statements.append(f"{promoted} = {jnp_name}.result_type({base}, {jnp_name}.asarray({held}))")
             row_statements.append(f"{row} = {old}[{slot}].at[...].{write.method}({held})")
-            code = f"{row} if {row}.dtype == {promoted} else {row}.astype({promoted})"
+            code = (
+                f"{row} if {row}.dtype == {promoted} or {jnp_name}.issubdtype({row}.dtype, {jnp_name}.inexact) and "
+                f"{jnp_name}.can_cast({row}.dtype, {promoted}) else {row}.astype({promoted})"
+            )
         statements = [*row_statements, f"{row} = {code}"]
         if write.in_return:  # the row is computed just before the `return` that wrote it
             line = self.start_line(body.ret)
