@@ -690,7 +690,9 @@ class _Reader:
                         module.functions[f"{node.name}.{method.name}"] = method
                 module.bases[node.name] = [name for b in node.bases if (name := dotted(_unsubscript(b)))]
             if any(terminal(_unsubscript(b)) in MODEL_BASES for b in node.bases):
-                module.roots += [m for m in node.body if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef)) and _runs_as_model(m)]
+                module.roots += [
+                    m for m in node.body if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef)) and _runs_as_model(m)
+                ]
                 module.mixins += [
                     name for b in node.bases if terminal(_unsubscript(b)) not in MODEL_BASES and (name := dotted(b))
                 ]

@@ -45,6 +45,7 @@ GROWTH = {
     f"{JNP}.stack": ("seq", "axis"),
 }
 UPDATE_METHODS = prefilter.UPDATE_METHODS
+HELD_REASON = "the array is an attribute or an item; the fix rewrites a name (bind it to a local before the loop and back after it)"
 POSITION_ARRAYS = frozenset({f"{JNP}.arange", "jax.lax.iota", f"{JNP}.indices", "jax.lax.broadcasted_iota"})
 """Arrays of positions: a comparison of one with the loop index is a one-hot mask of one row."""
 COMBINING = frozenset(UPDATE_METHODS) - {"set"}
@@ -278,8 +279,8 @@ class GrowthRule(SourceRule):
 
     def _mapped_spelling(self, value: cst.Call, acc: str) -> Spelling | None:
         """``acc = tree_map(lambda a, x: f(a, x), acc, xs)``: each leaf of ``acc`` (a name, or the
-        code of a field, ``s.f``) grown or updated by ``f``, whose parameter stands for ``acc``. No fix rewrites it: the fixes
-        collect the pieces or rows of one array."""
+        code of a field, ``s.f``) grown or updated by ``f``, whose parameter stands for ``acc``. No
+        fix rewrites it: the fixes collect the pieces or rows of one array."""
         function = value.args[0].value if value.args and self.matches(value.func, vocabulary.TREE_MAP) else None
         if not isinstance(function, cst.Lambda) or not isinstance(function.body, cst.Call) or any(
             a.keyword or a.star for a in value.args
@@ -395,8 +396,7 @@ class GrowthRule(SourceRule):
         acc = scopes.assign_to(node)
         held = node.targets[0].target if acc is None and type(node) is cst.Assign and len(node.targets) == 1 else None
         if isinstance(held, (cst.Attribute, cst.Subscript)) and isinstance(node.value, cst.Call):
-            why = "the array is an attribute or an item; the fix rewrites a name (bind it to a local before the loop and back after it)"
-            growth = self._growth_by(node, held, Spelling(node.value, self.code_of(held), node.value, why))
+            growth = self._growth_by(node, held, Spelling(node.value, self.code_of(held), node.value, HELD_REASON))
             return [growth] if growth is not None else []  # `log[k] = jnp.concatenate([log[k], x])`
         if acc is not None:
             for spelling in self._spellings(node, acc):
@@ -1205,9 +1205,9 @@ class GrowthRule(SourceRule):
         """Whether the object that holds the updated part (``state`` of ``state.x``,
         ``state.replace(x=...)`` or ``d["x"]``) is bound in the loop to anything but itself with
         a part updated or replaced: then each step may update another array."""
-        root = re.match(r"\w+", buf).group()
-        if root == buf:
-            return False
+        root = re.match(r"\w*", buf).group()
+        if root in ("", buf):
+            return False  # the array itself, or held by an expression (`(a or b).x`) the loop cannot bind
         for name in self.semantics.names_in(loop, root):
             role, holder = scopes.binding_role(self.semantics.parents, name)
             if role is None or holder is statement:
@@ -1315,7 +1315,7 @@ class GrowthRule(SourceRule):
             f"{self.start_line(concrete)}, so it cannot run under `jit`)" if concrete is not None else ""
         )
         problem = (
-            "the array is an attribute or an item; the fix rewrites a name (bind it to a local before the loop and back after it)"
+            HELD_REASON
             if attribute else spelling.indirect or (
                 f"the loop also binds `{buf}` to a conversion of itself (line {self.start_line(converted)}), which the "
                 "fix does not follow" if converted is not None else None

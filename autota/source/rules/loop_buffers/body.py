@@ -215,9 +215,12 @@ class LoopBodies:
         if function is None:
             body.problem = "the body is not a `def` or `lambda` found in scope"
             return body
-        forwarded = self._forwarded(function, kind) if isinstance(function, (cst.Lambda, cst.FunctionDef)) else None
+        forwarded = self._forwarded(function, kind) if kind in ("fori", "scan", "while") else None  # (not a module's method)
         if forwarded is not None and isinstance(function, cst.FunctionDef):
-            body.problem = f"the body `{function.name.value}` passes the step on to `{forwarded[0].name.value}`; the fix rewrites a body that is one `def`"
+            body.problem = (
+                f"the body `{function.name.value}` passes the step on to `{forwarded[0].name.value}`; the fix rewrites a "
+                "body that is one `def`"
+            )
             function, body.index_param, body.carry_param = forwarded
             body.function = function
         elif forwarded is not None:

@@ -1164,8 +1164,9 @@ class _Evaluation:
         semantics = self.modeler.semantics
 
         def fixed(value: Value) -> bool:  # (`A.shape` of a carried array is the same every step)
+            names = semantics.find(value.node, lambda n: isinstance(n, cst.Name)) if isinstance(value, Opaque) and value.node else []
             return isinstance(value, Const) or isinstance(value, Opaque) and value.node is not None and not any(
-                n.value in env and not static_read(semantics, n) for n in semantics.find(value.node, lambda n: isinstance(n, cst.Name))
+                n.value in env and not static_read(semantics, n) for n in names
             ) and not semantics.find(value.node, lambda n: isinstance(n, cst.Call))
         if isinstance(left, Index) and not left.reverse and fixed(right):
             return Index(left.offset, left.element, symbolic=True)
