@@ -226,6 +226,9 @@ BUILT_STORE = re.compile(
 """A store by a name built at run time on the line that stores (``setattr(m, "j" + "np", x)``,
 ``m.__dict__[f"{name}"] = x``), or a reach into functions' or frames' globals (``f.__globals__``,
 ``gc.get_objects()``): any module's names may be bound again."""
+BUILT_STORE_WORDS = ("setattr", "__dict__", "vars(", "__globals__", "f_globals", "get_objects", "get_referrers")
+"""What every match of :data:`BUILT_STORE` spells (``__setattr__`` holds ``setattr``): a text
+without one is not searched."""
 
 
 STANDARD_MODULES = frozenset(sys.builtin_module_names) | frozenset(sys.stdlib_module_names)
@@ -392,7 +395,7 @@ def project_functions(paths: list[str]) -> ProjectFunctions:
             found.star_exports[source] = exports and {  # (`utils.jnp = numpy` in another module of the run)
                 local: None if local in stored else dotted for local, dotted in exports.items()
             }
-    built = any(BUILT_STORE.search(text) for text in texts.values())
+    built = any(any(word in text for word in BUILT_STORE_WORDS) and BUILT_STORE.search(text) for text in texts.values())
     imported = {word for text in texts.values() for names in FROM_IMPORT.findall(text) for word in re.findall(r"\w+", names)}
     constants = {} if built else {  # (only a name a file imports by name is read as a constant there)
         f"{module_of(path)}.{name}": value
