@@ -1451,9 +1451,10 @@ class GrowthRule(SourceRule):
     def _other_bindings(self, tree: cst.CSTNode, buf: str, statement: cst.Assign) -> list[cst.Assign]:
         """The assignments of ``tree`` but ``statement`` whose target is ``buf`` (a name, or the
         code of an attribute or an item): the buffer's updates, or its making anew."""
+        root = re.match(r"\w*", buf).group()
         return [
             assign for assign in self.semantics.of_kind(tree, cst.Assign)
-            if assign is not statement and any(self.code_of(t.target) == buf for t in assign.targets)
+            if assign is not statement and any(_spells(self, t.target, buf, root) for t in assign.targets)
         ]
 
     def _rebinds_in(self, tree: cst.CSTNode, name: str) -> bool:
@@ -1478,7 +1479,7 @@ class GrowthRule(SourceRule):
             return True  # a `break` of an inner loop leaves that loop alone: the write runs once a step of this one
         if isinstance(loop, (cst.For, cst.While)) and _leaves_loop(loop.body) and not self.semantics.of_kind(loop.body, cst.Continue):
             return True  # `for ri in hits: ...; break`: the loop runs one step at most
-        counter = self._counter(loop)
+        counter = self._counter(loop) if branches else None
         if counter is None:
             return False
         bound = {n.value for n in self.semantics.of_kind(loop, cst.Name) if (
@@ -1988,6 +1989,17 @@ class GrowthRule(SourceRule):
             source.insert_lines_before(self.end_line(loop) + 1, rebuild),
         )
         return Fix("safe", f"collect `(index, dtype, row)` in `{rows}`, each row converted as `.at[].set` converts it, and write them once", edits)
+
+
+def _spells(rule, target: cst.BaseExpression, code: str, root: str) -> bool:
+    """Whether the assignment target ``target`` is written ``code`` (``buf``, ``obj.data``,
+    ``d["k"]``), whose leading name is ``root``: rendered only where its own leading name is."""
+    if isinstance(target, cst.Name):
+        return target.value == code
+    head = target
+    while isinstance(head, (cst.Attribute, cst.Subscript)):
+        head = head.value
+    return isinstance(head, cst.Name) and head.value == root and rule.code_of(target) == code
 
 
 def _leaves_loop(block: cst.BaseSuite, breaking: bool = True) -> bool:
