@@ -1847,11 +1847,14 @@ class GrowthRule(SourceRule):
         else:
             index, pending = self._slice_code(call.func.value.slice), [call.args[0].value]
         followed = set()
+        receivers = [(buf, re.match(r"\w*", buf).group()) for buf in bufs]
         while pending:
             # (an attribute's name or a keyword, `.reshape`, `axis=`, reads nothing: no budget spent on it)
             for node in self.semantics.find(pending.pop(), lambda n: isinstance(n, (cst.Subscript, cst.Name))):
                 if isinstance(node, cst.Subscript):
-                    if self.code_of(node.value) in bufs and (index is None or self._slice_code(node.slice) == index):
+                    if any(_spells(self, node.value, buf, root) for buf, root in receivers) and (
+                        index is None or self._slice_code(node.slice) == index
+                    ):
                         return True
                 elif id(node) not in followed and len(followed) < 16 and not self.semantics.is_label(node):
                     followed.add(id(node))
