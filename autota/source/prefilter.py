@@ -402,6 +402,8 @@ class _Walker:
 
     def visit_Constant(self, node: ast.Constant) -> None:
         value = node.value
+        if value.__class__ is str and value in (vocabulary.FRAME_LOCALS, "__globals__"):
+            self.facts.rebinding_units.add(self.top)  # `getattr(frame, "f_locals")`: as `.f_locals` (see visit_Attribute)
         if value.__class__ is str and (value in _ASKED or value in _ATTRIBUTE_GIVING_NAMES or value[:1] == "-" and (
             value.lstrip("-").replace("-", "_") in _ASKED
         )):  # `setattr(N, "__gt__", f)`, `{"shape": v}`, argparse's `"--shape"`
@@ -502,6 +504,8 @@ class _Walker:
             self.facts.attribute_units.add(self.top)
         elif any(k.arg in _ASKED for k in node.keywords):
             self.facts.attribute_keywords.append((self.top, node.func))
+        if any(k.arg == vocabulary.FRAME_LOCAL_CAPTURE for k in node.keywords):
+            self.facts.rebinding_units.add(self.top)  # `StackSummary.extract(frames, capture_locals=True)`
         self.generic_visit(node)
 
     def visit_Attribute(self, node: ast.Attribute) -> None:

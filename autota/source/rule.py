@@ -264,10 +264,16 @@ class SourceRule:
         :meth:`one_array_function`, but those that may return a NumPy array or share its memory
         (:data:`~autota.source.vocabulary.SHARED_MEMORY`). With ``own_memory``, also not one that
         may leave a NumPy array uncopied (:data:`~autota.source.vocabulary.UNCOPIED`,
-        ``jnp.array(..., copy=False)``), so that nothing can change it: immutable."""
+        ``jnp.array(..., copy=False)``), so that nothing can change it: immutable. Not through a
+        module name the file binds otherwise too (see :meth:`Semantics.rebound`)."""
         func = call.func
         if not self.one_array_function(func) or self.qualified_names(func) & SHARED_MEMORY:
             return False
+        head = func
+        while isinstance(head, cst.Attribute):
+            head = head.value
+        if isinstance(head, cst.Name) and head is not func and self.semantics.rebound(head.value):
+            return False  # `for jnp in [np]:` at module level: `jnp.zeros` may be NumPy's
         if not own_memory:
             return True
         if self.qualified_names(func) & UNCOPIED and not (
@@ -556,16 +562,19 @@ class SourceRule:
 
     def _computed_reach(self, call: cst.Call, reader: str) -> bool:
         """Whether ``getattr``/``attrgetter`` reads an attribute whose name is built at run time
-        (``"_get" + "frame"``, an f-string, a call) or any computed name of a module
-        (``getattr(sys, name)``): a way to a frame no name shows. ``getattr(cls, name)`` of a
-        name the code walks (a class's methods) is not."""
+        (``"_get" + "frame"``, an f-string, a call), or a frame's ``f_locals`` named by a string,
+        or any computed name of a module (``getattr(sys, name)``): a way to a frame no name
+        shows. ``getattr(cls, name)`` of a name the code walks (a class's methods) is not."""
         positional = [a.value for a in call.args if a.keyword is None]
         named = positional[1 if reader == "getattr" else 0:][:1]
+        held = self.semantics.assigned_value(named[0]) if named and isinstance(named[0], cst.Name) else None
+        literal = next((n for n in (*named, held) if isinstance(n, (cst.SimpleString, cst.ConcatenatedString))), None)
+        if literal is not None and literal.evaluated_value == FRAME_LOCALS:
+            return True  # `getattr(frame, "f_locals")`, `attrgetter("f_lo" "cals")`: a frame's locals, spelled as a string
         if not named or isinstance(named[0], (cst.SimpleString, cst.ConcatenatedString)):
-            return False  # a literal name: the readers above see it spelled
+            return False  # another literal name: the readers above see it spelled
         if not isinstance(named[0], (cst.Name, cst.Attribute)):
             return True  # built: `"_get" + "frame"`, `f"..."`, `"".join(...)`
-        held = self.semantics.assigned_value(named[0]) if isinstance(named[0], cst.Name) else None
         if held is not None and not isinstance(held, cst.SimpleString):
             return True  # a name bound to a built string
         owner = positional[0] if reader == "getattr" and positional else None

@@ -791,6 +791,7 @@ class Semantics:
         self._bound_values: dict[tuple[int, str], list[cst.BaseExpression] | None] = {}
         self._value_sources: dict[tuple[int, str], list[cst.BaseExpression] | None] = {}
         self._bindings: dict[tuple[int, str], list[tuple[str, cst.CSTNode, int]]] = {}
+        self._rebound: dict[str, bool] = {}
         self._binds_here: dict[tuple[int, str], bool] = {}
         self._top_orders: dict[tuple[int, str], list[int]] = {}
         """For each list of :attr:`by_top`, the places of its names in :attr:`nodes`, ascending."""
@@ -1196,6 +1197,11 @@ class Semantics:
         """Whether the file binds ``root`` (``jnp``) other than by a module-level import, or declares
         it ``global``/``nonlocal``, deletes it (``del jnp`` after import-time use) or captures it
         in a ``match``: a fix that spells it may then reach something else, or nothing."""
+        if root not in self._rebound:
+            self._rebound[root] = self._rebinds(root)
+        return self._rebound[root]
+
+    def _rebinds(self, root: str) -> bool:
         imports = set()
         for assignment in self.assignments(root):
             imported = isinstance(assignment.node, (cst.Import, cst.ImportFrom))

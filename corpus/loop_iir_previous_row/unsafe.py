@@ -17,6 +17,7 @@ def smooth(xs, alpha):
     if ys.shape[0] == 0:  # the loop's `.at[i].set` raised this while tracing
         jnp.result_type(ys, ys_rows)  # as the write, promote first
         raise IndexError("index is out of bounds for axis 0 with size 0")
+    ys_rows = ys_rows.astype(ys.dtype) if jnp.issubdtype(ys.dtype, jnp.inexact) and jnp.can_cast(ys.dtype, jnp.result_type(ys, ys_rows)) else ys_rows
     ys = ys.at[jnp.arange(ys_rows.shape[0]) + 1].set(
         jnp.expand_dims(ys_rows, tuple(range(1, 1 + ys.ndim - ys_rows.ndim)))
     )

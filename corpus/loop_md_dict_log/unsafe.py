@@ -41,6 +41,7 @@ def simulate(pos, vel, k_spring):
     if log["temperature"].shape[0] == 0:  # the loop's `.at[i].set` raised this while tracing
         jnp.result_type(log["temperature"], log_temperature_rows)  # as the write, promote first
         raise IndexError("index is out of bounds for axis 0 with size 0")
+    log_temperature_rows = log_temperature_rows.astype(log["temperature"].dtype) if jnp.issubdtype(log["temperature"].dtype, jnp.inexact) and jnp.can_cast(log["temperature"].dtype, jnp.result_type(log["temperature"], log_temperature_rows)) else log_temperature_rows
     log["temperature"] = log["temperature"].at[jnp.arange(log_temperature_rows.shape[0])].set(
         jnp.expand_dims(
             log_temperature_rows,
@@ -50,6 +51,7 @@ def simulate(pos, vel, k_spring):
     if log["energy"].shape[0] == 0:  # the loop's `.at[i].set` raised this while tracing
         jnp.result_type(log["energy"], log_energy_rows)  # as the write, promote first
         raise IndexError("index is out of bounds for axis 0 with size 0")
+    log_energy_rows = log_energy_rows.astype(log["energy"].dtype) if jnp.issubdtype(log["energy"].dtype, jnp.inexact) and jnp.can_cast(log["energy"].dtype, jnp.result_type(log["energy"], log_energy_rows)) else log_energy_rows
     log["energy"] = log["energy"].at[jnp.arange(log_energy_rows.shape[0])].set(
         jnp.expand_dims(
             log_energy_rows,

@@ -67,15 +67,42 @@ def floats():
     return buf
 
 
-print(floats().tolist())
+def _scaled(i, carry):  # a body of the module: the fix's row is the written value itself
+    h, buf = carry
+    h = h * 2.0
+    buf = buf.at[i].set(h.astype(jnp.float64))
+    return h, buf
+
+
+def outer_body():
+    init = jnp.array([0.0, 0.0, 1e-45], jnp.float32)
+    h, buf = lax.fori_loop(0, 2, _scaled, (jnp.float32(1.0), init))
+    return buf
+
+
+def added():  # an `add`'s round trip through float64 in the loop flushes them: the fix's too
+    init = jnp.array([1e-40, 0.0, 0.0], jnp.bfloat16)
+
+    def step(i, carry):
+        h, buf = carry
+        h = h * 2.0
+        buf = buf.at[i + 1].add(h.astype(jnp.float64))
+        return h, buf
+
+    return lax.fori_loop(0, 2, step, (jnp.float32(1.0), init))[1]
+
+
+print(floats().tolist(), outer_body().tolist(), added().astype(jnp.float32).tolist())
 '''
 
 
 def test_rows_of_a_wider_float_keep_the_buffers_subnormals(tmp_path):
     """Review 67: float64 rows into a float32 buffer under x64. The loop takes the buffer through
     float64 and back each step, which changes no value; the fix's one write after the loop did it
-    once, outside the loop, where XLA flushed the subnormals never written (x64 is set for the
-    whole process: the programs run in their own)."""
+    once, outside the loop, where XLA flushed the subnormals never written; so did rows of a
+    body of the module, the written values themselves (review 68). An `add`'s round trip in the
+    loop flushes them, and the fix's one after it too. (x64 is set for the whole process: the
+    programs run in their own.)"""
     import subprocess
     import sys
 
@@ -83,7 +110,7 @@ def test_rows_of_a_wider_float_keep_the_buffers_subnormals(tmp_path):
     from autota.source import fix
 
     fixed = fix(X64_SUBNORMALS.encode(), "x64.py", frozenset(RULES)).fixed_text
-    assert fixed is not None and b"lax.scan(" in fixed
+    assert fixed is not None and fixed.count(b"lax.scan(") == 3
     outputs = []
     for name, text in (("before.py", X64_SUBNORMALS.encode()), ("after.py", fixed)):
         (tmp_path / name).write_bytes(text)

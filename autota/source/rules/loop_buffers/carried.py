@@ -1232,8 +1232,9 @@ class CarriedBuffers:
             # float32 cannot hold; a weak `jnp.full(n, -100)` written with uint8 rows wraps; a weak
             # `jnp.full(n, 0.1)` with bfloat16 rows rounds). But a float or complex buffer's round
             # trip through a type it casts to safely changes nothing, and done once outside the loop
-            # XLA may flush its subnormals (review 67): that row stays in the buffer's dtype, and the
-            # write after the loop promotes nothing.
+            # XLA may flush its subnormals (review 67): the row of a `set` stays in the buffer's
+            # dtype, and the write after the loop promotes nothing. (An `add`'s round trip in the
+            # loop flushes them too, review 68: that row still leaves promoted.)
             # `.at[i].add` keeps the slot's old value, the initial buffer's (each slot is written
             # once), and its gradient: no `stop_gradient` there.
             slot = ", ".join([":"] * write.axis + [self.code_of(write.index)])
@@ -1263,7 +1264,7 @@ class CarriedBuffers:
             code = (
                 f"{row} if {row}.dtype == {promoted} or {jnp_name}.issubdtype({row}.dtype, {jnp_name}.inexact) and "
                 f"{jnp_name}.can_cast({row}.dtype, {promoted}) else {row}.astype({promoted})"
-            )
+            ) if write.method == "set" else f"{row} if {row}.dtype == {promoted} else {row}.astype({promoted})"
         statements = [*row_statements, f"{row} = {code}"]
         if write.in_return:  # the row is computed just before the `return` that wrote it
             line = self.start_line(body.ret)
@@ -1382,7 +1383,11 @@ class CarriedBuffers:
             write, inits[position] if key is None else None, base, indent, module.default_indent,
             f"{jnp_name}.result_type({array}, {rows})",
         )
-        edits.append(source.insert_lines_before(self.end_line(statement) + 1, guard + rebuild + tail))
+        settled = [  # unchecked rows of a `set`: in the buffer's dtype where it casts safely, as above
+            f"{indent}{rows} = {rows}.astype({array}.dtype) if {jnp_name}.issubdtype({array}.dtype, {jnp_name}.inexact) and "
+            f"{jnp_name}.can_cast({array}.dtype, {jnp_name}.result_type({array}, {rows})) else {rows}"
+        ] if not checked and write.form == "at" and write.method == "set" else []
+        edits.append(source.insert_lines_before(self.end_line(statement) + 1, guard + settled + rebuild + tail))
         edits.extend(source.insert_lines_before(line, lines) for line, lines in prelude.items())
         loop = "fori_loop" if kind == "fori" else "scan"
         return Fix(
