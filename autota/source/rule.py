@@ -269,10 +269,8 @@ class SourceRule:
         func = call.func
         if not self.one_array_function(func) or self.qualified_names(func) & SHARED_MEMORY:
             return False
-        head = func
-        while isinstance(head, cst.Attribute):
-            head = head.value
-        if isinstance(head, cst.Name) and head is not func and self.semantics.rebound(head.value):
+        head = scopes.leading_name(func)
+        if head is not None and head is not func and self.semantics.rebound(head.value):
             return False  # `for jnp in [np]:` at module level: `jnp.zeros` may be NumPy's
         if not own_memory:
             return True

@@ -601,6 +601,14 @@ def static_arguments(decorator: cst.BaseExpression) -> set | None:
     return found
 
 
+def leading_name(expr: cst.BaseExpression) -> cst.Name | None:
+    """The name an attribute or item is read from (``state`` of ``state.log["e"]``), or
+    ``expr`` itself where it is a name; ``None`` where it is read from another expression."""
+    while isinstance(expr, (cst.Attribute, cst.Subscript)):
+        expr = expr.value
+    return expr if isinstance(expr, cst.Name) else None
+
+
 def int_value(node) -> int | None:
     """The value of an int literal (``3``, ``-3``), else ``None``."""
     if isinstance(node, cst.Integer):

@@ -1999,10 +1999,8 @@ def _spells(rule, target: cst.BaseExpression, code: str, root: str) -> bool:
     ``d["k"]``), whose leading name is ``root``: rendered only where its own leading name is."""
     if isinstance(target, cst.Name):
         return target.value == code
-    head = target
-    while isinstance(head, (cst.Attribute, cst.Subscript)):
-        head = head.value
-    return isinstance(head, cst.Name) and head.value == root and rule.code_of(target) == code
+    head = scopes.leading_name(target)
+    return head is not None and head.value == root and rule.code_of(target) == code
 
 
 def _leaves_loop(block: cst.BaseSuite, breaking: bool = True) -> bool:
