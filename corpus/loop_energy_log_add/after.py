@@ -15,7 +15,7 @@ def simulate(x0, v0, k, kicks):
         energies_value = 0.5 * jnp.sum(v**2) + 0.5 * k * jnp.sum(x**2)
         energies_dtype = jnp.result_type(energies, jnp.asarray(energies_value))
         energies_row = energies[t].at[...].add(energies_value)
-        energies_row = energies_row if energies_row.dtype == energies_dtype else energies_row.astype(energies_dtype)
+        energies_row = energies_row if energies_row.dtype == energies_dtype or jnp.issubdtype(energies_row.dtype, jnp.inexact) and jnp.can_cast(energies_row.dtype, energies_dtype) else energies_row.astype(energies_dtype)
         return (x, v), energies_row
 
     energies = jnp.zeros(n_steps)

@@ -1232,9 +1232,9 @@ class CarriedBuffers:
             # float32 cannot hold; a weak `jnp.full(n, -100)` written with uint8 rows wraps; a weak
             # `jnp.full(n, 0.1)` with bfloat16 rows rounds). But a float or complex buffer's round
             # trip through a type it casts to safely changes nothing, and done once outside the loop
-            # XLA may flush its subnormals (review 67): the row of a `set` stays in the buffer's
-            # dtype, and the write after the loop promotes nothing. (An `add`'s round trip in the
-            # loop flushes them too, review 68: that row still leaves promoted.)
+            # XLA may flush its subnormals (review 67): that row stays in the buffer's dtype, and the
+            # write after the loop promotes nothing. (Whether the loop's own round trips flush them
+            # depends on XLA: an `add`'s did under jax 0.10 and not under 0.12, review 68.)
             # `.at[i].add` keeps the slot's old value, the initial buffer's (each slot is written
             # once), and its gradient: no `stop_gradient` there.
             slot = ", ".join([":"] * write.axis + [self.code_of(write.index)])
@@ -1264,7 +1264,7 @@ class CarriedBuffers:
             code = (
                 f"{row} if {row}.dtype == {promoted} or {jnp_name}.issubdtype({row}.dtype, {jnp_name}.inexact) and "
                 f"{jnp_name}.can_cast({row}.dtype, {promoted}) else {row}.astype({promoted})"
-            ) if write.method == "set" else f"{row} if {row}.dtype == {promoted} else {row}.astype({promoted})"
+            )
         statements = [*row_statements, f"{row} = {code}"]
         if write.in_return:  # the row is computed just before the `return` that wrote it
             line = self.start_line(body.ret)
