@@ -29,6 +29,9 @@ BUILTIN_NAMES = frozenset(dir(builtins))
 NAMESPACE_WRITERS = frozenset(name.removeprefix("builtins.") for name in vocabulary.FRAME_READERS)
 """``globals()``, ``vars()``, ``exec``, ``sys._getframe``...: a unit that calls one may rebind any
 module name. As the source spells them: ``locals``, ``sys._getframe``, ``inspect.stack``."""
+_NAMESPACE_ATTRIBUTES = (vocabulary.FRAME_LOCALS, "__globals__")
+"""Attributes that give a namespace by name (a frame's locals, a function's globals), read as an
+attribute or named by a string (``getattr(frame, "f_locals")``)."""
 _FRAME_TERMINALS = frozenset(vocabulary.terminal(name) for name in vocabulary.FRAME_READERS)
 
 
@@ -41,15 +44,24 @@ def terminal(func: ast.expr) -> str | None:
     return None
 
 
-def at_update_receiver(call: ast.AST) -> str | None:
-    """``x`` for ``x.at[...].set(...)`` (any update method), else ``None``."""
+def at_receiver(call: ast.AST) -> ast.expr | None:
+    """``r`` for ``r.at[...].set(...)`` (any update method, ``r`` any expression), else ``None``."""
     if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)):
         return None
     method = call.func
     at = method.value.value if isinstance(method.value, ast.Subscript) else None
     if method.attr in UPDATE_METHODS and isinstance(at, ast.Attribute) and at.attr == "at":
-        return at.value.id if isinstance(at.value, ast.Name) else ""
+        return at.value
     return None
+
+
+def at_update_receiver(call: ast.AST) -> str | None:
+    """``x`` for ``x.at[...].set(...)`` (any update method), ``""`` for another receiver
+    (``obj.data.at[i].set(v)``), else ``None``."""
+    receiver = at_receiver(call)
+    if receiver is None:
+        return None
+    return receiver.id if isinstance(receiver, ast.Name) else ""
 
 
 @dataclass
@@ -402,7 +414,7 @@ class _Walker:
 
     def visit_Constant(self, node: ast.Constant) -> None:
         value = node.value
-        if value.__class__ is str and value in (vocabulary.FRAME_LOCALS, "__globals__"):
+        if value.__class__ is str and value in _NAMESPACE_ATTRIBUTES:
             self.facts.rebinding_units.add(self.top)  # `getattr(frame, "f_locals")`: as `.f_locals` (see visit_Attribute)
         if value.__class__ is str and (value in _ASKED or value in _ATTRIBUTE_GIVING_NAMES or value[:1] == "-" and (
             value.lstrip("-").replace("-", "_") in _ASKED
@@ -509,7 +521,7 @@ class _Walker:
         self.generic_visit(node)
 
     def visit_Attribute(self, node: ast.Attribute) -> None:
-        if node.attr in (vocabulary.FRAME_LOCALS, "__globals__"):  # a frame's locals, a function's globals: slicing keeps the unit
+        if node.attr in _NAMESPACE_ATTRIBUTES:  # a frame's locals, a function's globals: slicing keeps the unit
             self.facts.rebinding_units.add(self.top)
         if node.attr in _ATTRIBUTE_GIVING_NAMES or node.attr in _ASKED and not isinstance(node.ctx, ast.Load):
             self.facts.attribute_units.add(self.top)  # `o.shape = v` in a function, `self.__dict__.update(kw)`
@@ -543,7 +555,7 @@ class _Walker:
             self.facts.self_assigns.append(self.site(node))  # `x = y if x is None else f([x, y])`
         elif len(node.targets) == 1 and isinstance(node.targets[0], (ast.Attribute, ast.Subscript)) and (
             at_update_receiver(node.value) == ""
-        ) and ast.unparse(node.value.func.value.value.value) == ast.unparse(node.targets[0]):
+        ) and ast.unparse(at_receiver(node.value)) == ast.unparse(node.targets[0]):
             # `obj.data = obj.data.at[i].set(v)`, `d["buf"] = d["buf"].at[i].set(v)`, `parts[s] = parts[s].at[t]...`
             self.facts.self_assigns.append(self.site(node))
         elif len(node.targets) == 1 and isinstance(node.targets[0], (ast.Attribute, ast.Subscript)) and isinstance(
@@ -581,16 +593,12 @@ def updates_parts(call: ast.Call, name: str) -> bool:
     (``name.replace(f=name.f.at[i].set(v))``, ``_replace``, ``dataclasses.replace(name, ...)``,
     also each leaf of the field, ``f=tree_map(lambda b, v: b.at[i].set(v), name.f, row)``) or each
     leaf (``tree_map(lambda b, v: b.at[i].set(v), name, ...)``, or a growth in the lambda)."""
+    def field(a: ast.AST | None) -> bool:  # `name.f`
+        return isinstance(a, ast.Attribute) and isinstance(a.value, ast.Name) and a.value.id == name
+
     for keyword in call.keywords:
         value = keyword.value
-        at = value.func.value.value if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and isinstance(
-            value.func.value, ast.Subscript) else None
-        field = at.value if isinstance(at, ast.Attribute) and at.attr == "at" else None
-        if isinstance(field, ast.Attribute) and isinstance(field.value, ast.Name) and field.value.id == name:
-            return True
-        if isinstance(value, ast.Call) and _maps_over(value, lambda a: (
-            isinstance(a, ast.Attribute) and isinstance(a.value, ast.Name) and a.value.id == name
-        )):
+        if field(at_receiver(value)) or isinstance(value, ast.Call) and _maps_over(value, field):
             return True
     return _maps_over(call, lambda a: isinstance(a, ast.Name) and a.id == name)
 

@@ -1205,7 +1205,7 @@ class GrowthRule(SourceRule):
         """Whether the object that holds the updated part (``state`` of ``state.x``,
         ``state.replace(x=...)`` or ``d["x"]``) is bound in the loop to anything but itself with
         a part updated or replaced: then each step may update another array."""
-        root = re.match(r"\w*", buf).group()
+        root = _root(buf)
         if root in ("", buf):
             return False  # the array itself, or held by an expression (`(a or b).x`) the loop cannot bind
         for name in self.semantics.names_in(loop, root):
@@ -1451,7 +1451,7 @@ class GrowthRule(SourceRule):
     def _other_bindings(self, tree: cst.CSTNode, buf: str, statement: cst.Assign) -> list[cst.Assign]:
         """The assignments of ``tree`` but ``statement`` whose target is ``buf`` (a name, or the
         code of an attribute or an item): the buffer's updates, or its making anew."""
-        root = re.match(r"\w*", buf).group()
+        root = _root(buf)
         return [
             assign for assign in self.semantics.of_kind(tree, cst.Assign)
             if assign is not statement and any(_spells(self, t.target, buf, root) for t in assign.targets)
@@ -1847,7 +1847,7 @@ class GrowthRule(SourceRule):
         else:
             index, pending = self._slice_code(call.func.value.slice), [call.args[0].value]
         followed = set()
-        receivers = [(buf, re.match(r"\w*", buf).group()) for buf in bufs]
+        receivers = [(buf, _root(buf)) for buf in bufs]
         while pending:
             # (an attribute's name or a keyword, `.reshape`, `axis=`, reads nothing: no budget spent on it)
             for node in self.semantics.find(pending.pop(), lambda n: isinstance(n, (cst.Subscript, cst.Name))):
@@ -1992,6 +1992,12 @@ class GrowthRule(SourceRule):
             source.insert_lines_before(self.end_line(loop) + 1, rebuild),
         )
         return Fix("safe", f"collect `(index, dtype, row)` in `{rows}`, each row converted as `.at[].set` converts it, and write them once", edits)
+
+
+def _root(code: str) -> str:
+    """The name the code of an attribute or an item starts with (``state`` of ``state.log["e"]``);
+    ``""`` for one read from another expression (``(a or b).x``)."""
+    return re.match(r"\w*", code).group()
 
 
 def _spells(rule, target: cst.BaseExpression, code: str, root: str) -> bool:

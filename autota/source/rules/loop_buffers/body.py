@@ -216,15 +216,14 @@ class LoopBodies:
             body.problem = "the body is not a `def` or `lambda` found in scope"
             return body
         forwarded = self._forwarded(function, kind) if kind in ("fori", "scan", "while") else None  # (not a module's method)
-        if forwarded is not None and isinstance(function, cst.FunctionDef):
-            body.problem = (
-                f"the body `{function.name.value}` passes the step on to `{forwarded[0].name.value}`; the fix rewrites a "
-                "body that is one `def`"
-            )
-            function, body.index_param, body.carry_param = forwarded
-            body.function = function
-        elif forwarded is not None:
-            body.forward = function
+        if forwarded is not None:
+            if isinstance(function, cst.FunctionDef):
+                body.problem = (
+                    f"the body `{function.name.value}` passes the step on to `{forwarded[0].name.value}`; the fix "
+                    "rewrites a body that is one `def`"
+                )
+            else:
+                body.forward = function  # `lambda c, i: step(i, c)`, which the fix rewrites too
             function, body.index_param, body.carry_param = forwarded
             body.function = function
         else:

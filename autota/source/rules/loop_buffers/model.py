@@ -1160,13 +1160,17 @@ class _Evaluation:
     def _index_plus_invariant(self, left: Value, right: Value, sign: int, env: dict) -> Index | Counted | None:
         """``index + c``, ``c + index`` or ``c - index`` where ``c`` reads nothing the step computes
         (a name from around the body, the shape of a carried array): the loop index, moved by a
-        value fixed for the loop; so too a carried value plus ``c`` (``nh + t``, which a counter ``t`` moves one slot a step)."""
+        value fixed for the loop; so too a carried value plus ``c`` (``nh + t``, which a counter
+        ``t`` moves one slot a step)."""
         semantics = self.modeler.semantics
 
-        def fixed(value: Value) -> bool:  # (`A.shape` of a carried array is the same every step)
-            names = semantics.find(value.node, lambda n: isinstance(n, cst.Name)) if isinstance(value, Opaque) and value.node else []
-            return isinstance(value, Const) or isinstance(value, Opaque) and value.node is not None and not any(
-                n.value in env and not static_read(semantics, n) for n in names
+        def fixed(value: Value) -> bool:
+            if isinstance(value, Const):
+                return True
+            if not isinstance(value, Opaque) or value.node is None:
+                return False
+            return not any(  # (`A.shape` of a carried array is the same every step)
+                n.value in env and not static_read(semantics, n) for n in semantics.find(value.node, lambda n: isinstance(n, cst.Name))
             ) and not semantics.find(value.node, lambda n: isinstance(n, cst.Call))
         if isinstance(left, Index) and not left.reverse and fixed(right):
             return Index(left.offset, left.element, symbolic=True)
