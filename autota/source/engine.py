@@ -64,7 +64,7 @@ def _plan(text: str, tree: ast.Module | None, enabled: frozenset[str], slicing: 
     if not _may_match(text, imported):
         return [], text, None
     rules = [
-        cls for cls in RULE_CLASSES if enabled.intersection(cls.codes) and any(t in text for t in cls.triggers)
+        cls for cls in RULE_CLASSES if enabled.intersection(cls.codes) and cls.triggered(text, imported)
     ]
     if not rules or tree is None:  # no AST (a grammar newer than this Python): every rule, the whole file
         return rules, text, None
@@ -72,6 +72,7 @@ def _plan(text: str, tree: ast.Module | None, enabled: frozenset[str], slicing: 
     facts.loop_wrapper_names = frozenset(own.loop_wrappers) | {n.rpartition(".")[2] for n in imported.loop_wrappers}
     facts.grower_names = frozenset(own.growers) | {n.rpartition(".")[2] for n in imported.growers}
     facts.updater_names = frozenset(n.rpartition(".")[2] for n in imported.updaters)
+    facts.undonated_names = frozenset(n.rpartition(".")[2] for n in imported.undonated)
     keep: set[int] | None = set()
     chosen = []
     for cls in rules:
@@ -90,8 +91,11 @@ def _plan(text: str, tree: ast.Module | None, enabled: frozenset[str], slicing: 
 
 def _may_match(text: str, imported: ProjectFunctions) -> bool:
     """Whether any rule may find something in ``text``: it names JAX, or uses `.at[i].set`
-    (JAX's), or star-imports a module of the run (which may hand it `jnp`)."""
-    return "jax" in text or ".at[" in text or bool(imported.star_exports and "import *" in text)
+    (JAX's), or star-imports a module of the run (which may hand it `jnp`), or names a step that
+    another module of the run jits (see :attr:`ProjectFunctions.undonated`)."""
+    return "jax" in text or ".at[" in text or bool(imported.star_exports and "import *" in text) or any(
+        name.rpartition(".")[2] in text for name in imported.undonated
+    )
 
 
 def _findings(text: str, path: str, enabled: frozenset[str], slicing: bool = True,

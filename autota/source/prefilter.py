@@ -90,6 +90,8 @@ class Facts:
     updater_names: frozenset[str] = frozenset()
     """The names of the functions of other modules of the run that return an updated copy of a
     parameter (see :mod:`autota.source.updaters`): a jitted step that calls one writes it."""
+    undonated_names: frozenset[str] = frozenset()
+    """Those of :attr:`updater_names` that their module jits donating nothing: steps in themselves."""
     units: list[ast.stmt] = field(default_factory=list)
     """The units of the module: its top-level statements, except that a top-level class is split
     into its shell (the ``class`` line and its other statements) and one unit per method, so that

@@ -191,6 +191,10 @@ class ProjectFunctions:
     updaters: dict[str, tuple[int, ...]] = field(default_factory=dict)
     """The functions of the run's modules that return an updated copy of a parameter (see
     :mod:`autota.source.updaters`), by dotted name, with those parameters' positions."""
+    undonated: frozenset[str] = frozenset()
+    """Those of :attr:`updaters` that their module decorates with a ``jit`` donating nothing
+    (see :func:`autota.source.updaters.jitted_without_donation`): called in a loop of another
+    module that rebinds the argument, each call copies it (AT301)."""
     constants: dict[str, int] = field(default_factory=dict)
     """The int constants of the run's modules, by dotted name (``consts.NUMRAD`` for a module's
     one binding ``NUMRAD = 2``; see :func:`module_constants`): a loop over ``range(NUMRAD)``
@@ -339,6 +343,7 @@ def project_functions(paths: list[str]) -> ProjectFunctions:
                 continue
     trees: dict[str, ast.Module | None] = {}
     modules: dict[str, str] = {}
+    undonated: set[str] = set()
 
     def module_of(path: str) -> str:  # a walk up the folders, once a file
         if path not in modules:
@@ -361,7 +366,9 @@ def project_functions(paths: list[str]) -> ProjectFunctions:
     for path, text in texts.items():
         if updaters.may_define(text) and (parsed := tree(path)) is not None:
             module = module_of(path)
-            found.updaters.update({f"{module}.{name}": positions for name, positions in updaters.file_updaters(parsed).items()})
+            written = updaters.file_updaters(parsed)
+            found.updaters.update({f"{module}.{name}": positions for name, positions in written.items()})
+            undonated |= {f"{module}.{name}" for name in updaters.jitted_without_donation(parsed, set(written))}
     candidates = [path for path, text in texts.items() if growers.may_define(text)]
     for _ in range(4):
         before = len(found.growers)
@@ -405,6 +412,7 @@ def project_functions(paths: list[str]) -> ProjectFunctions:
     disables = any(DISABLES_JIT.search(text) for text in texts.values())
     return replace(
         found, stored_attributes=frozenset(stored), stores_built_names=built, constants=constants, disables_jit=disables,
+        undonated=frozenset(undonated),
     )
 
 

@@ -117,6 +117,11 @@ class SourceRule:
     """Substrings one of which a file must contain for this rule to be worth parsing it."""
 
     @classmethod
+    def triggered(cls, text: str, imported: ProjectFunctions) -> bool:
+        """Whether the file may hold a candidate: one of :attr:`triggers` occurs in it."""
+        return any(t in text for t in cls.triggers)
+
+    @classmethod
     def relevant(cls, facts: Facts) -> set[int] | None:
         """The top-level statements this rule needs to see, from the cheap AST facts.
 
@@ -411,8 +416,8 @@ class SourceRule:
     def few_trips(self, loop: cst.For | cst.While) -> bool:
         """Whether ``loop`` runs over a ``range`` (or its ``reversed``, or ``jnp.arange``) of
         constants (int literals, or names bound once to one: ``N_PLAYERS = 3``, ``len((1, 2, 3))``) of at most
-        :data:`FEW_TRIPS` steps, or over a tuple or list display of at most that many elements
-        (``for dim in (3, 4, 6)``, or a name bound once to such a tuple); or over ``zip`` of
+        :data:`FEW_TRIPS` steps, or over a tuple or list display of at most :data:`FEW_DISPLAYED`
+        elements (``for dim in (3, 4, 6)``, or a name bound once to such a tuple); or over ``zip`` of
         iterables one of which is such (``zip(ks, colors)`` stops at the end of ``colors``), or
         ``enumerate`` of one of those."""
         if isinstance(loop, cst.For):
@@ -424,7 +429,7 @@ class SourceRule:
                 zipped = [a.value for a in iterated.args if a.keyword is None and not a.star]
             counts = [c for c in map(self._display_length, zipped) if c is not None]
             if counts:
-                return min(counts) <= FEW_TRIPS
+                return min(counts) <= FEW_DISPLAYED
         iterator = self.range_call(loop.iter) if isinstance(loop, cst.For) else None
         if iterator is None and isinstance(loop, cst.For) and isinstance(loop.iter, cst.Call) and self.matches(
             loop.iter.func, {"jax.numpy.arange", "numpy.arange"}
@@ -644,3 +649,8 @@ FEW_TRIPS = 4
 """A loop of at most this many steps of constants (``for layer in range(3)``) costs a fixed,
 small amount whatever the input: unrolled under ``jit`` its program does not grow, and eagerly
 its few copies are not the O(T^2) of rows collected one a step."""
+
+FEW_DISPLAYED = 8
+"""A loop over a display (``for i, v in zip([3, 6, 9, 13, 16], vals)``) runs as many steps as
+its text has items: unlike a ``range`` whose stop is a constant a user raises with the input's
+size, nothing grows it, so a few more items than :data:`FEW_TRIPS` still cost a fixed amount."""

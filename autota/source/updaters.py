@@ -59,6 +59,32 @@ def file_updaters(tree: ast.Module) -> dict[str, tuple[int, ...]]:
     return found
 
 
+def jitted_without_donation(tree: ast.Module, names: set[str]) -> set[str]:
+    """Those of the module's top-level functions ``names`` whose one decorator is a ``jit``
+    that donates nothing (``@jax.jit``, ``@partial(jax.jit, static_argnums=1)``): a caller in
+    another module that rebinds the updated argument copies it every call, and the fix (a
+    donation) belongs to this module."""
+    return {
+        function.name for function in tree.body
+        if isinstance(function, ast.FunctionDef) and function.name in names and len(function.decorator_list) == 1
+        and _undonated_jit(function.decorator_list[0])
+    }
+
+
+def _undonated_jit(decorator: ast.expr) -> bool:
+    """``jit``/``jax.jit``, also called or in a ``partial``, with no ``donate_*`` keyword."""
+    keywords: list[ast.keyword] = []
+    while isinstance(decorator, ast.Call):
+        keywords += decorator.keywords
+        if terminal(decorator.func) in vocabulary.PARTIAL_TERMINALS and decorator.args:
+            decorator = decorator.args[0]  # `partial(jax.jit, static_argnums=1)`
+        else:
+            decorator = decorator.func  # `jax.jit(static_argnums=1)`
+    return terminal(decorator) in ("jit", "pjit") and not any(
+        k.arg is None or k.arg.startswith("donate") for k in keywords
+    )
+
+
 def _writes(function: ast.FunctionDef) -> bool:
     """Whether ``function`` holds an update (``.at[...]`` method or ``dynamic_update_*`` call)."""
     return any(

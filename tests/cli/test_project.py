@@ -126,14 +126,14 @@ import jax.numpy as jnp
 class Hand:
     @staticmethod
     def deal(deck):
-        hand = jnp.zeros((4, 34), dtype=jnp.uint8)
+        hand = jnp.zeros((deck.shape[0], 34), dtype=jnp.uint8)
         for j in range(deck.shape[0]):
             hand = hand.at[j].set(deck[j])
         return hand
 
     @staticmethod
     def eager(deck):
-        hand = jnp.zeros((4, 34), dtype=jnp.uint8)
+        hand = jnp.zeros((deck.shape[0], 34), dtype=jnp.uint8)
         for j in range(deck.shape[0]):
             hand = hand.at[j].set(deck[j])
         return hand
@@ -743,6 +743,34 @@ def test_a_jitted_step_whose_write_is_in_another_module_is_an_update(capsys, tmp
     (tmp_path / "run.py").write_text(loop.format(name="forward"))
     (tmp_path / "run_peek.py").write_text(loop.format(name="peek"))
     assert _codes(capsys, "--select", "AT301", str(tmp_path)) == ["run.py:14:22 AT301"]
+    assert _codes(capsys, "--select", "AT301", str(tmp_path / "run.py")) == []
+
+
+def test_a_step_jitted_in_another_module_or_an_imported_writer_jitted_here_is_ats301(capsys, tmp_path):
+    """Sweeps 50a/50b (flashbax, jax-am): a loop calls a step that its own module jits donating
+    nothing (reported without a fix: the donation belongs there), or jits another module's
+    writer itself (``put_j = jax.jit(put)``: the unsafe fix donates here). A step that donates,
+    or a call that does not rebind the argument it updates, is none."""
+    (tmp_path / "steps.py").write_text(
+        "import functools\n\nimport jax\n\n\n@jax.jit\ndef update(T, dt):\n    return T.at[1:-1].add(dt * T[1:-1])\n\n\n"
+        "@functools.partial(jax.jit, donate_argnums=0)\ndef kept(b, i):\n    return b.at[i].set(1.0)\n\n\n"
+        "def put(b, i, v):\n    return b.at[i].set(v)\n"
+    )
+    (tmp_path / "run.py").write_text(
+        "import jax\n\nfrom steps import kept, put, update as step\n\nput_j = jax.jit(put)\n\n\n"
+        "def go(T, n):\n    for i in range(n):\n        T = step(T, 0.1)\n        T = kept(T, i)\n"
+        "        T = put_j(T, i, 2.0)\n    c = T\n    for i in range(n):\n        T = step(c, 0.1)\n    return T\n"
+    )
+    (tmp_path / "plain.py").write_text(  # no `jax` in its text
+        "from steps import update\n\n\ndef go(T, n):\n    for _ in range(n):\n        T = update(T, 0.1)\n    return T\n"
+    )
+    assert _codes(capsys, "--select", "AT301", str(tmp_path)) == [
+        "plain.py:6:13 AT301", "run.py:10:13 AT301", "run.py:12:13 AT301"
+    ]
+    main(["check", "--no-progress", "--exit-zero", "--output-format", "json", "--select", "AT301", str(tmp_path)])
+    findings = {Path(f["path"]).name + f":{f['line']}": f for f in json.loads(capsys.readouterr().out)}
+    assert "jitted in another module" in findings["run.py:10"]["details"]["reason"] and findings["run.py:10"]["fix"] is None
+    assert "donating argument 0" in findings["run.py:12"]["message"] and findings["run.py:12"]["fix"]["applicability"] == "unsafe"
     assert _codes(capsys, "--select", "AT301", str(tmp_path / "run.py")) == []
 
 

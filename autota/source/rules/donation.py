@@ -9,6 +9,8 @@ The fix is unsafe by nature: after the call the caller's old array is deleted.
 from __future__ import annotations
 
 import ast
+import functools
+from collections.abc import Collection
 
 import libcst as cst
 
@@ -31,6 +33,12 @@ class DonationRule(SourceRule):
     triggers = ("jit",)
 
     @classmethod
+    def triggered(cls, text: str, imported) -> bool:
+        """``jit``, or the name of a step another module of the run jits (see
+        :attr:`ProjectFunctions.undonated`), which a loop may call here."""
+        return super().triggered(text, imported) or any(name.rpartition(".")[2] in text for name in imported.undonated)
+
+    @classmethod
     def relevant(cls, facts: prefilter.Facts) -> set[int] | None:
         """Jitted functions that update an array, and the loops that call them."""
         # functions that write an array: a jitted one, or a helper a jitted one calls
@@ -43,6 +51,21 @@ class DonationRule(SourceRule):
             for function in site.functions
         }
         jitted = [f for f in facts.jitted() if id(f.node) in writers or id(f.node) in calling]
+        imported = _imported_steps(facts)
+        if imported:  # `step = jax.jit(put)` of another module's `put`, or its own jitted `update`
+            names = imported | {
+                n for n, s in facts.call_assigns
+                if facts.name(s.node.func) in prefilter.JIT_NAMES and s.node.args and prefilter.terminal(s.node.args[0]) in imported
+            }
+            callers = [s for s in facts.calls if s.in_loop and prefilter.terminal(_jitted_at_call(facts, s.node.func)) in names]
+            if callers:
+                jit_sites = [s for n, s in facts.call_assigns if n in names]
+                return prefilter.tops(callers) | prefilter.tops(jit_sites) | (cls.relevant_own(facts, jitted) or set())
+        return cls.relevant_own(facts, jitted)
+
+    @classmethod
+    def relevant_own(cls, facts: prefilter.Facts, jitted: list[prefilter.Site]) -> set[int]:
+        """The file's own jitted functions that write, their helpers, and the loops that call them."""
         if not jitted:
             return set()
         names = {f.node.name for f in jitted if not isinstance(f.node, ast.Lambda)}  # a lambda: by the name bound to it
@@ -71,20 +94,60 @@ class DonationRule(SourceRule):
             donated = self._donated(jit_node)
             if donated is True:
                 continue
-            updated = self.updated_params(function)
+            if function is None:  # `step = jax.jit(put)` of another module's `put`
+                updated = {k: f"argument {k}" for k in self._imported[id(jit_node)]}
+                params = []
+            else:
+                updated = self.updated_params(function)
+                params = [p.name.value for p in function.params.params]
             if not updated:
                 continue
-            params = [p.name.value for p in function.params.params]
-            calls = self._loop_calls(node, function, jit_node, updated, params)
+            runs = functools.partial(self._runs, function=function, jit_node=jit_node, updated=updated)
+            calls = self._loop_calls(node, runs, params, self._bound[id(jit_node)])
             for call, position in calls:  # the jitted callable's arguments start after a partial's
                 argument = position - self._bound[id(jit_node)]
                 if donated == EXCEPT_FIRST:
                     if argument != 0:
                         continue
-                elif params[position] in donated or argument in donated:
+                elif updated[position] in donated or argument in donated:
                     continue
-                self._report(function, jit_node, call, params[position], argument, bool(donated))
+                self._report(function, jit_node, call, updated[position], argument, bool(donated))
                 break
+        self._check_imported_steps(node)
+
+    def _check_imported_steps(self, module: cst.Module) -> None:
+        """Loops that call another module's function that its module jits donating nothing
+        (``@jax.jit def update(T, dt): return T.at[1:-1].add(...)``), rebinding an argument it
+        updates: each call copies the array; the donation belongs to that module."""
+        undonated = self.context.imported.undonated
+        if not undonated:
+            return
+        steps = {name: self.context.imported.updaters[name] for name in undonated}
+
+        def runs(call: cst.Call) -> tuple[int, Collection[int]] | None:
+            written = self._of_run(steps, call.func) if isinstance(call.func, (cst.Name, cst.Attribute)) else None
+            return (0, written) if written else None
+
+        for call, position in self._loop_calls(module, runs, [], 0):
+            what = self.code_of(call.func)
+            self.report(
+                "AT301", call, _message(what, f"argument {position}"),
+                reason=f"`{what}` is jitted in another module of the run; donate argument {position} there",
+            )
+
+    def _runs(self, call: cst.Call, function, jit_node, updated) -> tuple[int, Collection[int]] | None:
+        """Whether ``call`` runs the callable that ``jit_node`` jits: ``None`` if not, else how
+        many of its arguments the call leaves out (1 for ``self.step(buf)``, whose ``self`` is
+        the jitted function's argument 0) and the positions it updates."""
+        name = self._names[id(jit_node)]
+        if call.func is jit_node:
+            return 0, updated  # `jax.jit(step)(buf, ...)`
+        if name is not None and isinstance(call.func, cst.Name) and call.func.value == name:
+            binding = self.semantics.binding(call.func)
+            return (0, updated) if binding is jit_node or function is not None and binding is function else None
+        if function is not None and (self._own_method_call(call, function, name) or self._held_object_call(call, function)):
+            return 1, updated
+        return None
 
     # -- which functions are jitted, and how --------------------------------------------------
     def _jitted(self, module: cst.Module):
@@ -92,6 +155,7 @@ class DonationRule(SourceRule):
         node, the name the jitted callable is called by and how many of the function's first
         parameters a ``partial`` fills by position (the jitted callable's arguments come after)."""
         found = []
+        self._imported: dict[int, tuple[int, ...]] = {}
         for function in self.semantics.find(module, lambda n: isinstance(n, cst.FunctionDef)):
             for decorator in function.decorators:
                 if self.is_jit(decorator.decorator):
@@ -110,6 +174,17 @@ class DonationRule(SourceRule):
         self._names = {id(node): name for _, node, name, _ in found}
         self._bound = {id(node): bound for _, node, _, bound in found}
         return [(f, node) for f, node, _, _ in found]
+
+    def _jitted_target(self, call: cst.Call) -> tuple[cst.BaseExpression, int]:
+        """What ``jax.jit(...)`` jits, and how many of its first parameters a ``partial`` fills
+        by position (``jax.jit(partial(store, 2.0))``)."""
+        target, bound = call.args[0].value, 0
+        if isinstance(target, cst.Call) and self.matches(target.func, PARTIAL) and target.args and not any(
+            a.star for a in target.args
+        ):
+            bound = sum(1 for a in target.args[1:] if a.keyword is None)
+            target = target.args[0].value
+        return target, bound
 
     def _class_member(self, attribute: cst.Attribute, where: cst.CSTNode) -> cst.FunctionDef | None:
         """The method ``attribute`` names in the class around ``where``: ``cls.step`` in a
@@ -132,17 +207,16 @@ class DonationRule(SourceRule):
         method of the class around ``where`` too (``cls.step = jax.jit(cls.step)``)."""
         if not (isinstance(call, cst.Call) and self.matches(call.func, JIT) and call.args) or call.args[0].keyword:
             return None
-        target, bound = call.args[0].value, 0
-        if isinstance(target, cst.Call) and self.matches(target.func, PARTIAL) and target.args and not any(
-            a.star for a in target.args
-        ):
-            bound = sum(1 for a in target.args[1:] if a.keyword is None)
-            target = target.args[0].value
+        target, bound = self._jitted_target(call)
         function = self.semantics.binding(target) if isinstance(target, cst.Name) else target
         if isinstance(target, cst.Attribute) and where is not None:
             function = self._class_member(target, where)
         if isinstance(function, cst.Lambda) or isinstance(function, cst.FunctionDef) and not function.decorators:
             return function, bound
+        written = self.updater(target) if function is None or isinstance(function, cst.Attribute) else None
+        if written:  # `jax.jit(put)` of another module's `put`: by the positions it updates
+            self._imported[id(call)] = written
+            return None, bound
         return None
 
     def _donated(self, node) -> bool | str | set:
@@ -190,21 +264,15 @@ class DonationRule(SourceRule):
                     updated[params.index(origin)] = origin
         return updated
 
-    def _loop_calls(self, module, function, jit_node, updated, params):
-        """Calls ``x = step(..., x, ...)`` inside a Python loop, with ``x`` at an updated position."""
-        name = self._names[id(jit_node)]
+    def _loop_calls(self, module, runs, params, bound_first):
+        """Calls ``x = step(..., x, ...)`` inside a Python loop, with ``x`` at a position the step
+        updates; ``runs(call)`` tells whether a call runs the step (see :meth:`_runs`)."""
         found = []
         for call in self.semantics.find(module, lambda n: isinstance(n, cst.Call)):
-            if call.func is jit_node:
-                skipped = 0  # `jax.jit(step)(buf, ...)`
-            elif name is not None and isinstance(call.func, cst.Name) and call.func.value == name:
-                if self.semantics.binding(call.func) not in (jit_node, function):  # another `name` is called
-                    continue
-                skipped = 0
-            elif self._own_method_call(call, function, name) or self._held_object_call(call, function):
-                skipped = 1  # `self.step(buf, ...)`: `self` is the jitted function's argument 0
-            else:
+            ran = runs(call)
+            if ran is None:
                 continue
+            skipped, written = ran
             if not scopes.enclosing_loops(self, call) or self.traced.context(call) is not None:
                 continue  # not in a loop, or traced: a jitted call inside a trace is inlined, and donation is moot
             assign = self.parent(call)
@@ -220,13 +288,13 @@ class DonationRule(SourceRule):
                 self.code_of(t.target) for t in assign.targets if isinstance(t.target, (cst.Attribute, cst.Subscript))
                 and not any(n.value in loop_bound for n in self.semantics.find(t.target, lambda x: isinstance(x, cst.Name)))
             }
-            position = skipped + self._bound[id(jit_node)]
+            position = skipped + bound_first
             for arg in call.args:
                 if arg.star:
                     break
                 if arg.keyword is not None:  # by keyword: `donate_argnums` counts its parameter's position
                     position = params.index(arg.keyword.value) if arg.keyword.value in params else None
-                if position in updated and (
+                if position in written and (
                     isinstance(arg.value, cst.Name) and arg.value.value in bound or self.code_of(arg.value) in held
                 ):
                     found.append((call, position))
@@ -278,31 +346,31 @@ class DonationRule(SourceRule):
         return isinstance(made, cst.Call) and isinstance(made.func, cst.Name) and self.semantics.binding(made.func) is cls
 
     def _report(self, function, jit_node, call, param: str, position: int, donates_others: bool) -> None:
-        what = function.name.value if isinstance(function, cst.FunctionDef) else self._names[id(jit_node)] or "the lambda"
-        message = (
-            f"`{what}` is jitted without donating `{param}` and returns an updated copy of it; "
-            f"called in a loop that rebinds the argument, every call copies the whole array (O(size) a step)"
+        param = param if param.startswith("argument ") else f"`{param}`"  # (another module's: by position)
+        what = function.name.value if isinstance(function, cst.FunctionDef) else self._names[id(jit_node)] or (
+            "the lambda" if function is not None else self.code_of(self._jitted_target(jit_node)[0])
         )
+        message = _message(what, param)
         jit = jit_node.func if isinstance(jit_node, cst.Call) else jit_node
         if isinstance(jit_node, cst.Call) and self.matches(jit, PARTIAL) and jit_node.args:
             jit = jit_node.args[0].value
         if self.matches(jit, {"equinox.filter_jit"}):
-            self.report("AT301", call, f"{message}; no fix: Equinox's `filter_jit` donates by `donate=` (`\"all\"` donates every array argument)")
+            self.report("AT301", call, message, reason="Equinox's `filter_jit` donates by `donate=` (`\"all\"` donates every array argument)")
             return
         if donates_others:
-            self.report("AT301", call, f"{message}; no fix: the `jit` call donates other arguments; add position {position} to them")
+            self.report("AT301", call, message, reason=f"the `jit` call donates other arguments; add position {position} to them")
             return
         fix = self._fix(jit_node, position)
         if fix is None:
-            self.report("AT301", call, f"{message}; no fix: the `jit` call cannot be extended here")
+            self.report("AT301", call, message, reason="the `jit` call cannot be extended here")
             return
         self.report(
             "AT301",
             call,
-            f"{message}; donate it (`donate_argnums=({position},)`); the fix is unsafe: after each call the "
-            "caller's old array is deleted, so any other reference to it breaks (the same array passed twice in one "
-            "call fails at once)",
+            message,
             fix,
+            reason="it assumes that nothing else holds the caller's old array: after each call it is deleted, so any "
+            "other reference to it breaks (the same array passed twice in one call fails at once)",
         )
 
     def _fix(self, jit_node, position: int) -> Fix | None:
@@ -322,6 +390,13 @@ class DonationRule(SourceRule):
             else:
                 new = f"{self.code_of(jit_node)}({keyword})"
         return Fix("unsafe", f"donate argument {position}", (self.replace(jit_node, new),))
+
+
+def _message(step: str, argument: str) -> str:
+    return (
+        f"`{step}` is jitted without donating {argument} and returns an updated copy of it; called in a loop that "
+        "rebinds the argument, every call copies the whole array (O(size) a step)"
+    )
 
 
 EXCEPT_FIRST = "all-except-first"
@@ -467,6 +542,13 @@ class _UpdatedCopies:
         if isinstance(call.func, cst.Attribute) and call.func.attr.value in ("_replace", "replace"):
             return call.func.value
         return None
+
+
+def _imported_steps(facts: prefilter.Facts) -> set[str]:
+    """The names of other modules' functions that write a parameter and that the file may call
+    jitted: jitted in their module donating nothing, or handed to a ``jit`` here."""
+    handed = {prefilter.terminal(s.node.args[0]) for s in facts.calls_named(prefilter.JIT_NAMES) if s.node.args}
+    return set(facts.undonated_names) | (handed & facts.updater_names)
 
 
 def _jitted_at_call(facts: prefilter.Facts, func: ast.expr) -> ast.expr:

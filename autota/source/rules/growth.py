@@ -18,13 +18,14 @@ import libcst as cst
 
 from autota.catalogue import Fix
 from autota.source import prefilter, scopes, vocabulary
-from autota.source.rule import SourceRule
+from autota.source.rule import FEW_TRIPS, SourceRule
 
 UNSTEADY = (cst.Call, cst.Attribute, cst.Subscript, cst.NamedExpr, cst.Await, cst.Yield, cst.Lambda,
             cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
 """What may give an index another value each step though it reads no name the loop binds."""
 
 JNP = "jax.numpy"
+SHAPED_CONSTRUCTORS = frozenset(f"{m}.{f}" for m in (JNP, "numpy") for f in ("zeros", "ones", "empty", "full"))
 SELF_CONVERSIONS = frozenset({f"{JNP}.array", f"{JNP}.asarray", f"{JNP}.copy", "numpy.array", "numpy.asarray", "numpy.copy"})
 """Calls that give an array's own values back (a copy, a conversion)."""
 FLOAT_CONSTANTS = vocabulary.FLOAT_CONSTANTS
@@ -121,10 +122,17 @@ def _may_grow(facts: prefilter.Facts, assign: ast.Assign, helpers: dict[str, set
         return True  # `obj.data = obj.data.at[i].set(v)`, as the prefilter found it
     name = target.id
     return any(
-        _may_grow_call(facts, call, name) or isinstance(call.func, ast.Name) and call.func.id in helpers
+        _may_grow_call(facts, call, name) or bool(_called_helpers(call, helpers))
         or facts.name(call.func) in facts.grower_names
         for call in prefilter.assigned_calls(assign.value)
     )
+
+
+def _called_helpers(call: ast.Call, helpers: dict[str, set[int]]) -> list[str]:
+    """The helpers of ``helpers`` that ``call`` calls (``put(b, i, v)``) or hands on by name as
+    its first argument (``tree_map(grow, acc, x)``)."""
+    named = [call.func, *call.args[:1]]
+    return [n.id for n in named if isinstance(n, ast.Name) and n.id in helpers]
 
 
 def _may_grow_call(facts: prefilter.Facts, call: ast.Call, name: str) -> bool:
@@ -195,8 +203,8 @@ class GrowthRule(SourceRule):
             return None  # a module-level accumulator: any function of the module may see it
         around = [f for f in facts.functions if any(prefilter.inside(c, f) for c in candidates)]
         called = {  # the helpers the candidates call
-            top for site in candidates if isinstance(site.node.value, ast.Call) and isinstance(site.node.value.func, ast.Name)
-            for top in helpers.get(site.node.value.func.id, ())
+            top for site in candidates if isinstance(site.node.value, ast.Call)
+            for name in _called_helpers(site.node.value, helpers) for top in helpers[name]
         }
         # the functions (and own methods) the loops' functions call by name: where an entry's slot
         # is read (`place(item)`, `self.place(item)`)
@@ -278,15 +286,19 @@ class GrowthRule(SourceRule):
         return found
 
     def _mapped_spelling(self, value: cst.Call, acc: str) -> Spelling | None:
-        """``acc = tree_map(lambda a, x: f(a, x), acc, xs)``: each leaf of ``acc`` (a name, or the
-        code of a field, ``s.f``) grown or updated by ``f``, whose parameter stands for ``acc``. No
-        fix rewrites it: the fixes collect the pieces or rows of one array."""
+        """``acc = tree_map(lambda a, x: f(a, x), acc, xs)``, or ``tree_map(grow, acc, xs)`` of a
+        ``def grow(a, x): return f(a, x)``: each leaf of ``acc`` (a name, or the code of a field,
+        ``s.f``) grown or updated by ``f``, whose parameter stands for ``acc``. No fix rewrites it:
+        the fixes collect the pieces or rows of one array."""
         function = value.args[0].value if value.args and self.matches(value.func, vocabulary.TREE_MAP) else None
-        if not isinstance(function, cst.Lambda) or not isinstance(function.body, cst.Call) or any(
-            a.keyword or a.star for a in value.args
-        ) or function.params.star_arg is not cst.MaybeSentinel.DEFAULT or function.params.kwonly_params:
+        helper = self.semantics.binding(function) if isinstance(function, cst.Name) else function
+        returned = scopes.only_return(helper) if isinstance(helper, (cst.Lambda, cst.FunctionDef)) else None
+        if returned is None or any(a.keyword or a.star for a in value.args) or (
+            helper.params.star_arg is not cst.MaybeSentinel.DEFAULT or helper.params.kwonly_params
+            or helper.params.posonly_params or helper.params.star_kwarg is not None
+        ):
             return None
-        params = [p.name.value for p in function.params.params]
+        params = [p.name.value for p in helper.params.params]
         trees = [a.value for a in value.args[1:]]
         if len(params) != len(trees):
             return None
@@ -294,7 +306,8 @@ class GrowthRule(SourceRule):
         if len(receivers) != 1:
             return None
         why = f"the arrays are the leaves of `{acc}`, each through `{self.code_of(value.func)}`; the fix rewrites one array"
-        return Spelling(function.body, receivers[0], function.body, why, tuple(zip(params, trees, strict=True)))
+        site = returned if isinstance(helper, cst.Lambda) else value
+        return Spelling(returned, receivers[0], site, why, tuple(zip(params, trees, strict=True)))
 
     def _growing_branch(self, choice: cst.IfExp, acc: str, node: cst.CSTNode) -> cst.Call | None:
         """The call of ``acc = a if test else b`` that runs after the first step, where ``test``
@@ -1193,6 +1206,15 @@ class GrowthRule(SourceRule):
             return held
         for spelling in self._spellings(node, buf):
             call = spelling.call
+            held = self._part_update(call, spelling.receiver) if spelling.indirect else None
+            if held is not None:  # `scene = put(scene, i, r)`, `def put(s, i, r): return s.replace(f=s.f.at[i].set(r))`
+                part, update_call, method, _ = held
+                why = (
+                    f"the array is a field of `{buf}`, rebuilt with `{self.code_of(call.func)}` (line "
+                    f"{self.start_line(call)}); the fix rewrites a name"
+                )
+                field = buf + part.removeprefix(spelling.receiver)
+                return field, update_call, method, Spelling(update_call, part, spelling.site, why, spelling.arguments)
             update = scopes.at_update(call)
             if update is not None and update[0] == spelling.receiver and update[1] in UPDATE_METHODS:
                 return buf, call, update[1], spelling
@@ -1200,6 +1222,22 @@ class GrowthRule(SourceRule):
             if name and call.args and isinstance(call.args[0].value, cst.Name) and call.args[0].value.value == spelling.receiver:
                 return buf, call, name.rsplit(".", 1)[1], spelling
         return None
+
+    def _few_rows(self, call: cst.Call) -> bool:
+        """Whether the array ``call`` updates is made, where the loop first reads it, by a
+        constructor whose first dimension is a constant of at most :data:`FEW_TRIPS`
+        (``probs = jnp.zeros(4)``): the loop writes a few slots whatever its length, so each step
+        copies an array that does not grow with it."""
+        found = scopes.at_call(call)
+        receiver = found[0] if found is not None else call.args[0].value if call.args else None
+        made = self.semantics.binding(receiver) if isinstance(receiver, cst.Name) else None
+        if not (isinstance(made, cst.Call) and self.matches(made.func, SHAPED_CONSTRUCTORS) and made.args) or made.args[0].keyword:
+            return False
+        shape = made.args[0].value
+        if isinstance(shape, (cst.Tuple, cst.List)):
+            shape = shape.elements[0].value if shape.elements and isinstance(shape.elements[0], cst.Element) else None
+        rows = self._constant_int(shape) if shape is not None else None
+        return rows is not None and rows <= FEW_TRIPS
 
     def _holder_made_anew(self, buf: str, statement: cst.Assign, loop: cst.CSTNode) -> bool:
         """Whether the object that holds the updated part (``state`` of ``state.x``,
@@ -1259,6 +1297,8 @@ class GrowthRule(SourceRule):
             loops = loops[1:]  # `if i == order:` around the write: one copy a run of that loop, one a step of the next
         if not loops or all(self.few_trips(loop) for loop in loops):
             return
+        if spelling.indirect is None and self._few_rows(call):
+            return  # `probs = jnp.zeros(4)`: a few slots overwritten, whatever the loop's length
         loop = loops[0]
         attribute = not isinstance(statement.targets[0].target, cst.Name)
         converted = None

@@ -21,7 +21,9 @@ from autota.source.tracing import COMPILED
 from autota.source.rule import SourceRule
 from autota.source.rules.growth import GROWTH
 
-OUTER_PRODUCTS = frozenset({"jax.numpy.outer", "jax.numpy.kron", "jax.numpy.multiply.outer"})
+OUTER_PRODUCTS = frozenset({"jax.numpy.outer", "jax.numpy.kron", "jax.numpy.multiply.outer", "jax.numpy.polymul"})
+CONVOLUTIONS = frozenset({"jax.numpy.convolve", "jax.numpy.correlate"})
+"""Their ``"full"`` and ``"valid"`` modes give another length than their first factor's; ``"same"`` keeps the longer."""
 """Products whose result has the axes of both factors: a carry multiplied in grows each step."""
 
 
@@ -360,7 +362,8 @@ class UnrolledLoopRule(SourceRule):
 
     def _outer_product(self, value: cst.BaseExpression, name: str) -> bool:
         """Whether ``value`` is an outer product with ``name`` as a factor (``jnp.outer``,
-        ``jnp.kron``, ``jnp.tensordot(r, m, axes=0)``): its rank or size grows each step."""
+        ``jnp.kron``, ``jnp.tensordot(r, m, axes=0)``, a polynomial product ``jnp.polymul``, a
+        ``jnp.convolve`` not in mode ``"same"``): its rank or size changes each step."""
         if not isinstance(value, cst.Call) or any(a.star for a in value.args):
             return False
         factors = [a.value for a in value.args if a.keyword is None][:2]
@@ -368,6 +371,11 @@ class UnrolledLoopRule(SourceRule):
             return False
         if self.matches(value.func, OUTER_PRODUCTS):
             return True
+        if self.matches(value.func, CONVOLUTIONS):
+            mode = [a.value for a in value.args if a.keyword is not None and a.keyword.value == "mode"] or [
+                a.value for a in value.args if a.keyword is None
+            ][2:3]
+            return not mode or isinstance(mode[0], cst.SimpleString) and mode[0].evaluated_value != "same"
         if self.matches(value.func, {"jax.numpy.tensordot"}):
             axes = [a.value for a in value.args if a.keyword is not None and a.keyword.value == "axes"] or [
                 a.value for a in value.args if a.keyword is None
