@@ -112,7 +112,8 @@ class Facts:
     """``for`` loops over ``range(...)`` or ``jnp.arange(...)``, or their ``reversed``."""
     functions: list[Site] = field(default_factory=list)
     call_assigns: list[tuple[str, Site]] = field(default_factory=list)
-    """``name = call(...)``: the bound name and the call's site."""
+    """``name = call(...)``: the bound name and the call's site; also ``self.name = call(...)``,
+    an attribute of the method's object, by the attribute's name."""
     name_aliases: list[tuple[str, str]] = field(default_factory=list)
     """``(g, f)`` for ``g = f`` or ``g = f if c else h`` (and ``(g, h)``), and for ``obj.g = f``:
     calling ``g`` may run ``f``."""
@@ -549,6 +550,9 @@ class _Walker:
 
     def visit_Assign(self, node: ast.Assign) -> None:
         name = node.targets[0].id if len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) else None
+        target = node.targets[0] if len(node.targets) == 1 else None
+        if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and isinstance(node.value, ast.Call):
+            self.facts.call_assigns.append((target.attr, self.site(node.value)))  # `self._insert = jax.jit(...)`
         if name is not None and isinstance(node.value, ast.Call):
             self.facts.call_assigns.append((name, self.site(node.value)))
             if _reads(node.value, name) or updates_parts(node.value, name):

@@ -30,7 +30,7 @@ REPLACE = frozenset({"dataclasses.replace"})
 
 class DonationRule(SourceRule):
     codes = ("AT301",)
-    triggers = ("jit",)
+    triggers = ("jit", "pmap")
 
     @classmethod
     def triggered(cls, text: str, imported) -> bool:
@@ -147,6 +147,10 @@ class DonationRule(SourceRule):
             return (0, updated) if binding is jit_node or function is not None and binding is function else None
         if function is not None and (self._own_method_call(call, function, name) or self._held_object_call(call, function)):
             return 1, updated
+        slot = self._slots.get(id(jit_node))
+        called = self._object_slot(call.func) if slot is not None and isinstance(call.func, cst.Attribute) else None
+        if called is not None and called[0] is slot[0] and called[1] == slot[1]:
+            return 0, updated  # `out = self._insert(out, ...)` in another method of the class
         return None
 
     # -- which functions are jitted, and how --------------------------------------------------
@@ -156,6 +160,7 @@ class DonationRule(SourceRule):
         parameters a ``partial`` fills by position (the jitted callable's arguments come after)."""
         found = []
         self._imported: dict[int, tuple[int, ...]] = {}
+        self._slots: dict[int, tuple[cst.ClassDef, str]] = {}
         for function in self.semantics.find(module, lambda n: isinstance(n, cst.FunctionDef)):
             for decorator in function.decorators:
                 if self.is_jit(decorator.decorator):
@@ -164,9 +169,12 @@ class DonationRule(SourceRule):
             name = scopes.assign_to(assign)
             target = assign.targets[0].target if len(assign.targets) == 1 else None
             method_slot = isinstance(target, cst.Attribute) and self._class_member(target, assign) is not None  # `cls.step = jax.jit(cls.step)`
-            jitted = self._jitted_call(assign.value, assign) if name or method_slot else None
+            slot = self._object_slot(target) if isinstance(target, cst.Attribute) and not method_slot else None
+            jitted = self._jitted_call(assign.value, assign) if name or method_slot or slot else None
             if jitted is not None:
                 found.append((jitted[0], assign.value, name, jitted[1]))
+                if slot is not None:  # `self._insert = jax.jit(lambda dst, ...: ...)` in `__init__`
+                    self._slots[id(assign.value)] = slot
         for call in self.semantics.find(module, lambda n: isinstance(n, cst.Call)):
             jitted = self._jitted_call(call.func)  # `jax.jit(step)(buf, ...)`: jitted where it is called
             if jitted is not None:
@@ -174,6 +182,24 @@ class DonationRule(SourceRule):
         self._names = {id(node): name for _, node, name, _ in found}
         self._bound = {id(node): bound for _, node, _, bound in found}
         return [(f, node) for f, node, _, _ in found]
+
+    def _object_slot(self, attribute: cst.Attribute) -> tuple[cst.ClassDef, str] | None:
+        """``(class, name)`` for ``self.name`` in a method of ``class`` (``self`` its first
+        parameter), where the class binds that attribute of its objects in one statement: calls
+        of ``self.name`` in its methods run what that statement bound."""
+        method = next((a for a in self.ancestors(attribute) if isinstance(a, (cst.FunctionDef, cst.Lambda))), None)
+        cls = self.parent(self.parent(method)) if isinstance(method, cst.FunctionDef) else None
+        if not (isinstance(cls, cst.ClassDef) and method.params.params and isinstance(attribute.value, cst.Name)) or (
+            method.params.params[0].name.value != attribute.value.value
+        ):
+            return None
+        name = attribute.attr.value
+        stores = [
+            t for a in self.semantics.find(cls, lambda n: isinstance(n, (cst.Assign, cst.AugAssign, cst.AnnAssign)))
+            for t in (a.targets if isinstance(a, cst.Assign) else [a])
+            if isinstance(t.target, cst.Attribute) and t.target.attr.value == name
+        ]
+        return (cls, name) if len(stores) == 1 else None
 
     def _jitted_target(self, call: cst.Call) -> tuple[cst.BaseExpression, int]:
         """What ``jax.jit(...)`` jits, and how many of its first parameters a ``partial`` fills
@@ -348,7 +374,8 @@ class DonationRule(SourceRule):
     def _report(self, function, jit_node, call, param: str, position: int, donates_others: bool) -> None:
         param = param if param.startswith("argument ") else f"`{param}`"  # (another module's: by position)
         what = function.name.value if isinstance(function, cst.FunctionDef) else self._names[id(jit_node)] or (
-            "the lambda" if function is not None else self.code_of(self._jitted_target(jit_node)[0])
+            self.code_of(call.func) if id(jit_node) in self._slots  # `self._insert`
+            else "the lambda" if function is not None else self.code_of(self._jitted_target(jit_node)[0])
         )
         message = _message(what, param)
         jit = jit_node.func if isinstance(jit_node, cst.Call) else jit_node
@@ -523,16 +550,22 @@ class _UpdatedCopies:
         return method
 
     def _writes_first(self, fn: cst.BaseExpression) -> bool:
-        """Whether ``fn`` returns a write into its first parameter and does nothing else: a lambda
-        (``lambda b, v: b.at[t].set(v)``) or a ``def`` bound to a name (``def put(b, v): return
-        b.at[t].set(v)``)."""
+        """Whether ``fn`` returns a write into its first parameter: a lambda (``lambda b, v:
+        b.at[t].set(v)``) or a ``def`` bound to a name (``def put(b, v): return b.at[t].set(v)``),
+        whose every ``return`` gives one (under ``if`` tests, as per a leaf's rank)."""
         function = self.rule.semantics.binding(fn) if isinstance(fn, cst.Name) else fn
         returned = scopes.only_return(function)
-        if returned is None or not function.params.params:
+        returns = [returned] if returned is not None else [  # `if src.ndim: return src.at[i].set(v)` / `return src.at[i, :].set(v)`
+            r.value for r in self.rule.semantics.own_nodes(function, lambda n: isinstance(n, cst.Return))
+        ] if isinstance(function, cst.FunctionDef) and not function.decorators else []
+        if not returns or not function.params.params:
             return False
-        found = scopes.at_call(returned)
         first = function.params.params[0].name.value
-        return found is not None and found[1] in UPDATE_METHODS and isinstance(found[0], cst.Name) and found[0].value == first
+        return all(
+            (found := scopes.at_call(value)) is not None and found[1] in UPDATE_METHODS
+            and isinstance(found[0], cst.Name) and found[0].value == first
+            for value in returns
+        )
 
     def _rebuilt(self, call: cst.Call) -> cst.BaseExpression | None:
         """What ``call`` copies with some fields replaced: ``x`` of ``x._replace(...)``,

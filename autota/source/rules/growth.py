@@ -128,6 +128,23 @@ def _may_grow(facts: prefilter.Facts, assign: ast.Assign, helpers: dict[str, set
     )
 
 
+def _open_band(call: cst.Call) -> bool:
+    """Whether ``call`` writes from a bound to one end of an axis, the others whole (``c.at[j:]``,
+    ``h.at[..., :k]``, the bound not a literal): each step writes a part that grows with the array (a
+    divided-difference table, a Householder sweep), so copying the whole array costs no more
+    than the step's own work, and there are no rows to collect."""
+    found = scopes.at_call(call)
+    if found is None:
+        return False
+    parts = [e.slice for e in call.func.value.slice if not (
+        isinstance(e.slice, cst.Slice) and (e.slice.lower, e.slice.upper, e.slice.step) == (None, None, None)
+        or isinstance(e.slice, cst.Index) and isinstance(e.slice.value, cst.Ellipsis)
+    )]  # the other axes whole: not `buf.at[p, :n]`, row `p` of the step
+    return len(parts) == 1 and isinstance(parts[0], cst.Slice) and parts[0].step is None and (
+        (parts[0].lower is None) != (parts[0].upper is None)
+    ) and scopes.int_value(parts[0].lower or parts[0].upper) is None
+
+
 def _called_helpers(call: ast.Call, helpers: dict[str, set[int]]) -> list[str]:
     """The helpers of ``helpers`` that ``call`` calls (``put(b, i, v)``) or hands on by name as
     its first argument (``tree_map(grow, acc, x)``)."""
@@ -1299,6 +1316,8 @@ class GrowthRule(SourceRule):
             return
         if spelling.indirect is None and self._few_rows(call):
             return  # `probs = jnp.zeros(4)`: a few slots overwritten, whatever the loop's length
+        if _open_band(call):
+            return  # `c = c.at[j:].set(...)`: the step's own write is as large as the copy
         loop = loops[0]
         attribute = not isinstance(statement.targets[0].target, cst.Name)
         converted = None
@@ -1470,6 +1489,14 @@ class GrowthRule(SourceRule):
                 boolean(expr.slice[0].slice.value, depth)
             ):
                 return boolean(expr.value, depth)  # `idx[idx >= 0]`: some of the positions (or flags) a mask marks
+            if isinstance(expr, cst.Call) and expr.args and expr.args[0].keyword is None and not expr.args[0].star and (
+                self.matches(expr.func, {f"{JNP}.asarray", f"{JNP}.array", "numpy.asarray", "numpy.array"})
+            ) and boolean(expr.args[0].value, depth):
+                return True  # `jnp.asarray(jnp.nonzero(m)[0], dtype=jnp.int32)`: the same positions or flags
+            if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and expr.func.attr.value == "astype" and (
+                boolean(expr.func.value, depth)
+            ):
+                return True  # `idx.astype(jnp.int32)`
             if isinstance(expr, cst.Call) and not any(a.star for a in expr.args):
                 dtype = next((a.value for a in expr.args if a.keyword is not None and a.keyword.value == "dtype"), None)
                 if isinstance(expr.func, cst.Attribute) and expr.func.attr.value == "astype" and len(expr.args) == 1:

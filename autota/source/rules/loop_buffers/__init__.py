@@ -239,7 +239,7 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
             return  # nothing leaves the loop with a gradient: AT201-AT203 are about costs under `grad`
         writes = self._writes(body)
         for group in by_buffer(writes):
-            if self._through_while(body, group[0].buf):
+            if self._through_while(body, group):
                 continue  # the body hands the buffer to a `while_loop`: `grad` of the loop fails, it saves nothing
             verdict = self._judge_buffer(call, kind, args, body, group)
             if verdict is None:
@@ -311,14 +311,20 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
         # rows, not the buffer; the buffer is still carried, and the reads keep it in the body
         return Verdict(previous=previous or [], kept=kept + (reads if previous is None else []))
 
-    def _through_while(self, body: Body, buf: str) -> bool:
+    def _through_while(self, body: Body, group: list[Write]) -> bool:
         """Whether the body passes ``buf``, or a part of it (``g = U[:, j]``), into the initial
         carry of a loop it runs that is a ``while_loop`` (a retry loop that resamples a slot until
-        it is valid; a ``fori_loop`` whose bound the outer step computes): reverse-mode autodiff
-        cannot go through that loop, so no ``grad`` of the outer loop carries the buffer."""
-        function = body.function
+        it is valid; a ``fori_loop`` whose bound the outer step computes), or that loop's body
+        reads it from the step's scope (an Arnoldi step's inner Gram-Schmidt), or the written row
+        is that loop's result (``w, h = fori_loop(0, k + 1, ...)``, then ``H.at[:, k].set(h)``):
+        reverse-mode autodiff cannot go through that loop, so no ``grad`` of the outer loop
+        carries the buffer."""
+        function, buf = body.function, group[0].buf
         if function is None:
             return False
+        written = {
+            n.value for w in group for n in self.semantics.find(w.row if w.row is not None else w.call, lambda x: isinstance(x, cst.Name))
+        }
         for inner in self.semantics.find(function, lambda n: isinstance(n, cst.Call)):
             kind = self._loop_kind(inner.func)
             args = self._arguments(inner, kind) if kind in ("while", "fori") else None
@@ -328,6 +334,16 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
                 continue
             init = args.get(INIT_ARG[kind])
             if init is not None and (_holds(init.value, buf) or self._part_of(init.value, buf)):
+                return True
+            assign = self.parent(inner)
+            if isinstance(assign, cst.Assign) and assign.value is inner and written & {
+                n.value for t in assign.targets for n in self.semantics.find(t.target, lambda x: isinstance(x, cst.Name))
+            }:
+                return True
+            inner_body = self._function(args[BODY_ARG[kind]].value) if BODY_ARG[kind] in args else None
+            if inner_body is not None and any(  # `def orth(i, st): ... V[:, i] ...`: the buffer read by closure
+                self.semantics.binding_scope(name) is function for name in self.semantics.names_in(inner_body, buf)
+            ):
                 return True
         return False
 
@@ -352,8 +368,9 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
 
     def _array_valued(self, expr: cst.BaseExpression, depth: int = 0) -> bool:
         """Whether ``expr`` reads the result of a JAX array function (``k - 1`` with ``k =
-        jnp.minimum(level, 3)``), directly or through names bound once: under ``jit`` a traced
-        value, so a ``fori_loop`` bounded by it runs as a ``while_loop``."""
+        jnp.minimum(level, 3)``), directly or through names bound once, a loop's tracer or a
+        parameter its ``jit`` traces: under ``jit`` a traced value, so a ``fori_loop`` bounded by
+        it runs as a ``while_loop``."""
         if depth > 4:
             return False
         for node in self.semantics.find(expr, lambda n: isinstance(n, (cst.Call, cst.Name))):
@@ -361,14 +378,29 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
                 self._shape_only(a.value) for a in node.args
             ):
                 return True
-            if isinstance(node, cst.Name) and static_read(self.semantics, node):
-                continue  # `C.shape[1]` of the carry: a Python int when JAX traces
+            if isinstance(node, cst.Name) and (static_read(self.semantics, node) or self._measured(node)):
+                continue  # `C.shape[1]` of the carry, `len(ts)`: a Python int when JAX traces
             if isinstance(node, cst.Name) and (bound := self.semantics.assigned_value(node)) is not None:
                 if self._array_valued(bound, depth + 1):
                     return True
-            if isinstance(node, cst.Name) and self._loop_input(node):
+            if isinstance(node, cst.Name) and (self._loop_input(node) or self._jit_traced_parameter(node)):
                 return True
         return False
+
+    def _measured(self, name: cst.Name) -> bool:
+        """Whether ``name`` is the argument of the builtin ``len``: an array's static length."""
+        arg = self.parent(name)
+        call = self.parent(arg) if isinstance(arg, cst.Arg) else None
+        return isinstance(call, cst.Call) and len(call.args) == 1 and self.matches(call.func, {"builtins.len"}) is not None
+
+    def _jit_traced_parameter(self, name: cst.Name) -> bool:
+        """Whether ``name`` is a parameter of the jitted function around it that its ``jit``
+        traces (``N`` of ``@partial(jax.jit, static_argnums=(3,)) def traj(x0, N, ...)``): a
+        tracer, so a ``fori_loop(0, N, ...)`` runs as a ``while_loop``."""
+        if self.semantics.reaching_value(name) is not None:
+            return False
+        scope = self.semantics.binding_scope(name)
+        return isinstance(scope, cst.FunctionDef) and name.value in self.traced.traced_parameters(scope)
 
     def _loop_input(self, name: cst.Name, depth: int = 0) -> bool:
         """Whether ``name`` holds what a ``lax`` loop hands its body, a tracer: the body's carry
@@ -435,7 +467,8 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
     def _slot_from_data(self, call: cst.Call, kind: str, motion: str | None) -> bool:
         """Whether the data picks the written slot: the index reads as data, or it is the element
         of a ``scan``'s ``xs`` that is not visibly ``jnp.arange`` (a list of slots to update, one
-        a step, which may repeat), where "one slot a step" is not shown. The element of ``xs``
+        a step, which may repeat; either of two, chosen by an ``if`` expression, is one), where
+        "one slot a step" is not shown. The element of ``xs``
         written out as a tuple is that of one of its ``jnp.arange`` parts (the model makes the
         others data)."""
         if motion == "data":
@@ -444,8 +477,9 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
             return False
         args = self._arguments(call, "scan")
         xs = self.semantics.plain_value(args.get("xs").value) if args is not None and args.get("xs") is not None else None
+        ranges = [xs.body, xs.orelse] if isinstance(xs, cst.IfExp) else [xs]  # `jnp.arange(n) if lower else jnp.arange(n - 1, -1, -1)`
         return not (
-            isinstance(xs, cst.Call) and self.matches(xs.func, {f"{vocabulary.JNP}.arange"})
+            all(isinstance(r, cst.Call) and self.matches(r.func, {f"{vocabulary.JNP}.arange"}) for r in ranges)
             or isinstance(xs, (cst.Tuple, cst.List))
         )
 
