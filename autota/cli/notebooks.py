@@ -38,13 +38,15 @@ PLACEHOLDER = re.compile(r"^([ \t]*)pass  # <autota-magic (\d+)>$", re.MULTILINE
 MAGIC = re.compile(r"[ \t]*(?:[%!?]|[\w.]+\?\??[ \t]*$|[\w, \t]+=[ \t]*[%!])")
 """A line IPython rewrites: ``%line_magic``, ``!shell``, ``x = !cmd``, ``obj?``, ``?obj``."""
 QUIET_LINE_MAGICS = frozenset({
-    "matplotlib", "load_ext", "reload_ext", "unload_ext", "autoreload", "aimport", "config", "pip", "conda", "cd",
+    "matplotlib", "load_ext", "reload_ext", "unload_ext", "autoreload", "aimport", "pip", "conda", "cd",
     "pwd", "ls", "who", "whos", "who_ls", "precision", "xmode", "autosave", "mkdir", "clear",
     "colors", "page", "pinfo", "pinfo2", "psource", "pdoc", "pdef", "history", "lsmagic", "magic", "quickref",
 })
 """Line magics that run no Python of the notebook, bind no name in its namespace and set nothing
-JAX reads. Others (``%time x = f()``, ``%run script.py``, ``%store -r``, ``%pylab``, ``%env
-JAX_DISABLE_JIT=1``, one not known) may."""
+JAX reads, as long as their line expands nothing (IPython evaluates ``{expr}`` and ``$name`` in a
+magic's or a shell command's line). Others (``%time x = f()``, ``%run script.py``, ``%store -r``,
+``%pylab``, ``%env JAX_DISABLE_JIT=1``, ``%config``, which runs its assignment's value, one not
+known) may."""
 QUIET_CELL_MAGICS = frozenset({
     "bash", "sh", "script", "html", "HTML", "markdown", "latex", "javascript", "js", "svg", "writefile", "perl",
     "ruby", "system", "sx",
@@ -207,13 +209,16 @@ class Program:
         for index, source in notebook.sources.items():
             magic = _cell_magic(source)
             if magic is not None:
-                if magic not in QUIET_CELL_MAGICS and program.unread is None:
+                first = next(line for line in source.splitlines() if line.strip().startswith("%%"))
+                if (magic not in QUIET_CELL_MAGICS or "{" in first or "$" in first) and program.unread is None:
                     program.unread = f"the `%%{magic}` cell (cell {index})"
                 continue
             source, program.dedented[index] = _leading_indent(source)
             if not program.dedented[index][0]:
                 del program.dedented[index]
             text = program._neutralise(source, index)
+            if program.unread is None and "get_ipython" in text:  # `.push({...})`, `.user_ns[...] =`, `.run_cell(...)`
+                program.unread = f"the code that reaches IPython's shell through `get_ipython` (cell {index})"
             program.cells[index] = text
             newline = "" if text.endswith("\n") else "\n"
             chunks.append(f"# <autota-cell {index}>\n{text}{newline}")
@@ -405,6 +410,8 @@ def _may_run_python(line: str) -> bool:
     stripped = line.strip()
     if not stripped.startswith(("%", "!", "?")) and not stripped.endswith("?"):
         return True  # `x = %time f()`, `x = !ls`: an assignment
+    if "{" in stripped or "$" in stripped:
+        return True  # `!echo {jax.config.update(...)}`: IPython evaluates what it expands
     if not stripped.startswith("%"):
         return False
     name = stripped.lstrip("%").split(maxsplit=1)

@@ -555,7 +555,7 @@ class _Walker:
             self.facts.call_assigns.append((target.attr, self.site(node.value)))  # `self._insert = jax.jit(...)`
         if name is not None and isinstance(node.value, ast.Call):
             self.facts.call_assigns.append((name, self.site(node.value)))
-            if _reads(node.value, name) or updates_parts(node.value, name):
+            if any(_reads(call, name) for call in assigned_calls(node.value)) or updates_parts(node.value, name):
                 self.facts.self_assigns.append(self.site(node))
         elif name is not None and any(_reads(call, name) for call in assigned_calls(node.value)):
             self.facts.self_assigns.append(self.site(node))  # `x = y if x is None else f([x, y])`
@@ -633,10 +633,15 @@ def _grows_held(call: ast.Call, target: ast.expr) -> bool:
 
 
 def assigned_calls(value: ast.expr) -> list[ast.Call]:
-    """The calls an assignment may bind: its value, or either branch of a conditional
-    expression (``y if x is None else jnp.concatenate([x, y])``, a growth whose first step seeds)."""
+    """The calls an assignment may bind: its value (and the call it casts, ``f(x).astype(d)``),
+    or either branch of a conditional expression (``y if x is None else jnp.concatenate([x,
+    y])``, a growth whose first step seeds)."""
     if isinstance(value, ast.IfExp):
         return [b for b in (value.body, value.orelse) if isinstance(b, ast.Call)]
+    if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr == "astype" and (
+        isinstance(value.func.value, ast.Call)
+    ):
+        return [value, value.func.value]  # `jnp.append(idx, new).astype(jnp.int32)`: the growth, cast
     return [value] if isinstance(value, ast.Call) else []
 
 

@@ -191,6 +191,9 @@ class ProjectFunctions:
     updaters: dict[str, tuple[int, ...]] = field(default_factory=dict)
     """The functions of the run's modules that return an updated copy of a parameter (see
     :mod:`autota.source.updaters`), by dotted name, with those parameters' positions."""
+    modules: frozenset[str] = frozenset()
+    """The dotted names of the run's modules (``pkg.helpers``): a call of a function of one is
+    code of the run that a rule of another file does not read."""
     undonated: frozenset[str] = frozenset()
     """Those of :attr:`updaters` that their module decorates with a ``jit`` donating nothing
     (see :func:`autota.source.updaters.jitted_without_donation`): called in a loop of another
@@ -218,18 +221,22 @@ an escape in a string): a superset of what a module's own check reads."""
 """An absolute star import (under an ``if`` or a ``try`` too)."""
 ATTRIBUTE_STORE = re.compile(r"\.\s*(\w+)\s*(?:[,)\]][^=\n]*)?(?:[-+*/%&|^@]|//|\*\*|<<|>>)?=(?!=)")
 """An attribute stored (``utils.jnp = numpy``): a module's name rebound from outside it."""
-NAMED_STORE = re.compile(r"[\"'](\w+)[\"']|[(,]\s*(\w+)\s*=(?!=)")
-"""A name in a string or a keyword (``setattr(utils, "jnp", numpy)``, ``utils.__dict__["jnp"]``,
-``vars(utils).update(jnp=numpy)``), which a text that stores by name (:data:`STORES_BY_NAME`)
-may rebind a module's name by."""
+NAMED_STORE = re.compile(r"[\"'](?:[\w.]*\.)?(\w+)[\"']|[(,]\s*(\w+)\s*=(?!=)")
+"""A name in a string (its last part: ``mock.patch("utils.jnp", numpy)``) or a keyword
+(``setattr(utils, "jnp", numpy)``, ``utils.__dict__["jnp"]``, ``vars(utils).update(jnp=numpy)``),
+which a text that stores by name (:data:`STORES_BY_NAME`) may rebind a module's name by."""
+TARGET_STORE = re.compile(r"\bfor\s+([^\n]*?)\s+in\b|\bas\s+([\w.]+)")
+"""A ``for`` or ``with ... as``/``except ... as`` target, whose attributes (``for a.N in ...``,
+``with ctx as a.N:``) the statement stores."""
 STORES_BY_NAME = ("setattr(", "__dict__", "vars(", "patch", "__setattr__")
 BUILT_STORE = re.compile(
     r"(?:setattr|__setattr__|__dict__|vars\([^)\n]*\))[^\n]*?(?:[\"']\s*\+|\+\s*[\"']|\bf[\"']|[\"']\s*[\"']|\.lower\(|\.upper\()"
-    r"|__globals__|f_globals|get_objects|get_referrers"
+    r"|__globals__|f_globals|get_objects|get_referrers|\bexec\s*\([^\n]*(?:vars\(|__dict__)"
 )
 """A store by a name built at run time on the line that stores (``setattr(m, "j" + "np", x)``,
-``m.__dict__[f"{name}"] = x``), or a reach into functions' or frames' globals (``f.__globals__``,
-``gc.get_objects()``): any module's names may be bound again."""
+``m.__dict__[f"{name}"] = x``), code run in a module's namespace (``exec(code, vars(m))``), or a
+reach into functions' or frames' globals (``f.__globals__``, ``gc.get_objects()``): any module's
+names may be bound again."""
 BUILT_STORE_WORDS = ("setattr", "__dict__", "vars(", "__globals__", "f_globals", "get_objects", "get_referrers")
 """What every match of :data:`BUILT_STORE` spells (``__setattr__`` holds ``setattr``): a text
 without one is not searched."""
@@ -381,6 +388,10 @@ def project_functions(paths: list[str]) -> ProjectFunctions:
         names = {name.rpartition(".")[2] for name in found.growers}  # the files that may call one
         candidates = [path for path, text in texts.items() if "def " in text and any(n in text for n in names)]
     stored = {name for text in texts.values() for name in ATTRIBUTE_STORE.findall(text)}
+    stored |= {  # `for a.N in [None]:`, `with nullcontext(None) as a.N:`
+        name for text in texts.values() if "for " in text or "as " in text for targets in TARGET_STORE.findall(text)
+        for target in targets if "." in target for name in re.findall(r"\.\s*(\w+)", target)
+    }
     stored |= {
         name for text in texts.values() if any(word in text for word in STORES_BY_NAME)
         for match in NAMED_STORE.findall(text) for name in match if name
@@ -412,7 +423,7 @@ def project_functions(paths: list[str]) -> ProjectFunctions:
     disables = any(DISABLES_JIT.search(text) for text in texts.values())
     return replace(
         found, stored_attributes=frozenset(stored), stores_built_names=built, constants=constants, disables_jit=disables,
-        undonated=frozenset(undonated),
+        undonated=frozenset(undonated), modules=frozenset(module_of(path) for path in texts),
     )
 
 

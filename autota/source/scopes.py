@@ -241,7 +241,8 @@ def exits(loop: cst.For | cst.While) -> Iterator[cst.CSTNode]:
 
 
 def stores(tree: cst.CSTNode, name: str) -> list[cst.CSTNode]:
-    """Statements below ``tree`` that bind ``name`` other than by plain ``name = ...``."""
+    """Statements below ``tree`` that bind ``name`` other than by plain ``name = ...`` (a match
+    capture, ``case i:``, among them)."""
 
     def binds(node: cst.CSTNode) -> bool:
         if isinstance(node, cst.AugAssign | cst.AnnAssign):
@@ -256,6 +257,10 @@ def stores(tree: cst.CSTNode, name: str) -> list[cst.CSTNode]:
             return _is_name(node.target, name)
         if isinstance(node, (cst.Global, cst.Nonlocal)):
             return any(item.name.value == name for item in node.names)
+        if isinstance(node, (cst.MatchAs, cst.MatchStar)):  # `case i:`, `case [*i]`
+            return node.name is not None and _is_name(node.name, name)
+        if isinstance(node, cst.MatchMapping):  # `case {**i}`
+            return node.rest is not None and _is_name(node.rest, name)
         return False
 
     return find(tree, binds)
@@ -903,6 +908,10 @@ class Semantics:
             return self.within(name, statement.name)
         if isinstance(statement, (cst.Global, cst.Nonlocal)):
             return self.parents.get(self.parents.get(name)) is statement
+        if isinstance(statement, (cst.MatchAs, cst.MatchStar)):
+            return statement.name is name
+        if isinstance(statement, cst.MatchMapping):
+            return statement.rest is name
         return False
 
     def enclosing_scope(self, node: cst.CSTNode) -> cst.CSTNode:

@@ -879,7 +879,8 @@ class TracedFunctions:
         if isinstance(parent, (cst.If, cst.While, cst.Assert, cst.IfExp)) and parent.test is node or (
             isinstance(parent, cst.UnaryOperation) and isinstance(parent.operator, cst.Not)
         ) or isinstance(parent, cst.BooleanOperation) and parent.left is node:
-            return self._jax_value(node)  # `bool()` of it
+            if self._jax_value(node):
+                return True  # `bool()` of it
         if not isinstance(node, cst.Call) or any(a.star or a.keyword for a in node.args):
             return False
         func = node.func
@@ -892,10 +893,19 @@ class TracedFunctions:
     def _jax_value(self, expr: cst.BaseExpression, depth: int = 0) -> bool:
         """Whether ``expr`` is proven to be one JAX array: a call of a JAX array function, an
         arithmetic or comparison with one, or a name every binding of which binds one."""
-        if depth > 3:
+        if depth > 8:
             return False
         if isinstance(expr, cst.Call):
-            return self.rule.one_array_function(expr.func) and not any(a.star for a in expr.args)
+            if self.rule.one_array_function(expr.func) and not any(a.star for a in expr.args):
+                return True
+            updated = scopes.at_call(expr)
+            if updated is not None:
+                return self._jax_value(updated[0], depth + 1)  # `img.at[:, h].set(v)`: an array like `img`
+            return isinstance(expr.func, cst.Attribute) and expr.func.attr.value in ARRAY_METHODS and (
+                self._jax_value(expr.func.value, depth + 1)  # `(img[:, h] != -1).all()`
+            )
+        if isinstance(expr, cst.Subscript):
+            return self._jax_value(expr.value, depth + 1)  # `img[:, h]`: a part of a JAX array is one
         if isinstance(expr, cst.BinaryOperation):
             return self._jax_value(expr.left, depth + 1) or self._jax_value(expr.right, depth + 1)
         if isinstance(expr, cst.Comparison):
@@ -905,11 +915,25 @@ class TracedFunctions:
         if isinstance(expr, cst.UnaryOperation) and not isinstance(expr.operator, cst.Not):
             return self._jax_value(expr.expression, depth + 1)
         if isinstance(expr, cst.Name):
-            values = self.rule.semantics.bound_values(expr)
-            return bool(values) and all(
-                not isinstance(v, cst.AugAssign) and self._jax_value(v, depth + 1) for v in values
+            values = self.rule.semantics.bound_values(expr) or []
+            own = [v for v in values if _updates_itself(v, expr.value)]  # `img = img.at[i].set(v)`: what `img` was
+            return len(own) < len(values) and all(
+                not isinstance(v, cst.AugAssign) and self._jax_value(v, depth + 1) for v in values if v not in own
             )
         return False
+
+
+ARRAY_METHODS = frozenset({
+    "all", "any", "sum", "prod", "max", "min", "mean", "std", "var", "argmax", "argmin", "cumsum", "astype", "reshape",
+    "ravel", "flatten", "squeeze", "transpose", "round", "clip", "dot", "conj",
+})
+"""Methods of a JAX array that give a JAX array."""
+
+
+def _updates_itself(value: cst.BaseExpression, name: str) -> bool:
+    """Whether ``value`` is ``name.at[...].method(...)``: ``name`` updated, an array like it."""
+    found = scopes.at_call(value)
+    return found is not None and isinstance(found[0], cst.Name) and found[0].value == name
 
 
 def _every_step_expressions(statements) -> list[cst.BaseExpression]:

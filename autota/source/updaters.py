@@ -27,12 +27,14 @@ DYNAMIC_WRITES = vocabulary.DYNAMIC_WRITE_TERMINALS
 
 _UPDATE = re.compile(r"\.[ \t]*at[ \t]*\[|dynamic_update_\w+\(\s*(\w+)")
 """An update: ``.at[`` (its receiver is the word before it) or ``dynamic_update_slice(buf, ...)``."""
-_LAST_WORD = re.compile(r"(\w+)[ \t]*$")
+_LAST_WORD = re.compile(r"(\w+)(?:[ \t]*\.[ \t]*\w+|\[[^\]\n]*\])*[ \t]*$")
+"""The root of the expression before an update: ``state`` of ``state.rows.at[``, ``buf[k].at[``."""
 
 
 def may_define(text: str) -> bool:
     """Whether a module's text may define an updater (a cheap test before reading its AST): an
-    update whose receiver is a name that the header of the top-level ``def`` around it holds (a
+    update whose receiver (the root of ``state.rows.at[``) is a name that the header of the
+    ``def`` around it holds (a
     superset of its parameters; an update of a name bound to one is found as the ``def``'s
     parameter is read again, ``cache = dus(cache, ...)``)."""
     if "def " not in text or (".at" not in text and "dynamic_update_" not in text):
@@ -41,22 +43,33 @@ def may_define(text: str) -> bool:
     for found in _UPDATE.finditer(text):
         before = _LAST_WORD.search(text, max(0, found.start() - 80), found.start()) if found.group(1) is None else None
         name = found.group(1) or (before.group(1) if before else None)
-        headers = headers or TopHeaders(text)
+        headers = headers or TopHeaders(text, methods=True)
         if name is not None and name in headers.words_around(found.start()):
             return True
     return False
 
 
 def file_updaters(tree: ast.Module) -> dict[str, tuple[int, ...]]:
-    """The module's top-level functions that return an updated copy of a parameter, by name,
+    """The module's top-level functions, and the methods of its top-level classes
+    (``Ring.add``, ``self`` at position 0), that return an updated copy of a parameter, by name,
     with the positions (among the parameters a caller may pass by position) of those parameters."""
     found = {}
-    for function in tree.body:
-        if isinstance(function, ast.FunctionDef) and _writes(function):
-            positions = _updated_positions(function)
+    classes = {node.name for node in tree.body if isinstance(node, ast.ClassDef)}
+    for name, function in _functions(tree):
+        if _writes(function):
+            positions = _updated_positions(function, classes)
             if positions:
-                found[function.name] = positions
+                found[name] = positions
     return found
+
+
+def _functions(tree: ast.Module):
+    """``(name, def)`` for the module's top-level functions and its top-level classes' methods."""
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef):
+            yield node.name, node
+        elif isinstance(node, ast.ClassDef):
+            yield from ((f"{node.name}.{m.name}", m) for m in node.body if isinstance(m, ast.FunctionDef))
 
 
 def jitted_without_donation(tree: ast.Module, names: set[str]) -> set[str]:
@@ -65,9 +78,8 @@ def jitted_without_donation(tree: ast.Module, names: set[str]) -> set[str]:
     another module that rebinds the updated argument copies it every call, and the fix (a
     donation) belongs to this module."""
     return {
-        function.name for function in tree.body
-        if isinstance(function, ast.FunctionDef) and function.name in names and len(function.decorator_list) == 1
-        and _undonated_jit(function.decorator_list[0])
+        name for name, function in _functions(tree)
+        if name in names and len(function.decorator_list) == 1 and _undonated_jit(function.decorator_list[0])
     }
 
 
@@ -85,6 +97,19 @@ def _undonated_jit(decorator: ast.expr) -> bool:
     )
 
 
+def _rebuilt(expr: ast.expr | None, classes: set[str]) -> list[ast.expr] | None:
+    """The fields given to a record rebuilt by ``expr``: ``x._replace(f=...)``,
+    ``x.replace(f=...)``, ``dataclasses.replace(x, f=...)``, or a call of a class the module
+    defines (``State(idx=..., rows=...)``); else ``None``."""
+    if not isinstance(expr, ast.Call):
+        return None
+    func = expr.func
+    named = isinstance(func, ast.Attribute) and func.attr in ("_replace", "replace") or terminal(func) == "replace" or (
+        isinstance(func, ast.Name) and func.id in classes
+    )
+    return [*expr.args, *(k.value for k in expr.keywords)] if named else None
+
+
 def _writes(function: ast.FunctionDef) -> bool:
     """Whether ``function`` holds an update (``.at[...]`` method or ``dynamic_update_*`` call)."""
     return any(
@@ -93,7 +118,11 @@ def _writes(function: ast.FunctionDef) -> bool:
     )
 
 
-def _updated_positions(function: ast.FunctionDef) -> tuple[int, ...]:
+def _updated_positions(function: ast.FunctionDef, classes: set[str] = frozenset()) -> tuple[int, ...]:
+    """The positions of the parameters ``function`` returns an updated copy of: written
+    (``p.at[i].set(v)``, ``dynamic_update_slice(p, ...)``), or a record rebuilt around a write
+    of one of its parts (``p._replace(rows=p.rows.at[i].set(v))``, ``p.replace(...)``,
+    ``State(idx=p.idx + 1, rows=p.rows.at[i].set(v))`` of a class of the module, ``classes``)."""
     params = [a.arg for a in (*function.args.posonlyargs, *function.args.args)]
     assigned: dict[str, list[ast.expr | None]] = {}
     """Each name the function binds, with the value of each plain ``name = value`` and ``None``
@@ -142,9 +171,16 @@ def _updated_positions(function: ast.FunctionDef) -> tuple[int, ...]:
                 resolving.discard(expr.id)
                 copies[expr.id] = found.pop() if len(found) == 1 else None
             return copies[expr.id]
+        rebuilt = _rebuilt(expr, classes)
+        if rebuilt is not None:  # the record given again, a part of a parameter written in it
+            found = {updated(part, depth + 1) for part in rebuilt}
+            found.discard(None)
+            return found.pop() if len(found) == 1 else None
         receiver = expr.func.value.value.value if at_update_receiver(expr) is not None else None
         if receiver is None and isinstance(expr, ast.Call) and terminal(expr.func) in DYNAMIC_WRITES and expr.args:
             receiver = expr.args[0]
+        while isinstance(receiver, (ast.Attribute, ast.Subscript)) and depth > 0:
+            receiver = receiver.value  # `state.rows.at[i]`, inside a record rebuilt: a part of `state`
         if not isinstance(receiver, ast.Name):
             return None
         if receiver.id in resolving:  # `cache = dus(cache, ...)`: the value before, the parameter or a copy of it

@@ -523,6 +523,13 @@ STATIC_KEYWORDS = frozenset(
 )
 """Keyword arguments that JAX's array functions need as Python values (an axis, a shape, a count):
 given a tracer they raise, so a loop index passed through one cannot become a ``lax`` loop's."""
+STATIC_POSITIONALS = {
+    **{f"{JNP}.{name}": None for name in ("arange", "eye", "identity", "tri", "tril_indices", "triu_indices")},
+    **{f"{JNP}.{name}": 1 for name in ("zeros", "ones", "empty", "full")},
+}
+"""JAX array functions whose positional arguments (all, or the first ``n``) are a shape or a
+count, which they need as Python values (``jnp.arange(-el, el + 1)``: its length changes with
+``el``, and a tracer is refused)."""
 
 
 CONFIG_UPDATE = "jax.config.update"

@@ -57,12 +57,17 @@ _TOP_HEADER = re.compile(r"^(?:async[ \t]+)?def[ \t]+\w+[ \t]*\((.*?)\)[ \t]*(?:
 defaults (a default's call or an annotation's brackets are in, the lazy match grows past them)."""
 
 
-class TopHeaders:
-    """The top-level ``def`` headers of a module's text, by where they start: which words the
-    header of the ``def`` around a place holds (a superset of its parameters)."""
+_ANY_HEADER = re.compile(r"^[ \t]*(?:async[ \t]+)?def[ \t]+\w+[ \t]*\((.*?)\)[ \t]*(?:->[^\n]*?)?:", re.M | re.S)
+"""A ``def``'s header at any depth: a method's too."""
 
-    def __init__(self, text: str) -> None:
-        found = [(m.start(), m.group(1)) for m in _TOP_HEADER.finditer(text)]
+
+class TopHeaders:
+    """The top-level ``def`` headers of a module's text (with ``methods``, those of every
+    ``def``), by where they start: which words the header of the ``def`` around a place holds (a
+    superset of its parameters)."""
+
+    def __init__(self, text: str, methods: bool = False) -> None:
+        found = [(m.start(), m.group(1)) for m in (_ANY_HEADER if methods else _TOP_HEADER).finditer(text)]
         self.starts = [start for start, _ in found]
         self._headers = [header for _, header in found]
         self._words: dict[int, set[str]] = {}

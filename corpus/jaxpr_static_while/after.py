@@ -9,10 +9,10 @@ def decay_trace(x):
     def cond(carry):
         return carry[0] < T
 
-    def body(_, carry):
+    def body(carry):
         i, h, trace = carry
         h = 0.5 * h + jnp.sin(x[i])
         return i + 1, h, trace.at[i].set(h)
 
-    _, _, trace = lax.fori_loop(0, T, body, (0, jnp.zeros(F), jnp.zeros((T, F))))
+    _, _, trace = lax.while_loop(cond, body, (0, jnp.zeros(F), jnp.zeros((T, F))))
     return trace

@@ -158,6 +158,12 @@ def test_magics_are_skipped_and_kept_by_a_fix(capsys, tmp_path):
         (["n = !nproc\n"], "the magic `n = !nproc` (cell 1)"),  # binds `n`
         (["%%time\n", "N = 3\n"], "the `%%time` cell (cell 1)"),  # its body runs as Python
         (["%%bash\n", "echo N = 3\n"], None),
+        # review 69: IPython evaluates what a line expands, `%config` runs its value, and
+        # `get_ipython()` reaches the shell, which binds names by `push`, `user_ns`, `run_cell`
+        (["!echo {setup()}\n"], "the magic `!echo {setup()}` (cell 1)"),
+        (["%config Completer.use_jedi = N\n"], "the magic `%config Completer.use_jedi = N` (cell 1)"),
+        (["%%bash -s {N}\n", "echo $1\n"], "the `%%bash` cell (cell 1)"),
+        (['get_ipython().push({"jnp": None})\n'], "the code that reaches IPython's shell through `get_ipython` (cell 1)"),
     ],
 )
 def test_magics_that_may_run_python_make_fixes_unsafe(capsys, tmp_path, magic, unread):

@@ -1,7 +1,7 @@
 """Safe fixes of the fixture pairs, run under real JAX.
 
 A fixture ``<name>.in.py`` that defines ``examples()`` (function name -> argument tuples) is run
-before and after its safe fix (``<name>.out.py``): every function gives the same outputs
+before and after its safe fix (``<name>.out.py``; the unsafe one of a rule of :data:`FORWARD_ONLY`): every function gives the same outputs
 (structure, shapes, dtypes, values) and the same gradients with respect to its inexact array
 arguments (unless the fixture lists the function in ``NO_GRAD``: a ``while_loop`` cannot be
 reverse-differentiated). Where the original raises, the fixed code must raise the same
@@ -19,10 +19,22 @@ import pytest
 
 from tests.equivalence import assert_same_tree, load_module, outcome, scalar_loss
 
+FORWARD_ONLY = ("AT202",)
+"""Rules whose unsafe fix computes the same forward and differs only where the original raised
+under reverse-mode autodiff (AT202: the `while_loop` raised, the `fori_loop` differentiates):
+their ``.unsafe.py`` is run as a safe fix's is, the fixture's ``NO_GRAD`` functions undifferentiated."""
+
+
+def _fixed(path: Path) -> Path | None:
+    stem = path.name[: -len(".in.py")]
+    for suffix in (".out.py", *((".unsafe.py",) if path.parent.name in FORWARD_ONLY else ())):
+        if path.with_name(stem + suffix).exists():
+            return path.with_name(stem + suffix)
+    return None
+
+
 FIXTURES = sorted(
-    p
-    for p in Path(__file__).parent.joinpath("fixtures").glob("*/*.in.py")
-    if "def examples(" in p.read_text() and p.with_name(p.name[: -len(".in.py")] + ".out.py").exists()
+    p for p in Path(__file__).parent.joinpath("fixtures").glob("*/*.in.py") if "def examples(" in p.read_text() and _fixed(p)
 )
 
 
@@ -30,7 +42,7 @@ FIXTURES = sorted(
 def test_safe_fix_computes_the_same(path: Path):
     stem = f"autota_fixture_{path.parent.name}_{path.name[:-6]}"
     before = load_module(path, f"{stem}_in")
-    after = load_module(path.with_name(path.name[: -len(".in.py")] + ".out.py"), f"{stem}_out")
+    after = load_module(_fixed(path), f"{stem}_out")
     no_grad = getattr(before, "NO_GRAD", ())
     for name, calls in before.examples().items():
         for args in calls:

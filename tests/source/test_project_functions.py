@@ -1,5 +1,6 @@
 """The text tests that decide which files the project pass reads (:func:`wrappers.may_define`,
-:func:`growers.may_define`) lose no loop wrapper or grower that reading every file finds."""
+:func:`growers.may_define`, :func:`updaters.may_define`) lose no loop wrapper, grower or updater
+that reading every file finds."""
 
 from __future__ import annotations
 
@@ -8,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from autota.source import growers, wrappers
+from autota.source import growers, updaters, wrappers
+from autota.source.project import project_functions
 
 ROOT = Path(__file__).parents[2]
 SOURCES = sorted(
@@ -62,6 +64,65 @@ def test_the_text_tests_lose_nothing(path):
         assert wrappers.may_define(text)
     if growers.file_growers(tree, "m", {}):
         assert growers.may_define(text)
+    if updaters.file_updaters(tree):
+        assert updaters.may_define(text)
+
+
+RING = """\
+import functools
+from typing import NamedTuple
+
+import jax
+
+
+class RingState(NamedTuple):
+    idx: jax.Array
+    rows: jax.Array
+
+
+class Ring:
+    @functools.partial(jax.jit, static_argnums=(0,))
+    def add(self, state, row):
+        return RingState(idx=state.idx + 1, rows=state.rows.at[state.idx].set(row))
+
+    def peek(self, state, row):
+        return state._replace(rows=state.rows.at[0].set(row))
+
+    @functools.partial(jax.jit, donate_argnums=(1,))
+    def kept(self, state, row):
+        return state._replace(rows=state.rows.at[0].set(row))
+
+
+def total(state):
+    return RingState(idx=state.idx, rows=state.rows.sum())
+"""
+
+
+def test_methods_and_records_rebuilt_around_a_write_are_updaters(tmp_path):
+    """Sweep 51a (learned_optimization): a ring buffer's jitted ``add`` in another module
+    returns its state rebuilt around a write of a field: an updater of its argument 1 (``self``
+    is 0), jitted donating nothing. A record rebuilt from no write is none."""
+    assert updaters.may_define(RING)
+    assert updaters.file_updaters(ast.parse(RING)) == {"Ring.add": (1,), "Ring.peek": (1,), "Ring.kept": (1,)}
+    (tmp_path / "ring.py").write_text(RING)
+    found = project_functions([str(tmp_path / "ring.py")])
+    assert found.undonated == {"ring.Ring.add"}
+
+
+def test_attributes_stored_by_for_with_and_patch_targets_are_stored(tmp_path):
+    """Review 69: another module may bind a module's name by a ``for`` or ``with`` target or a
+    ``mock.patch`` string as well as by an assignment; ``exec`` in its namespace may bind any."""
+    (tmp_path / "a.py").write_text("N = 4\n")
+    routes = {
+        "for a.N in [None]:\n    pass\n": "N", "with ctx() as a.M:\n    pass\n": "M",
+        'patcher = mock.patch("a.K", None)\n': "K",
+    }
+    for k, (route, name) in enumerate(routes.items()):
+        (tmp_path / f"m{k}.py").write_text(f"import a\n\n{route}")
+        found = project_functions([str(tmp_path / "a.py"), str(tmp_path / f"m{k}.py")])
+        assert name in found.stored_attributes, route
+    (tmp_path / "e.py").write_text('import a\n\nexec("N = None", vars(a))\n')
+    assert project_functions([str(tmp_path / "a.py"), str(tmp_path / "e.py")]).stores_built_names
 
 
 def test_wrappers_and_growers_are_found():

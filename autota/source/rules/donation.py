@@ -60,7 +60,9 @@ class DonationRule(SourceRule):
             callers = [s for s in facts.calls if s.in_loop and prefilter.terminal(_jitted_at_call(facts, s.node.func)) in names]
             if callers:
                 jit_sites = [s for n, s in facts.call_assigns if n in names]
-                return prefilter.tops(callers) | prefilter.tops(jit_sites) | (cls.relevant_own(facts, jitted) or set())
+                return prefilter.tops(callers) | prefilter.tops(jit_sites) | _held_units(facts, callers) | cls.relevant_own(
+                    facts, jitted
+                )
         return cls.relevant_own(facts, jitted)
 
     @classmethod
@@ -82,12 +84,10 @@ class DonationRule(SourceRule):
         helpers = {top for top, cls in facts.classes if cls.name in called} | {
             f.top for f in facts.functions if isinstance(f.node, ast.FunctionDef) and f.node.name in called
         }
-        shell_of = {method: shell for shell, methods in facts.members.items() for method in methods}
-        held = {  # `self.ring.add(state, r)`: the caller's class says what `self.ring` is made as
-            unit for site in callers if isinstance(site.node.func, ast.Attribute) and isinstance(site.node.func.value, ast.Attribute)
-            and site.top in shell_of for unit in (shell_of[site.top], *facts.members[shell_of[site.top]])
-        }
-        return prefilter.tops(jitted) | prefilter.tops(callers) | helpers | held | prefilter.tracing_call_tops(facts, jitted)
+        return (
+            prefilter.tops(jitted) | prefilter.tops(callers) | helpers | _held_units(facts, callers)
+            | prefilter.tracing_call_tops(facts, jitted)
+        )
 
     def visit_Module(self, node: cst.Module) -> None:
         for function, jit_node in self._jitted(node):
@@ -124,16 +124,26 @@ class DonationRule(SourceRule):
             return
         steps = {name: self.context.imported.updaters[name] for name in undonated}
 
+        classes: dict[str, dict[str, tuple[int, ...]]] = {}  # `pkg.ring.Ring`: its jitted methods that write
+        for name, positions in steps.items():
+            owner, _, method = name.rpartition(".")
+            classes.setdefault(owner, {})[method] = positions
+
         def runs(call: cst.Call) -> tuple[int, Collection[int]] | None:
             written = self._of_run(steps, call.func) if isinstance(call.func, (cst.Name, cst.Attribute)) else None
-            return (0, written) if written else None
+            if written:
+                return 0, written
+            made = self._made_as(call) if isinstance(call.func, cst.Attribute) else None
+            methods = self._of_run(classes, made.func) if made is not None else None
+            written = methods.get(call.func.attr.value) if methods else None
+            return (1, written) if written else None  # `self.ring.add(state, r)`: `self` is argument 0
 
         for call, position in self._loop_calls(module, runs, [], 0):
             what = self.code_of(call.func)
             self.report(
                 "AT301", call, _message(what, f"argument {position}"),
                 reason=f"`{what}` is jitted in another module of the run; donate argument {position} there",
-            )
+            )  # (a method's argument 0 is its object: the caller's first argument is its argument 1)
 
     def _runs(self, call: cst.Call, function, jit_node, updated) -> tuple[int, Collection[int]] | None:
         """Whether ``call`` runs the callable that ``jit_node`` jits: ``None`` if not, else how
@@ -348,15 +358,22 @@ class DonationRule(SourceRule):
 
     def _held_object_call(self, call: cst.Call, function: cst.FunctionDef | cst.Lambda) -> bool:
         """Whether ``call`` is ``obj.name(...)`` on an object of the class whose method ``function``
-        is, seen by how the object was made: ``ring = Ring(...)`` bound once in the caller's
-        scope, or ``self.ring = Ring(...)`` in the caller's own class (``self.ring.add(state,
-        r)``). The object is then the method's ``self``."""
+        is, seen by how the object was made (see :meth:`_made_as`). The object is then the
+        method's ``self``."""
         func = call.func
         cls = self.parent(self.parent(function)) if isinstance(function, cst.FunctionDef) else None
         if not (isinstance(cls, cst.ClassDef) and isinstance(func, cst.Attribute) and func.attr.value == function.name.value):
             return False
+        made = self._made_as(call)
+        return made is not None and isinstance(made.func, cst.Name) and self.semantics.binding(made.func) is cls
+
+    def _made_as(self, call: cst.Call) -> cst.Call | None:
+        """For ``obj.name(...)``, the call that made ``obj``: ``ring = Ring(...)`` bound once in
+        the caller's scope, or ``self.ring = Ring(...)`` once in the caller's own class
+        (``self.ring.add(state, r)``)."""
+        func = call.func
+        holder = func.value if isinstance(func, cst.Attribute) else None
         made = None
-        holder = func.value
         if isinstance(holder, cst.Name):
             made = self.semantics.assigned_value(holder)
         elif isinstance(holder, cst.Attribute) and isinstance(holder.value, cst.Name):
@@ -369,7 +386,7 @@ class DonationRule(SourceRule):
                     and a.targets[0].target.attr.value == holder.attr.value
                 ]
                 made = made_here[0] if len(made_here) == 1 else None
-        return isinstance(made, cst.Call) and isinstance(made.func, cst.Name) and self.semantics.binding(made.func) is cls
+        return made if isinstance(made, cst.Call) else None
 
     def _report(self, function, jit_node, call, param: str, position: int, donates_others: bool) -> None:
         param = param if param.startswith("argument ") else f"`{param}`"  # (another module's: by position)
@@ -575,6 +592,16 @@ class _UpdatedCopies:
         if isinstance(call.func, cst.Attribute) and call.func.attr.value in ("_replace", "replace"):
             return call.func.value
         return None
+
+
+def _held_units(facts: prefilter.Facts, callers: list[prefilter.Site]) -> set[int]:
+    """The units of the classes whose methods call ``self.ring.add(state, r)``: the caller's
+    class says what ``self.ring`` is made as."""
+    shell_of = {method: shell for shell, methods in facts.members.items() for method in methods}
+    return {
+        unit for site in callers if isinstance(site.node.func, ast.Attribute) and isinstance(site.node.func.value, ast.Attribute)
+        and site.top in shell_of for unit in (shell_of[site.top], *facts.members[shell_of[site.top]])
+    }
 
 
 def _imported_steps(facts: prefilter.Facts) -> set[str]:

@@ -279,6 +279,10 @@ class GrowthRule(SourceRule):
             return [Spelling(growing, acc, growing, why)]
         if not isinstance(value, cst.Call):
             return []
+        if isinstance(value.func, cst.Attribute) and value.func.attr.value == "astype" and isinstance(value.func.value, cst.Call):
+            cast = value.func.value  # `idx = jnp.append(idx, new).astype(jnp.int32)`: grown, then cast
+            why = f"the grown array is cast (`.astype`, line {self.start_line(value)}); the fix collects the pieces of a growth alone"
+            return [Spelling(cast, acc, cast, why)]
         mapped = self._mapped_spelling(value, acc)
         if mapped is not None:
             return [mapped]
@@ -1246,6 +1250,9 @@ class GrowthRule(SourceRule):
         (``probs = jnp.zeros(4)``): the loop writes a few slots whatever its length, so each step
         copies an array that does not grow with it."""
         found = scopes.at_call(call)
+        first = call.func.value.slice[0].slice if found is not None else None
+        if isinstance(first, cst.Slice) or isinstance(first, cst.Index) and isinstance(first.value, cst.Ellipsis):
+            return False  # `out.at[:, t]`: written along another axis than the first
         receiver = found[0] if found is not None else call.args[0].value if call.args else None
         made = self.semantics.binding(receiver) if isinstance(receiver, cst.Name) else None
         if not (isinstance(made, cst.Call) and self.matches(made.func, SHAPED_CONSTRUCTORS) and made.args) or made.args[0].keyword:

@@ -344,7 +344,7 @@ class UnrolledLoopRule(SourceRule):
         """Whether the body uses the index where Python needs an int (see :meth:`_static_use`)."""
         var = _loop_var(loop)
         return var is not None and (
-            self._static_use(loop.body, {var}, function, 0, self._edges(loop)) or self._walks_sequence(loop, var)
+            self._static_use(loop.body, {var}, function, 0, self._edges(loop), index=True) or self._walks_sequence(loop, var)
         )
 
     def _reshaped_carry(self, loop: cst.For, carried: list[str]) -> bool:
@@ -451,7 +451,7 @@ class UnrolledLoopRule(SourceRule):
 
     def _static_use(
         self, tree: cst.CSTNode, names: set[str], function: cst.FunctionDef, depth: int, edges: frozenset[str] = frozenset(),
-        control: bool = True,
+        control: bool = True, index: bool = False,
     ) -> bool:
         """Whether ``tree`` uses one of ``names`` (or a name computed from one) where Python needs
         an int: a bound of a slice whose length changes with it (``x[k + 1:n]``, not
@@ -461,11 +461,13 @@ class UnrolledLoopRule(SourceRule):
         made of it (``"w%d" % (l + 1)``, ``f"w{l}"``, ``str(l)``: a dict key, a layer's name), a
         boolean mask computed from it (``x[np.arange(n) != i]``, whose size must be concrete), a keyword argument that JAX needs static (``axis=``, ``shape=``, see
         :data:`vocabulary.STATIC_KEYWORDS`), an argument of a NumPy or ``math`` function or of
-        ``int()`` (``np.min([(i + 1) * b, n])``: they need a concrete value), or an argument of a
-        function of this module that uses it so.
+        ``int()`` (``np.min([(i + 1) * b, n])``: they need a concrete value), a shape or count of
+        a JAX array function (``jnp.arange(-el, el + 1)``), or an argument of a function of this
+        module that uses it so, or of one of another module of the run (whose body is not read here).
         A test of the index itself against one of ``edges`` (``t == T - 1``) is not: see :meth:`_edges`.
         Without ``control``, no test is (a flag the loop carries, ``if not seen:``, a scan can carry
-        and test with ``lax.cond``)."""
+        and test with ``lax.cond``). Only for the loop's ``index`` is a call of another module's
+        function a use (a carried value handed to one, ``state = step(state)``, is a scan's carry)."""
         derived = set(names)
         computed: dict[str, list[cst.BaseExpression]] = {}  # a derived name -> the values assigned to it
         for assign in self.semantics.find(tree, lambda n: isinstance(n, cst.Assign)):
@@ -487,6 +489,24 @@ class UnrolledLoopRule(SourceRule):
                      and self.parent(n).attr.value in vocabulary.ARRAY_METADATA)
                 for v in derived for n in self.semantics.names_in(node, v)
             )
+
+        def int_of_index(expr: cst.BaseExpression, depth: int = 0) -> bool:
+            """Whether ``expr`` is the index itself or int arithmetic of it (``el``, ``-mm``,
+            ``N - 1 + n``, through names bound once), not an array computed from it."""
+            if isinstance(expr, cst.Name):
+                return expr.value in names or len(computed.get(expr.value, ())) == 1 and depth < 4 and int_of_index(
+                    computed[expr.value][0], depth + 1
+                )
+            if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, (cst.Minus, cst.Plus)):
+                return int_of_index(expr.expression, depth)
+            if isinstance(expr, cst.BinaryOperation) and isinstance(
+                expr.operator, (cst.Add, cst.Subtract, cst.Multiply, cst.FloorDivide, cst.Modulo)
+            ):
+                sides = [expr.left, expr.right]
+                return any(int_of_index(e, depth) for e in sides) and all(
+                    int_of_index(e, depth) or isinstance(e, (cst.Integer, cst.Name)) and not uses(e) for e in sides
+                )
+            return False
 
         moving: dict[str, bool] = {}
 
@@ -559,11 +579,18 @@ class UnrolledLoopRule(SourceRule):
                 if any(a.keyword is not None and a.keyword.value in vocabulary.STATIC_KEYWORDS and uses_value(a.value)
                        for a in node.args):
                     return True  # `jnp.cumsum(x, axis=k)`: JAX refuses a traced axis, shape or count
+                shaped = self.matches(node.func, vocabulary.STATIC_POSITIONALS)
+                if shaped is not None and any(
+                    uses_value(a.value) for a in [a for a in node.args if a.keyword is None][: vocabulary.STATIC_POSITIONALS[shaped]]
+                ):
+                    return True  # `jnp.arange(-el, el + 1)`: a shape or count made of the index
+                if index and depth == 0 and any(int_of_index(a.value) for a in node.args) and self._of_other_module(node.func):
+                    return True  # `compute(d, beta, L, el)` of another module of the run: it may need the int
                 callee = self.semantics.binding(node.func) if isinstance(node.func, cst.Name) else None
                 if isinstance(callee, cst.FunctionDef) and depth < 2 and not any(a.star or a.keyword for a in node.args):
                     params = [p.name.value for p in (*callee.params.posonly_params, *callee.params.params)]
                     passed = {p for p, a in zip(params, node.args) if uses(a.value)}
-                    if passed and self._static_use(callee.body, passed, callee, depth + 1, control=control):
+                    if passed and self._static_use(callee.body, passed, callee, depth + 1, control=control, index=index):
                         return True
             elif any(isinstance(e.slice, cst.Index) and uses(e.slice.value) for e in node.slice):
                 masks = [e.slice.value for e in node.slice if isinstance(e.slice, cst.Index)]
@@ -580,6 +607,13 @@ class UnrolledLoopRule(SourceRule):
                 if isinstance(root, cst.Name) and node.value is not root and root.value in self._appended_members():
                     return True  # `params["w"][i]` where the file appends to `params[...]`: a list of layers
         return False
+
+    def _of_other_module(self, func: cst.BaseExpression) -> bool:
+        """Whether ``func`` names a function of another module of the run (``from helpers import
+        step``): its body, which this rule does not read, may need the index as a Python int
+        (a ``static_argnums`` parameter, a shape, an ``if``)."""
+        modules = self.context.imported.modules
+        return bool(modules) and any(name.rpartition(".")[0] in modules for name in self.run_names(func))
 
     def _appended_members(self) -> frozenset[str]:
         """The names whose items or attributes the file appends to (``params[name + ".w"].append(w)``):

@@ -46,6 +46,8 @@ RESHAPING_FUNCTIONS = frozenset(
     f"{vocabulary.JNP}.{name}" for name in ("reshape", "squeeze", "ravel", "expand_dims", "transpose", "swapaxes", "atleast_1d", "atleast_2d")
 )
 """Array methods and functions whose result is the same elements, in the same dtype, reshaped."""
+CONSTANT_LIKE = frozenset(f"{vocabulary.JNP}.{name}" for name in ("zeros_like", "ones_like"))
+"""Constants shaped like their argument: no gradient goes through them."""
 
 
 SELECT_TERMINALS = frozenset(vocabulary.terminal(name) for name in WHERE)
@@ -529,7 +531,8 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
         (``(err == 0) & (err != 1)``), an integer or boolean array made or cast
         (``jnp.array([r, c, 3], dtype=jnp.int32)``), or an integer result (``jnp.argmax``, a
         ``jax.random.categorical`` draw: a decoder's next token), also cast (``.astype``), directly or through a name
-        bound once to one, or a part of one (``tok[:2]``). The buffer then collects nothing that
+        bound once to one, or a part of one (``tok[:2]``), a constant shaped like anything
+        (``jnp.zeros_like(tok)``), or a choice between two such (``jnp.where(done, jnp.zeros_like(tok), tok)``). The buffer then collects nothing that
         ``grad`` could go through (a buffer that starts as constants keeps a zero tangent: JAX
         leaves it out of the differentiated loop), and forward it is updated in place: neither
         AT201's nor AT202's rewrite has anything to offer. The
@@ -549,6 +552,11 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
             return False
         if position is None and (self.matches(row.func, vocabulary.INTEGER_RESULTS) is not None or self._modeler().exact_dtype(row)):
             return True  # (`jnp.array([r, c, 3], dtype=jnp.int32)`: an integer array made, of no gradient)
+        if position is None and self.matches(row.func, CONSTANT_LIKE) is not None:
+            return True  # `jnp.zeros_like(tok)`: a constant, whatever it is shaped like
+        picked = [a.value for a in row.args if a.keyword is None and not a.star]
+        if position is None and self.matches(row.func, WHERE) is not None and len(picked) == 3 == len(row.args):
+            return self._gradient_free(picked[1]) and self._gradient_free(picked[2])  # `jnp.where(done, 0 * tok, tok)`
         if position is None and isinstance(row.func, cst.Attribute) and row.func.attr.value == "astype":
             return self._gradient_free(row.func.value)  # `randint(...).astype(float)`: a cast of no gradient has none
         function = self._modeler().callable(row.func)

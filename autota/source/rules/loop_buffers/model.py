@@ -780,6 +780,10 @@ def _carries(value: Value, seen=None):
             yield from _carries(item)
 
 
+TYPE_QUESTIONS = frozenset(f"builtins.{name}" for name in ("hasattr", "isinstance", "type", "id", "callable"))
+"""Builtins that ask what an object is, not what its arrays hold: a body that asks reads no buffer."""
+
+
 class _Evaluation:
     """One symbolic run of a body: environments per inlined call, and the reads of the carry."""
 
@@ -927,6 +931,10 @@ class _Evaluation:
         elif isinstance(small, cst.Expr):
             if not self.dict_update(small.value, env, depth):
                 self.read(self.expr(small.value, env, depth), small)
+        elif isinstance(small, cst.Assert):  # `assert hasattr(val, "logprobs")`: its test read, as an `if`'s
+            self.read(self.expr(small.test, env, depth), small.test)
+            if small.msg is not None:
+                self.read(self.expr(small.msg, env, depth), small.msg)
         elif isinstance(small, (cst.Global, cst.Nonlocal)):
             raise _GiveUp("the body declares `global`/`nonlocal` names")
         elif isinstance(small, cst.Del):
@@ -1229,6 +1237,8 @@ class _Evaluation:
             return made
         if rule.matches(func, vocabulary.SHALLOW_COPIES) and len(node.args) == 1 and not (node.args[0].keyword or node.args[0].star):
             return self.expr(node.args[0].value, env, depth)  # `c = dict(c)`: the same entries, nothing read
+        if rule.matches(func, TYPE_QUESTIONS):
+            return Opaque(node)  # `hasattr(val, "entropy")`: asks of the object, reads no array of it
         if isinstance(func, cst.Attribute) and func.attr.value == "copy" and not node.args:
             base = self.expr(func.value, env, depth)
             if isinstance(base, (Carry, Record)):

@@ -68,13 +68,19 @@ class WhileLoops:
                 "that `jax.linear_transpose` is not applied to the loop's function: it refuses the `while_loop` "
                 "with a `ValueError` and the fix's `fori_loop` with a `NotImplementedError`"
             )
+        if shared is None:  # the carry may hold floats (an integer one is no finding): `grad` may reach it from anywhere
+            shared = (
+                "that no reverse-mode derivative goes through the loop (`jax.grad`, `vjp`, `jacrev` of a function "
+                "that calls it, in this file or another, by any spelling): there the `while_loop` raised "
+                "`ValueError`, and the fix returns the gradient"
+            )
         self.report(
             "AT202",
             write.call,
             f"{message}: a `fori_loop` with static bounds over the same body computes the same carry and lowers to "
             "a `scan`, so `jax.grad` works; AT201 then makes the buffer a stacked output",
-            Fix("unsafe" if shared else "safe", f"run the body as a `fori_loop` over `{plan[1]}` steps (was: `while_loop`)", plan[0]),
-            reason=f"it assumes {shared}" if shared else None,
+            Fix("unsafe", f"run the body as a `fori_loop` over `{plan[1]}` steps (was: `while_loop`)", plan[0]),
+            reason=f"it assumes {shared}",
         )
 
     def _conditional(self, function: cst.FunctionDef, scope: cst.CSTNode, call: cst.Call) -> bool:
