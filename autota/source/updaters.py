@@ -34,9 +34,8 @@ _LAST_WORD = re.compile(r"(\w+)(?:[ \t]*\.[ \t]*\w+|\[[^\]\n]*\])*[ \t]*$")
 def may_define(text: str) -> bool:
     """Whether a module's text may define an updater (a cheap test before reading its AST): an
     update whose receiver (the root of ``state.rows.at[``) is a name that the header of the
-    ``def`` around it holds (a
-    superset of its parameters; an update of a name bound to one is found as the ``def``'s
-    parameter is read again, ``cache = dus(cache, ...)``)."""
+    ``def`` around it holds (a superset of its parameters; an update of a name bound to one is
+    found as the ``def``'s parameter is read again, ``cache = dus(cache, ...)``)."""
     if "def " not in text or (".at" not in text and "dynamic_update_" not in text):
         return False
     headers = None

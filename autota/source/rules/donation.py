@@ -143,7 +143,7 @@ class DonationRule(SourceRule):
             self.report(
                 "AT301", call, _message(what, f"argument {position}"),
                 reason=f"`{what}` is jitted in another module of the run; donate argument {position} there",
-            )  # (a method's argument 0 is its object: the caller's first argument is its argument 1)
+            )
 
     def _runs(self, call: cst.Call, function, jit_node, updated) -> tuple[int, Collection[int]] | None:
         """Whether ``call`` runs the callable that ``jit_node`` jits: ``None`` if not, else how

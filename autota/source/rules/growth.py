@@ -1250,11 +1250,12 @@ class GrowthRule(SourceRule):
         (``probs = jnp.zeros(4)``): the loop writes a few slots whatever its length, so each step
         copies an array that does not grow with it."""
         found = scopes.at_call(call)
-        first = call.func.value.slice[0].slice if found is not None else None
+        if found is None:
+            return False  # (`dynamic_update_slice(out, u, (0, t))`: its start indices say the axis)
+        first = call.func.value.slice[0].slice
         if isinstance(first, cst.Slice) or isinstance(first, cst.Index) and isinstance(first.value, cst.Ellipsis):
             return False  # `out.at[:, t]`: written along another axis than the first
-        receiver = found[0] if found is not None else call.args[0].value if call.args else None
-        made = self.semantics.binding(receiver) if isinstance(receiver, cst.Name) else None
+        made = self.semantics.binding(found[0]) if isinstance(found[0], cst.Name) else None
         if not (isinstance(made, cst.Call) and self.matches(made.func, SHAPED_CONSTRUCTORS) and made.args) or made.args[0].keyword:
             return False
         shape = made.args[0].value

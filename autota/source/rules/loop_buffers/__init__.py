@@ -324,8 +324,8 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
         function, buf = body.function, group[0].buf
         if function is None:
             return False
-        written = {
-            n.value for w in group for n in self.semantics.find(w.row if w.row is not None else w.call, lambda x: isinstance(x, cst.Name))
+        written = {  # the names the written rows read
+            n.value for w in group if w.row is not None for n in self.semantics.find(w.row, lambda x: isinstance(x, cst.Name))
         }
         for inner in self.semantics.find(function, lambda n: isinstance(n, cst.Call)):
             kind = self._loop_kind(inner.func)
