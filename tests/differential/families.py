@@ -404,7 +404,7 @@ def counted_while(draw) -> Program:
     call = [f"_i, h, buf = lax.while_loop({cond_name}, {body_name}, ({start}, jnp.zeros(x.shape[1:]), {fill.format(d=d)}))", "return h, buf"]
     source = _module(["def run(x):", *_indent(["T = x.shape[0]", "T8 = np.int8(x.shape[0])", *cond, *body, *call])])
     calls = tuple(("run", f"(jnp.arange({2 * n}.0).reshape({n}, 2) - 1.5,)") for n in draw(st.sampled_from([(0, 1, 3), (3,), (2,)])))
-    return Program("AT202", "counted-while", tuple(twists), source, calls)
+    return Program("AT202", "counted-while", tuple(twists), source, calls, unsafe=True)  # (its one assumption: no `grad`)
 
 
 # -- AT204: a masked write, rewritten to a write of the selected row ----------------------------

@@ -10,7 +10,8 @@ another exception type, another pytree structure, another leaf kind (a Python sc
 array), shape, dtype, weak type, or value (bit for bit, except float32 and wider, which may differ
 in the last places: rtol = atol = 1e-6), in outputs and in gradients. One exception: a gradient that raised before the fix and is a
 value after it is not counted (turning an unbounded ``while_loop`` into a ``fori_loop`` with
-static bounds makes reverse mode work: that is what AT202 is for).
+static bounds makes reverse mode work: that is what AT202 is for, and the one assumption its
+unsafe fix names).
 """
 
 from __future__ import annotations

@@ -349,13 +349,14 @@ class UnrolledLoopRule(SourceRule):
 
     def _reshaped_carry(self, loop: cst.For, carried: list[str]) -> bool:
         """Whether the body binds a carried name to a value that slices it (``img = img[::2] +
-        img[1::2]``, ``x = x[1:]``): its shape changes from step to step, where a ``scan``'s carry
-        keeps one."""
+        img[1::2]``, ``x = x[1:]``), multiplies it by an outer product, or adds an axis to it
+        (``m = jnp.expand_dims(m, -1)``): its shape changes from step to step, where a ``scan``'s
+        carry keeps one."""
         for assign in self.semantics.find(loop.body, lambda n: isinstance(n, cst.Assign)):
             for name in (n.value for t in assign.targets for n in _bound_roots(t.target)):
                 if name in carried and (
                     self._slices(assign.value, name) or self._slicing_helper(assign.value, name)
-                    or self._outer_product(assign.value, name)
+                    or self._outer_product(assign.value, name) or self._adds_axis(assign.value, name)
                 ):
                     return True
         return False
@@ -382,6 +383,30 @@ class UnrolledLoopRule(SourceRule):
             ][2:3]
             return bool(axes) and scopes.int_value(axes[0]) == 0
         return False
+
+    def _adds_axis(self, value: cst.BaseExpression, name: str) -> bool:
+        """Whether ``value`` is ``name`` with an axis added (``jnp.expand_dims(x, -1)``,
+        ``x[..., None]``, ``x[None]``, ``jnp.reshape(x, x.shape + (1,))``): its rank grows each step."""
+        if isinstance(value, cst.Call) and self.matches(value.func, {f"{vocabulary.JNP}.expand_dims"}) and value.args and (
+            isinstance(value.args[0].value, cst.Name) and value.args[0].value.value == name
+        ):
+            return True
+        reshaped = [a.value for a in value.args] if isinstance(value, cst.Call) and (
+            self.matches(value.func, {f"{vocabulary.JNP}.reshape"})
+            or isinstance(value.func, cst.Attribute) and value.func.attr.value == "reshape"
+            and isinstance(value.func.value, cst.Name) and value.func.value.value == name
+        ) else []
+        if any(  # `jnp.reshape(x, x.shape + (1,))`: its own shape and more
+            isinstance(shape, cst.BinaryOperation) and isinstance(shape.operator, cst.Add) and any(
+                isinstance(side, cst.Attribute) and side.attr.value == "shape" and isinstance(side.value, cst.Name)
+                and side.value.value == name for side in (shape.left, shape.right)
+            ) for shape in reshaped
+        ):
+            return True
+        return isinstance(value, cst.Subscript) and isinstance(value.value, cst.Name) and value.value.value == name and any(
+            isinstance(e.slice, cst.Index) and isinstance(e.slice.value, cst.Name) and e.slice.value.value == "None"
+            for e in value.slice
+        )
 
     def _slices(self, expr: cst.CSTNode, name: str) -> bool:
         """Whether ``expr`` takes a part of ``name`` along an axis (``x[1:]``, ``img[::2]``)."""
