@@ -170,7 +170,7 @@ def run_rules(rules, module: cst.Module, path: str, text: str, enabled: frozense
         imported=imported, own=own, unread=unread,
     )
     source = text if parsed_text is None else parsed_text
-    context.semantics = scopes.Semantics(module, source, star_names)
+    context.semantics = scopes.Semantics(module, source, star_names, imported.stored_builtins)
     for cls in rules:
         cls(context).run()
     return context

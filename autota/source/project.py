@@ -23,7 +23,7 @@ import sys
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from autota.source import growers, updaters, vocabulary, wrappers
+from autota.source import growers, scopes, updaters, vocabulary, wrappers
 from autota.source.prefilter import absolute_module, dotted, held_objects, terminal
 from autota.source.growers import Grower
 from autota.source.wrappers import LoopWrapper
@@ -191,6 +191,13 @@ class ProjectFunctions:
     updaters: dict[str, tuple[int, ...]] = field(default_factory=dict)
     """The functions of the run's modules that return an updated copy of a parameter (see
     :mod:`autota.source.updaters`), by dotted name, with those parameters' positions."""
+    stored_builtins: frozenset[str] = frozenset()
+    """The builtins a module of the run stores (``builtins.range = f``; ``*``: any, see
+    :func:`autota.source.scopes.stored_builtin_names`): a fix's call of one may reach another."""
+    frame_reader: tuple[str, str] | None = None
+    """``(module, word)`` for the first module of the run whose text may reach the frames of the
+    functions that call it (``inspect.currentframe().f_back``, ``sys._getframe``, a tracer):
+    called from another module's loop, it may read that loop's locals while the loop runs."""
     modules: frozenset[str] = frozenset()
     """The dotted names of the run's modules (``pkg.helpers``): a call of a function of one is
     code of the run that a rule of another file does not read."""
@@ -206,7 +213,7 @@ class ProjectFunctions:
     def __bool__(self) -> bool:
         return bool(
             self.loop_wrappers or self.growers or self.star_exports or self.stored_attributes or self.stores_built_names
-            or self.updaters or self.constants or self.disables_jit
+            or self.updaters or self.constants or self.disables_jit or self.frame_reader is not None or len(self.modules) > 1 or self.stored_builtins
         )
 
 
@@ -215,6 +222,12 @@ INT_CONSTANT = re.compile(r"^(\w+)[ \t]*(?::[^=\n]*)?=[ \t]*-?[0-9]", re.M)
 """A module-level binding that may be of an int literal: the files :func:`module_constants` parses,
 where another file imports such a name."""
 FROM_IMPORT = re.compile(r"^[ \t]*from[ \t]+[\w.]+[ \t]+import[ \t]+(\([^)]*\)|[^\n]*)", re.M)
+CALLER_FRAMES = re.compile(
+    r"\b(f_back|f_locals|tb_frame|" + "|".join(sorted({vocabulary.terminal(n) for n in vocabulary.CALLER_FRAME_READERS}
+    - {"breakpoint", "set_trace", "stack", "trace"})) + r")\b|\b(?:inspect\.)?stack\(\)"
+)
+"""What a module that may read its callers' frames spells: ``f_back``, ``f_locals``, a traceback's
+frame, ``currentframe``, ``_getframe``, ``walk_stack``, ``settrace``... (words of its text)."""
 DISABLES_JIT = re.compile(r"disable.{0,40}?jit", re.I | re.S)
 """``disable_jit`` however spelled (``jax.disable_jit``, ``JAX_DISABLE_JIT``, ``"jax_disable" "_jit"``,
 an escape in a string): a superset of what a module's own check reads."""
@@ -424,6 +437,8 @@ def project_functions(paths: list[str]) -> ProjectFunctions:
     return replace(
         found, stored_attributes=frozenset(stored), stores_built_names=built, constants=constants, disables_jit=disables,
         undonated=frozenset(undonated), modules=frozenset(module_of(path) for path in texts),
+        stored_builtins=frozenset().union(*(scopes.stored_builtin_names(t) for t in texts.values())),
+        frame_reader=next(((module_of(p), m.group(0)) for p, t in texts.items() if (m := CALLER_FRAMES.search(t))), None),
     )
 
 

@@ -6,6 +6,7 @@ import ast
 import bisect
 import dataclasses
 import itertools
+import re
 import unicodedata
 import warnings
 from typing import Iterator
@@ -319,9 +320,17 @@ def module_aliases(module: cst.Module, qualified: str) -> list[str]:
 
 def _may_run_module_code(statement: cst.CSTNode) -> bool:
     """Whether a module-level statement may call the module's functions: anything but imports,
-    definitions, docstrings and assignments that call nothing."""
-    if isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
-        return False
+    definitions, docstrings and assignments that call nothing. A definition runs code where it
+    is made: its decorators, a default value or an annotation that calls (``def g(v=f())``), a
+    class's bases and body (``class R: out = f(2.0)``)."""
+    if isinstance(statement, cst.FunctionDef):
+        made = [*statement.decorators, statement.params, *([statement.returns] if statement.returns else [])]
+        return any(find(part, lambda n: isinstance(n, cst.Call)) for part in made) or bool(statement.decorators)
+    if isinstance(statement, cst.ClassDef):
+        if statement.decorators or any(find(a, lambda n: isinstance(n, cst.Call)) for a in (*statement.bases, *statement.keywords)):
+            return True
+        lines = statement.body.body if isinstance(statement.body, cst.IndentedBlock) else [statement.body]
+        return any(_may_run_module_code(line) for line in lines)
     if not isinstance(statement, cst.SimpleStatementLine):
         return True
     for small in statement.body:
@@ -743,6 +752,20 @@ class _ScopeWalk(ScopeVisitor):
         leave[0](self, original_node)
 
 
+BUILTINS_STORE = re.compile(
+    r"\bbuiltins\s*\.\s*(\w+)\s*=(?!=)|setattr\(\s*builtins\s*,\s*[\"'](\w+)[\"']|(__builtins__|setattr\(\s*builtins\b)"
+)
+"""A store into the ``builtins`` module: ``builtins.range = f``, ``setattr(builtins, "len", f)``;
+any (``*``) for ``__builtins__`` or a ``setattr`` by a name built at run time."""
+
+
+def stored_builtin_names(text: str) -> frozenset[str]:
+    """The builtins ``text`` stores (see :data:`BUILTINS_STORE`), ``"*"`` for any."""
+    if "builtins" not in text:
+        return frozenset()
+    return frozenset(m.group(1) or m.group(2) or "*" for m in BUILTINS_STORE.finditer(text))
+
+
 UNSCOPED_BINDINGS = (
     cst.Del, cst.MatchAs, cst.MatchStar, cst.MatchMapping, cst.TypeVar, cst.TypeVarTuple, cst.ParamSpec, cst.TypeAlias,
 )
@@ -759,7 +782,8 @@ class Semantics:
     metadata already holds, and libcst's ``ScopeProvider`` gives the bindings of each scope.
     """
 
-    def __init__(self, module: cst.Module, source: str, star_names: dict[str, str] | None = None) -> None:
+    def __init__(self, module: cst.Module, source: str, star_names: dict[str, str] | None = None,
+                 stored_builtins: frozenset[str] = frozenset()) -> None:
         self.module = module
         self.star_names = star_names or {}
         """Names the file's star imports of modules of the run bind, and what each names."""
@@ -768,6 +792,8 @@ class Semantics:
         self._positions = None
         self._statement_positions: dict[cst.CSTNode, tuple[dict, int]] = {}
         self._source = source
+        self._stored_builtins = stored_builtins | stored_builtin_names(source)
+        """The builtins that this file or another module of the run stores (``builtins.range = f``)."""
         self._python_tree: ast.Module | bool | None = None
         self._statement_syntax: dict[cst.CSTNode, dict[cst.CSTNode, ast.stmt]] = {}
         self.nodes: list[cst.CSTNode] = [module, *self.parents]
@@ -1202,8 +1228,11 @@ class Semantics:
 
     def builtin_shadowed(self, name: str) -> bool:
         """Whether a fix's call of the builtin ``name`` (``int``, ``len``) may reach something else:
-        the file binds the name, or star-imports a module outside JAX and NumPy."""
-        return self.binds(name) or bool(self.assignments(name)) or self.foreign_star_import()
+        the file binds the name, or star-imports a module outside JAX and NumPy, or it or another
+        module of the run stores it in the ``builtins`` module."""
+        return self.binds(name) or bool(self.assignments(name)) or self.foreign_star_import() or (
+            name in self._stored_builtins or "*" in self._stored_builtins
+        )
 
     def binds(self, name: str) -> bool:
         """Whether anything in the file binds ``name``: an assignment, a ``def``/``class``, a match

@@ -797,6 +797,28 @@ def test_a_jitted_method_of_another_modules_class_is_a_step_of_the_object_made_o
     assert "donating argument 1" in finding["message"] and finding["fix"] is None
 
 
+def test_a_module_of_the_run_that_reads_its_callers_frames_makes_the_loop_fixes_unsafe(capsys, tmp_path):
+    """Review 70: a helper of another module reads its caller's locals through
+    ``inspect.currentframe().f_back`` while the loop runs: the buffer it sees is the one the loop
+    has written so far, which the fix writes only after the loop. The fix is offered unsafe,
+    naming the module; a store into ``builtins.range`` there withholds the AT102 fix."""
+    (tmp_path / "helper.py").write_text(
+        "import inspect\n\nSEEN = []\n\n\ndef scaled(x, t):\n    caller = inspect.currentframe().f_back\n"
+        "    SEEN.append(float(caller.f_locals['buf'].sum()))\n    return x * t\n"
+    )
+    (tmp_path / "main.py").write_text(
+        "import jax.numpy as jnp\n\nfrom helper import scaled\n\n\ndef fill(x):\n    buf = jnp.zeros(8)\n"
+        "    for t in range(6):\n        buf = buf.at[t].set(scaled(x, t))\n    return buf\n"
+    )
+    main(["check", "--no-progress", "--exit-zero", "--output-format", "json", str(tmp_path)])
+    (finding,) = json.loads(capsys.readouterr().out)
+    assert finding["fix"]["applicability"] == "unsafe" and "`helper` spells `currentframe`" in finding["details"]["reason"]
+    (tmp_path / "helper.py").write_text("import builtins\n\nbuiltins.range = lambda *a: list(reversed(list(__builtins__['range'](*a))))\n")
+    main(["check", "--no-progress", "--exit-zero", "--output-format", "json", str(tmp_path)])
+    (finding,) = json.loads(capsys.readouterr().out)
+    assert finding["fix"] is None and "a store into `builtins`" in finding["details"]["reason"]
+
+
 def test_disable_jit_in_another_module_of_the_run_withholds_the_while_loop_fix(capsys, tmp_path):
     """Review 66: ``with jax.disable_jit():`` around a call of another module's function runs its
     ``fori_loop`` as a Python loop, which returns Python values where the ``while_loop`` returned

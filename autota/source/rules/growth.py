@@ -17,7 +17,7 @@ from pathlib import Path
 import libcst as cst
 
 from autota.catalogue import Fix
-from autota.source import prefilter, scopes, vocabulary
+from autota.source import prefilter, project, scopes, vocabulary
 from autota.source.rule import FEW_TRIPS, SourceRule
 
 UNSTEADY = (cst.Call, cst.Attribute, cst.Subscript, cst.NamedExpr, cst.Await, cst.Yield, cst.Lambda,
@@ -854,6 +854,12 @@ class GrowthRule(SourceRule):
         if isinstance(scope, (cst.Module, cst.ClassDef)):
             where = "module" if isinstance(scope, cst.Module) else "class"
             found.append(f"that nothing reads the names the fix adds: at {where} level they become attributes of the {where}")
+        reader = self.context.imported.frame_reader
+        if reader is not None and reader[0] != project.module_name(Path(self.context.path)):
+            found.append(
+                f"that no function of another module reads the loop's frame while it runs: `{reader[0]}` spells "
+                f"`{reader[1]}`, through which a function the loop calls can read `{name}` as {partial}"
+            )
         configured = next((c for c in self.semantics.find(loop, lambda n: isinstance(n, cst.Call))
                            if self.matches(c.func, {vocabulary.CONFIG_UPDATE})), None)
         if configured is not None:
@@ -1964,8 +1970,11 @@ class GrowthRule(SourceRule):
         var = loop.target.value
         if not self._nonnegative_range(loop.iter):
             return "the loop does not run over `range` with a literal non-negative start and positive step"
-        if self.semantics.shadowed(()) in ("*", "range"):
-            return "`range` may not be the builtin here (a star import or a binding of the name), whose distinct indices the fix relies on"
+        if self.semantics.builtin_shadowed("range"):
+            return (
+                "`range` may not be the builtin here (a star import, a binding of the name, or a store into `builtins`), "
+                "whose distinct indices the fix relies on"
+            )
         index = call.func.value.slice
         if len(index) != 1 or not isinstance(index[0].slice, cst.Index):
             return "the write is not at one index of the first axis (`buf.at[i]`): the fix collects whole rows"

@@ -74,6 +74,13 @@ class WhileLoops:
                 "that calls it, in this file or another, by any spelling): there the `while_loop` raised "
                 "`ValueError`, and the fix returns the gradient"
             )
+        static = [n.value for n in self.semantics.variables(bound) if self._static_parameter(n)]
+        if static:  # a caller's int: what it holds is not in the file
+            shared += (
+                f"; and that the static argument `{static[0]}` lies inside int32: beyond it the condition raised "
+                "`OverflowError` comparing it with the int32 counter, where the `fori_loop` runs (none of the steps, "
+                "for a large negative bound)"
+            )
         self.report(
             "AT202",
             write.call,
