@@ -753,10 +753,13 @@ class _ScopeWalk(ScopeVisitor):
 
 
 BUILTINS_STORE = re.compile(
-    r"\bbuiltins\s*\.\s*(\w+)\s*=(?!=)|setattr\(\s*builtins\s*,\s*[\"'](\w+)[\"']|(__builtins__|setattr\(\s*builtins\b)"
+    r"\b(?:builtins|__builtins__)\s*\.\s*(\w+)\s*=(?!=)"
+    r"|(?:setattr\(\s*(?:builtins|__builtins__)\s*,\s*|__builtins__\s*\[\s*)[\"'](\w+)[\"']"
+    r"|(setattr\(\s*(?:builtins|__builtins__)\b|__builtins__\s*\[|(?:builtins|__builtins__)\s*\.\s*update\(|vars\(\s*builtins\s*\))"
 )
-"""A store into the ``builtins`` module: ``builtins.range = f``, ``setattr(builtins, "len", f)``;
-any (``*``) for ``__builtins__`` or a ``setattr`` by a name built at run time."""
+"""A store into the ``builtins`` module: ``builtins.range = f``, ``setattr(builtins, "len", f)``,
+``__builtins__["range"] = f``; any (``*``) for a ``setattr``, an item or an ``update`` by names
+not written out (``__builtins__.update(...)``, ``vars(builtins)``)."""
 
 
 def stored_builtin_names(text: str) -> frozenset[str]:
