@@ -82,7 +82,7 @@ def test_an_error_raised_while_an_interrupt_unwinds_is_the_interrupt(capsys, tre
     """libcst's position provider, interrupted mid-file, raises KeyError from a ``finally``
     clause: that is the Ctrl-C, not the file's internal error."""
 
-    def interrupted(data, path, enabled):
+    def interrupted(data, path, enabled, **options):
         try:
             raise KeyboardInterrupt
         finally:
@@ -96,10 +96,10 @@ def test_an_error_raised_while_an_interrupt_unwinds_is_the_interrupt(capsys, tre
 def test_an_internal_error_costs_only_its_file(capsys, tree, monkeypatch):
     real = one_file.source.check
 
-    def crash_on_a(data, path, enabled):
+    def crash_on_a(data, path, enabled, **options):  # (`imported=`: what the run's other modules define)
         if path.endswith("a.py"):
             raise RuntimeError("boom")
-        return real(data, path, enabled)
+        return real(data, path, enabled, **options)
 
     monkeypatch.setattr(one_file.source, "check", crash_on_a)
     code, out, err = run(capsys, "check", "-j", "1", str(tree))
