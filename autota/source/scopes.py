@@ -594,6 +594,28 @@ def guarded_return(helper: cst.CSTNode | None) -> tuple[cst.Call, list[tuple[cst
     return None
 
 
+def rebound_return(helper: cst.CSTNode | None) -> tuple[cst.Call, list[tuple[cst.If, str]]] | None:
+    """The call a ``def`` binds its parameter to and then returns, ``b = b.at[i].set(v)`` then
+    ``return b``; under one ``if`` (``if i % r == 0: b = ...``), with that test, where the helper
+    hands ``b`` back unchanged (the shape of :func:`guarded_return`)."""
+    if not isinstance(helper, cst.FunctionDef) or helper.decorators or helper.asynchronous:
+        return None
+    lines = _undocumented(helper)
+    params = {p.name.value for p in all_params(helper)}
+    if len(lines) != 2 or not isinstance(lines[1], cst.SimpleStatementLine) or len(lines[1].body) != 1:
+        return None
+    returned = lines[1].body[0]
+    if not (isinstance(returned, cst.Return) and isinstance(returned.value, cst.Name) and returned.value.value in params):
+        return None
+    name, first, guards = returned.value.value, lines[0], []
+    if isinstance(first, cst.If) and first.orelse is None and isinstance(first.body, cst.IndentedBlock) and len(first.body.body) == 1:
+        guards, first = [(first, name)], first.body.body[0]
+    small = first.body if isinstance(first, cst.SimpleStatementLine) else []
+    if len(small) == 1 and assign_to(small[0], name) and isinstance(small[0].value, cst.Call):
+        return small[0].value, guards
+    return None
+
+
 def static_arguments(decorator: cst.BaseExpression) -> set | None:
     """The positions and names a jit decorator makes static (``partial(jax.jit,
     static_argnums=2)``), or ``None`` where they are not literals."""

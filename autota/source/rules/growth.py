@@ -181,6 +181,11 @@ def _growing_helpers(facts: prefilter.Facts) -> dict[str, set[int]]:
                 if isinstance(s, ast.Assign) and isinstance(s.targets[0], ast.Name) and isinstance(s.value, ast.Call)
             }
             calls = [made.get(e.id) if isinstance(e, ast.Name) else e for e in body.elts]
+        elif isinstance(body, ast.Name) and body.id in params and not isinstance(node, ast.Lambda):
+            calls = [  # `buf = buf.at[i].set(x)` (perhaps under an `if`) then `return buf`
+                s.value for s in ast.walk(node) if isinstance(s, ast.Assign) and len(s.targets) == 1
+                and isinstance(s.targets[0], ast.Name) and s.targets[0].id == body.id
+            ]
         else:
             calls = [body] if isinstance(node, ast.Lambda) or len(node.body) <= 2 or all(
                 isinstance(s, ast.If) or isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant) for s in node.body[:-1]
@@ -290,7 +295,7 @@ class GrowthRule(SourceRule):
         helper = self.semantics.binding(value.func) if isinstance(value.func, cst.Name) else None
         returned, guards = scopes.only_return(helper), []
         if returned is None:
-            returned, guards = scopes.guarded_return(helper) or (None, [])
+            returned, guards = scopes.guarded_return(helper) or scopes.rebound_return(helper) or (None, [])
         arguments = _arguments(helper, value) if returned is not None else None
         if arguments:
             receivers = [p for p, arg in arguments.items() if isinstance(arg, cst.Name) and arg.value == acc]
@@ -302,6 +307,9 @@ class GrowthRule(SourceRule):
                     f"the helper `{value.func.value}` hands the array back unchanged where `"
                     f"{self.code_of(guards[0][0].test)}` (line {self.start_line(guards[0][0])}); the fix rewrites a write "
                     "made every step"
+                ) if not self.semantics.within(returned, guards[0][0]) else (
+                    f"the helper `{value.func.value}` writes the array only where `{self.code_of(guards[0][0].test)}` "
+                    f"(line {self.start_line(guards[0][0])}); the fix rewrites a write made every step"
                 )
                 found.append(Spelling(returned, receivers[0], value, why, tuple(arguments.items())))
         return found
