@@ -207,10 +207,11 @@ class Program:
     def build(cls, notebook: Notebook) -> Program:
         program, chunks = cls("", {}), [HEADER]
         for index, source in notebook.sources.items():
-            magic = _cell_magic(source)
-            if magic is not None:
-                first = next(line for line in source.splitlines() if line.strip().startswith("%%"))
-                if (magic not in QUIET_CELL_MAGICS or "{" in first or "$" in first) and program.unread is None:
+            line = _cell_magic_line(source)
+            if line is not None:
+                words = line[2:].split(maxsplit=1)
+                magic = words[0] if words else ""
+                if (magic not in QUIET_CELL_MAGICS or "{" in line or "$" in line) and program.unread is None:
                     program.unread = f"the `%%{magic}` cell (cell {index})"
                 continue
             source, program.dedented[index] = _leading_indent(source)
@@ -390,16 +391,13 @@ def _leading_indent(source: str) -> tuple[str, tuple[int, frozenset[int]]]:
     return text, (len(indent), taken)
 
 
-def _cell_magic(source: str) -> str | None:
-    """The name of the ``%%`` cell magic the cell starts with (its first line that is not blank
-    or a comment), if it does."""
+def _cell_magic_line(source: str) -> str | None:
+    """The ``%%`` line a cell magic's cell starts with (its first line that is not blank or a
+    comment, stripped), if it does."""
     for line in source.splitlines():
         stripped = line.strip()
         if stripped and not stripped.startswith("#"):
-            if not stripped.startswith("%%"):
-                return None
-            words = stripped[2:].split(maxsplit=1)
-            return words[0] if words else ""
+            return stripped if stripped.startswith("%%") else None
     return None
 
 

@@ -324,8 +324,8 @@ def _may_run_module_code(statement: cst.CSTNode) -> bool:
     is made: its decorators, a default value or an annotation that calls (``def g(v=f())``), a
     class's bases and body (``class R: out = f(2.0)``)."""
     if isinstance(statement, cst.FunctionDef):
-        made = [*statement.decorators, statement.params, *([statement.returns] if statement.returns else [])]
-        return any(find(part, lambda n: isinstance(n, cst.Call)) for part in made) or bool(statement.decorators)
+        made = [statement.params, *([statement.returns] if statement.returns else [])]
+        return bool(statement.decorators) or any(find(part, lambda n: isinstance(n, cst.Call)) for part in made)
     if isinstance(statement, cst.ClassDef):
         if statement.decorators or any(find(a, lambda n: isinstance(n, cst.Call)) for a in (*statement.bases, *statement.keywords)):
             return True

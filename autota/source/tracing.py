@@ -901,7 +901,7 @@ class TracedFunctions:
             updated = scopes.at_call(expr)
             if updated is not None:
                 return self._jax_value(updated[0], depth + 1)  # `img.at[:, h].set(v)`: an array like `img`
-            return isinstance(expr.func, cst.Attribute) and expr.func.attr.value in ARRAY_METHODS and (
+            return isinstance(expr.func, cst.Attribute) and expr.func.attr.value in vocabulary.ARRAY_METHODS and (
                 self._jax_value(expr.func.value, depth + 1)  # `(img[:, h] != -1).all()`
             )
         if isinstance(expr, cst.Subscript):
@@ -921,13 +921,6 @@ class TracedFunctions:
                 not isinstance(v, cst.AugAssign) and self._jax_value(v, depth + 1) for v in values if v not in own
             )
         return False
-
-
-ARRAY_METHODS = frozenset({
-    "all", "any", "sum", "prod", "max", "min", "mean", "std", "var", "argmax", "argmin", "cumsum", "astype", "reshape",
-    "ravel", "flatten", "squeeze", "transpose", "round", "clip", "dot", "conj",
-})
-"""Methods of a JAX array that give a JAX array."""
 
 
 def _updates_itself(value: cst.BaseExpression, name: str) -> bool:

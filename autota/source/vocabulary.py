@@ -99,6 +99,14 @@ DYNAMIC_WRITES = frozenset({DUS, DUS_IN_DIM, DUI_IN_DIM})
 CONSTRUCTORS = frozenset(
     f"{JNP}.{name}" for name in ("zeros", "ones", "empty", "full", "zeros_like", "ones_like", "full_like", "empty_like")
 )
+SHAPED_CONSTRUCTORS = frozenset(f"{m}.{f}" for m in (JNP, "numpy") for f in ("zeros", "ones", "empty", "full"))
+"""Constructors whose first argument is the array's shape."""
+CONSTANT_LIKE = frozenset(f"{JNP}.{name}" for name in ("zeros_like", "ones_like"))
+"""Constants shaped like their argument: no gradient goes through them."""
+OUTER_PRODUCTS = frozenset({f"{JNP}.outer", f"{JNP}.kron", f"{JNP}.multiply.outer", f"{JNP}.polymul"})
+"""Products whose result has the sizes (or ranks) of both factors together."""
+CONVOLUTIONS = frozenset({f"{JNP}.convolve", f"{JNP}.correlate"})
+"""Their ``"full"`` and ``"valid"`` modes give another length than their first factor's; ``"same"`` keeps the longer."""
 _EXACT_DTYPES = ("bool_", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64")
 EXACT_DTYPES = frozenset(
     {"builtins.bool", "builtins.int"} | {f"{module}.{name}" for module in (JNP, "numpy") for name in _EXACT_DTYPES}
@@ -239,6 +247,13 @@ do ``jnp.array(..., copy=False)`` and the scalar types, ``jnp.float32(np_array)`
 the NumPy array change the JAX array."""
 PYTHON_METHODS = frozenset({"item", "tolist", "tobytes", "__len__", "__index__", "__int__", "__float__", "__bool__"})
 """Methods of a JAX array whose result is a Python value."""
+ARRAY_METHODS = frozenset({
+    "all", "any", "sum", "prod", "max", "min", "mean", "std", "var", "argmax", "argmin", "cumsum", "astype", "reshape",
+    "ravel", "flatten", "squeeze", "transpose", "round", "clip", "dot", "conj",
+})
+"""Methods of a JAX array that give a JAX array."""
+TYPE_QUESTIONS = frozenset(f"builtins.{name}" for name in ("hasattr", "isinstance", "type", "id", "callable"))
+"""Builtins that ask what an object is, not what its arrays hold."""
 ARRAYS_OF_DISPLAYS = frozenset({f"{JNP}.array", f"{JNP}.asarray", "numpy.array", "numpy.asarray"})
 """Array constructors whose first axis is as long as the display they are given."""
 VALUE_CHECKS = ("debug_nans", "debug_infs")

@@ -25,7 +25,6 @@ UNSTEADY = (cst.Call, cst.Attribute, cst.Subscript, cst.NamedExpr, cst.Await, cs
 """What may give an index another value each step though it reads no name the loop binds."""
 
 JNP = "jax.numpy"
-SHAPED_CONSTRUCTORS = frozenset(f"{m}.{f}" for m in (JNP, "numpy") for f in ("zeros", "ones", "empty", "full"))
 SELF_CONVERSIONS = frozenset({f"{JNP}.array", f"{JNP}.asarray", f"{JNP}.copy", "numpy.array", "numpy.asarray", "numpy.copy"})
 """Calls that give an array's own values back (a copy, a conversion)."""
 FLOAT_CONSTANTS = vocabulary.FLOAT_CONSTANTS
@@ -136,13 +135,17 @@ def _open_band(call: cst.Call) -> bool:
     found = scopes.at_call(call)
     if found is None:
         return False
-    parts = [e.slice for e in call.func.value.slice if not (
-        isinstance(e.slice, cst.Slice) and (e.slice.lower, e.slice.upper, e.slice.step) == (None, None, None)
-        or isinstance(e.slice, cst.Index) and isinstance(e.slice.value, cst.Ellipsis)
-    )]  # the other axes whole: not `buf.at[p, :n]`, row `p` of the step
+    parts = [e.slice for e in call.func.value.slice if not _whole_axis(e.slice)]  # not `buf.at[p, :n]`, row `p` of the step
     return len(parts) == 1 and isinstance(parts[0], cst.Slice) and parts[0].step is None and (
         (parts[0].lower is None) != (parts[0].upper is None)
     ) and scopes.int_value(parts[0].lower or parts[0].upper) is None
+
+
+def _whole_axis(part: cst.BaseSlice) -> bool:
+    """Whether an index part takes its axes whole: ``:`` or ``...``."""
+    return isinstance(part, cst.Slice) and (part.lower, part.upper, part.step) == (None, None, None) or (
+        isinstance(part, cst.Index) and isinstance(part.value, cst.Ellipsis)
+    )
 
 
 def _called_helpers(call: ast.Call, helpers: dict[str, set[int]]) -> list[str]:
@@ -1270,7 +1273,7 @@ class GrowthRule(SourceRule):
         if isinstance(first, cst.Slice) or isinstance(first, cst.Index) and isinstance(first.value, cst.Ellipsis):
             return False  # `out.at[:, t]`: written along another axis than the first
         made = self.semantics.binding(found[0]) if isinstance(found[0], cst.Name) else None
-        if not (isinstance(made, cst.Call) and self.matches(made.func, SHAPED_CONSTRUCTORS) and made.args) or made.args[0].keyword:
+        if not (isinstance(made, cst.Call) and self.matches(made.func, vocabulary.SHAPED_CONSTRUCTORS) and made.args) or made.args[0].keyword:
             return False
         shape = made.args[0].value
         if isinstance(shape, (cst.Tuple, cst.List)):
@@ -1479,10 +1482,7 @@ class GrowthRule(SourceRule):
         subscript = call.func.value if at is not None and isinstance(call.func, cst.Attribute) else None
         if not isinstance(subscript, cst.Subscript):
             return False
-        whole = lambda part: isinstance(part, cst.Slice) and (part.lower, part.upper, part.step) == (None, None, None) or (  # noqa: E731
-            isinstance(part, cst.Index) and isinstance(part.value, cst.Ellipsis)
-        )
-        picked = [e.slice for e in subscript.slice if not whole(e.slice)]  # `x.at[:, mask]`: the mask on another axis
+        picked = [e.slice for e in subscript.slice if not _whole_axis(e.slice)]  # `x.at[:, mask]`: the mask on another axis
         if len(picked) != 1 or not isinstance(picked[0], cst.Index):
             return False
 
@@ -1512,7 +1512,7 @@ class GrowthRule(SourceRule):
             ):
                 return boolean(expr.value, depth)  # `idx[idx >= 0]`: some of the positions (or flags) a mask marks
             if isinstance(expr, cst.Call) and expr.args and expr.args[0].keyword is None and not expr.args[0].star and (
-                self.matches(expr.func, {f"{JNP}.asarray", f"{JNP}.array", "numpy.asarray", "numpy.array"})
+                self.matches(expr.func, vocabulary.ARRAYS_OF_DISPLAYS)
             ) and boolean(expr.args[0].value, depth):
                 return True  # `jnp.asarray(jnp.nonzero(m)[0], dtype=jnp.int32)`: the same positions or flags
             if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and expr.func.attr.value == "astype" and (

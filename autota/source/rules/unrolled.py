@@ -21,9 +21,6 @@ from autota.source.tracing import COMPILED
 from autota.source.rule import SourceRule
 from autota.source.rules.growth import GROWTH
 
-OUTER_PRODUCTS = frozenset({"jax.numpy.outer", "jax.numpy.kron", "jax.numpy.multiply.outer", "jax.numpy.polymul"})
-CONVOLUTIONS = frozenset({"jax.numpy.convolve", "jax.numpy.correlate"})
-"""Their ``"full"`` and ``"valid"`` modes give another length than their first factor's; ``"same"`` keeps the longer."""
 """Products whose result has the axes of both factors: a carry multiplied in grows each step."""
 
 
@@ -370,9 +367,9 @@ class UnrolledLoopRule(SourceRule):
         factors = [a.value for a in value.args if a.keyword is None][:2]
         if not any(isinstance(f, cst.Name) and f.value == name for f in factors):
             return False
-        if self.matches(value.func, OUTER_PRODUCTS):
+        if self.matches(value.func, vocabulary.OUTER_PRODUCTS):
             return True
-        if self.matches(value.func, CONVOLUTIONS):
+        if self.matches(value.func, vocabulary.CONVOLUTIONS):
             mode = [a.value for a in value.args if a.keyword is not None and a.keyword.value == "mode"] or [
                 a.value for a in value.args if a.keyword is None
             ][2:3]

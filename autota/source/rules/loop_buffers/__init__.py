@@ -46,8 +46,6 @@ RESHAPING_FUNCTIONS = frozenset(
     f"{vocabulary.JNP}.{name}" for name in ("reshape", "squeeze", "ravel", "expand_dims", "transpose", "swapaxes", "atleast_1d", "atleast_2d")
 )
 """Array methods and functions whose result is the same elements, in the same dtype, reshaped."""
-CONSTANT_LIKE = frozenset(f"{vocabulary.JNP}.{name}" for name in ("zeros_like", "ones_like"))
-"""Constants shaped like their argument: no gradient goes through them."""
 
 
 SELECT_TERMINALS = frozenset(vocabulary.terminal(name) for name in WHERE)
@@ -552,7 +550,7 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
             return False
         if position is None and (self.matches(row.func, vocabulary.INTEGER_RESULTS) is not None or self._modeler().exact_dtype(row)):
             return True  # (`jnp.array([r, c, 3], dtype=jnp.int32)`: an integer array made, of no gradient)
-        if position is None and self.matches(row.func, CONSTANT_LIKE) is not None:
+        if position is None and self.matches(row.func, vocabulary.CONSTANT_LIKE) is not None:
             return True  # `jnp.zeros_like(tok)`: a constant, whatever it is shaped like
         picked = [a.value for a in row.args if a.keyword is None and not a.star]
         if position is None and self.matches(row.func, WHERE) is not None and len(picked) == 3 == len(row.args):

@@ -780,10 +780,6 @@ def _carries(value: Value, seen=None):
             yield from _carries(item)
 
 
-TYPE_QUESTIONS = frozenset(f"builtins.{name}" for name in ("hasattr", "isinstance", "type", "id", "callable"))
-"""Builtins that ask what an object is, not what its arrays hold: a body that asks reads no buffer."""
-
-
 class _Evaluation:
     """One symbolic run of a body: environments per inlined call, and the reads of the carry."""
 
@@ -1237,7 +1233,7 @@ class _Evaluation:
             return made
         if rule.matches(func, vocabulary.SHALLOW_COPIES) and len(node.args) == 1 and not (node.args[0].keyword or node.args[0].star):
             return self.expr(node.args[0].value, env, depth)  # `c = dict(c)`: the same entries, nothing read
-        if rule.matches(func, TYPE_QUESTIONS):
+        if rule.matches(func, vocabulary.TYPE_QUESTIONS):
             return Opaque(node)  # `hasattr(val, "entropy")`: asks of the object, reads no array of it
         if isinstance(func, cst.Attribute) and func.attr.value == "copy" and not node.args:
             base = self.expr(func.value, env, depth)
