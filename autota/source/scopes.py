@@ -120,6 +120,11 @@ def find(tree: cst.CSTNode, predicate) -> list[cst.CSTNode]:
     return found
 
 
+_NESTING_STATEMENTS = (cst.ClassDef, cst.FunctionDef, cst.For, cst.While, cst.If, cst.With)
+"""Statements whose indented body :meth:`Semantics.position` renders alone (Python's AST gives
+each a ``body`` of the same statements)."""
+
+
 class _Comments(cst.CSTVisitor):
     def __init__(self) -> None:
         self.found: list[cst.Comment] = []
@@ -1074,6 +1079,8 @@ class Semantics:
             stub = holder
             for outer in reversed(path[:-1]):
                 stub = outer.with_changes(body=outer.body.with_changes(body=(stub,)))
+                if isinstance(outer, (cst.If, cst.For, cst.While)):
+                    stub = stub.with_changes(orelse=None)
             alone = self.module.with_changes(header=(), body=(stub,), footer=())
             positions = MetadataWrapper(alone, unsafe_skip_copy=True).resolve(PositionProvider)
             self._statement_positions[holder] = (positions, line - positions[holder].start.line)
@@ -1085,16 +1092,18 @@ class Semantics:
         )
 
     def _definitions_holding(self, node: cst.CSTNode) -> list[cst.CSTNode]:
-        """The top-level statement holding ``node`` and the class and function body statements
-        holding it below that, outermost first (none for the module's header and footer).
-        Rendered each with only the next one in its body, they keep the file's indentation."""
+        """The top-level statement holding ``node`` and the statements of class, function,
+        loop, ``if`` and ``with`` bodies holding it below that, outermost first (none for the
+        module's header and footer). Rendered each with only the next one in its body, they keep
+        the file's indentation: a finding in a function of a thousand lines renders the few
+        statements around it."""
         top = self.top(node)
         if self.parents.get(top) is not self.module or top not in self._syntax_of(self.module):
             return []
         path = [top]
-        while isinstance(path[-1], (cst.ClassDef, cst.FunctionDef)) and isinstance(path[-1].body, cst.IndentedBlock):
+        while isinstance(path[-1], _NESTING_STATEMENTS) and isinstance(path[-1].body, cst.IndentedBlock):
             inner = next((m for m in path[-1].body.body if self.within(node, m)), None)
-            if inner is None:  # in the header: decorators, parameters, bases
+            if inner is None:  # in the header (decorators, parameters, bases, a loop's iterable) or an `else`
                 break
             path.append(inner)
         return path
@@ -1433,7 +1442,7 @@ class Semantics:
                 continue
             small = earlier.body[0] if isinstance(earlier, cst.SimpleStatementLine) and len(earlier.body) == 1 else None
             if len(bound) == 1 and isinstance(small, cst.Assign) and len(small.targets) == 1:
-                path = _target_path(small.targets[0].target, bound[0])
+                path = target_path(small.targets[0].target, bound[0])
                 if path is not None:
                     return path, small.value
             return None
@@ -1650,7 +1659,7 @@ class Semantics:
         )
 
 
-def _target_path(target: cst.BaseExpression, name: cst.Name) -> tuple[int, ...] | None:
+def target_path(target: cst.BaseExpression, name: cst.Name) -> tuple[int, ...] | None:
     """The position of ``name`` in an assignment target of tuples and lists (``None`` past a
     starred element)."""
     if target is name:
@@ -1659,7 +1668,7 @@ def _target_path(target: cst.BaseExpression, name: cst.Name) -> tuple[int, ...] 
         if any(isinstance(e, cst.StarredElement) for e in target.elements):
             return None
         for k, element in enumerate(target.elements):
-            path = _target_path(element.value, name)
+            path = target_path(element.value, name)
             if path is not None:
                 return (k, *path)
     return None

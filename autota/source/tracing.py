@@ -32,9 +32,11 @@ def _overrides(known: Traced | None, kind: str) -> bool:
     """Whether a trace of ``kind`` (the root's, for a function called from traced code) says more
     than ``known``: a model's functions only may run traced, the rest do; and a function given
     to ``vmap``/``grad``, or one that calls a collective, runs compiled where compiled code calls
-    it (``jax.jit(jax.vmap(f))``, a jitted function calling ``batched = jax.vmap(f)``, ``jax.pmap(step)``)."""
+    it (``jax.jit(jax.vmap(f))``, a jitted function calling ``batched = jax.vmap(f)``, ``jax.pmap(step)``),
+    and so do the functions it calls (a ``loss`` given to ``jax.grad`` inside a jitted step, and what
+    ``loss`` calls, reached first from the ``grad``)."""
     return known is None or known.kind in MAY_RUN_TRACED and kind not in MAY_RUN_TRACED or (
-        known.kind in ("transform", "collective") and kind in COMPILED
+        (known.origin or known.kind) in ("transform", "collective") and kind in COMPILED
     )
 
 

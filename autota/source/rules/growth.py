@@ -1731,7 +1731,13 @@ class GrowthRule(SourceRule):
         """Whether the data picks the update's slot: its index reads an element or a call
         (``counts.at[tiles[i]]``), or a target of a loop over something else than a ``range``
         or ``enumerate``'s counter (``for tile in tiles``). Combined into the old value there,
-        the array is a histogram, whose size does not grow with the loop."""
+        the array is a histogram, whose size does not grow with the loop. A first part that starts
+        at a name each step of the innermost loop advances (``out.at[off:off + n].add(...)`` with
+        ``off += n``) is a cursor, not a pick: the blocks move along the array a step at a time."""
+        first = parts[0].value if parts and isinstance(parts[0], cst.Index) else parts[0] if parts else None
+        start = first.lower if isinstance(first, cst.Slice) else first
+        if loops and isinstance(start, cst.Name) and start.value in self._running_offsets(loops[0]):
+            return False
         # `idx = active_of(j)`, `rows, cols = np.array(vals).T` before the update; `k = bits(s)` then
         # `idx = idx + k`: the values that reach the index's names, a few assignments back
         pending, followed = [part.value if isinstance(part, cst.Index) else part for part in parts], set()

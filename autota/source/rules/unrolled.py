@@ -18,7 +18,7 @@ import libcst as cst
 from autota.catalogue import Edit, Fix
 from autota.source import prefilter, scopes, vocabulary
 from autota.source.tracing import COMPILED
-from autota.source.rule import SourceRule
+from autota.source.rule import FEW_TRIPS, SourceRule
 from autota.source.rules.growth import GROWTH
 
 """Products whose result has the axes of both factors: a carry multiplied in grows each step."""
@@ -105,7 +105,7 @@ class UnrolledLoopRule(SourceRule):
             return  # nothing carried, or an array grown by concatenation: AT101 reports that loop
         if self._static_index(node, function):
             return  # the index sets a shape or picks a Python item: no `lax.scan` expresses the loop
-        if self.few_trips(node):
+        if self.few_trips(node) or iterator is not None and self._few_trips_by_default(iterator, function):
             return  # a few copies of the body, whatever the input: the program does not grow
         if self._static_use(node.body, set(carried), function, 0, control=False) or self._reshaped_carry(node, carried):
             return  # a carried int sets a shape (`x[mid:end]`), or a carried array changes shape: nothing a scan carries
@@ -147,17 +147,7 @@ class UnrolledLoopRule(SourceRule):
         rebinds, and whose default sends the loop's branch the other way: from jitted code the
         loop never runs. (A function that traced code of another module of the run calls is
         traced from there, and keeps its finding: that call may pass the flag.)"""
-        calls = self.traced.traced_calls.get(function, {})
-        if not calls:
-            return False
-        positional = [*function.params.posonly_params, *function.params.params]
-        defaults = {}
-        for index, param in enumerate([*positional, *function.params.kwonly_params]):
-            value = _literal(param.default) if param.default is not None else _NO_VALUE
-            if value is _NO_VALUE or self.semantics.binds_here(function, param.name.value):
-                continue
-            if not any(_may_pass(call, param.name.value, index if index < len(positional) else None) for call in calls):
-                defaults[param.name.value] = value
+        defaults = self._defaults_kept(function)
         if not defaults:
             return False
         branch = loop
@@ -170,6 +160,55 @@ class UnrolledLoopRule(SourceRule):
                     return True
             branch = holder
         return False
+
+    def _defaults_kept(self, function: cst.FunctionDef) -> dict[str, object]:
+        """The parameters of ``function`` with a literal default (``True``, ``None``, an int)
+        that no traced call of it may pass and the function never rebinds, with their defaults:
+        their values wherever jitted code of this file runs it."""
+        calls = self.traced.traced_calls.get(function, {})
+        if not calls:
+            return {}
+        positional = [*function.params.posonly_params, *function.params.params]
+        defaults = {}
+        for index, param in enumerate([*positional, *function.params.kwonly_params]):
+            value = _literal(param.default) if param.default is not None else _NO_VALUE
+            if value is _NO_VALUE or self.semantics.binds_here(function, param.name.value):
+                continue
+            position = index if index < len(positional) else None
+            if not any(self._may_pass(call, function, param.name.value, position) for call in calls):
+                defaults[param.name.value] = value
+        return defaults
+
+    def _may_pass(self, call: cst.Call, function: cst.FunctionDef, name: str, position: int | None) -> bool:
+        """Whether ``call`` may pass ``function``'s parameter ``name``: where it calls the
+        function, as :func:`_may_pass` reads its arguments; where it hands it to ``tree_map``, as
+        many positional arguments as the trees it maps (``tree_map(project, params)`` passes one);
+        where it hands it to anything else, whatever that callee passes."""
+        handed = [a for a in call.args if isinstance(a.value, cst.Name) and a.value.value == function.name.value]
+        if not handed:
+            return _may_pass(call, name, position)
+        if not self.matches(call.func, vocabulary.TREE_MAP) or call.args[0] is not handed[0] or len(handed) > 1:
+            return True
+        trees = call.args[1:]
+        if any(a.star for a in trees):
+            return True
+        return position is not None and position < sum(1 for a in trees if a.keyword is None)
+
+    def _few_trips_by_default(self, iterator: cst.Call, function: cst.FunctionDef) -> bool:
+        """Whether ``range(n)`` stops at a parameter of ``function`` whose default, which every
+        traced call of this file keeps (``def project(a, num_iter=1)`` mapped by ``tree_map``),
+        makes a few steps: as few copies of the body as the ``range`` of that constant."""
+        given = [a for a in iterator.args if a.keyword is None and not a.star]
+        if len(given) != len(iterator.args) or len(given) > 2 or (
+            len(given) == 2 and scopes.int_value(given[0].value) is None
+        ):
+            return False
+        stop = given[-1].value
+        if not isinstance(stop, cst.Name) or self.semantics.binding_scope(stop) is not function:
+            return False
+        default = self._defaults_kept(function).get(stop.value, _NO_VALUE)
+        start = scopes.int_value(given[0].value) if len(given) == 2 else 0
+        return isinstance(default, int) and not isinstance(default, bool) and len(range(start, default)) <= FEW_TRIPS
 
     def _constant_left_off(self, loop: cst.For, function: cst.FunctionDef) -> bool:
         """Whether an ``if`` around ``loop`` tests a module-level name bound once to a literal

@@ -277,7 +277,7 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
         init = args.get(INIT_ARG[kind])  # unknown where a scanned form is called elsewhere
         motions = [self._index_motion(body, w, self._index_kind(call, kind, args, w)) for w in group]
         fixed = [motion == "fixed" or self._invariant(body, w.index) for motion, w in zip(motions, group, strict=True)]
-        if init is not None and all(fixed) and self._few_fixed_slots(self._initial_buffer(init.value, body, write)):
+        if init is not None and all(fixed) and self._few_fixed_slots(self._first_initial(call, kind, init.value, body, write)):
             return None  # a running value in a few slots (`stats.at[0].add(loss)`): nothing grows with the loop
         if all(fixed) and self._several_slots(body, group):
             return None  # several fixed slots each step (`it.at[0]`, `it.at[1]`): a recurrence's state, no rows
@@ -388,8 +388,11 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
         return False
 
     def _measured(self, name: cst.Name) -> bool:
-        """Whether ``name`` is the argument of the builtin ``len``: an array's static length."""
+        """Whether ``name`` is the argument of the builtin ``len``, or the array of a part of it
+        (``len(walls[0])``, ``len(state.rows)``): an array's static length."""
         arg = self.parent(name)
+        while isinstance(arg, (cst.Subscript, cst.Attribute)) and arg.value is name:
+            name, arg = arg, self.parent(arg)
         call = self.parent(arg) if isinstance(arg, cst.Arg) else None
         return isinstance(call, cst.Call) and len(call.args) == 1 and self.matches(call.func, {"builtins.len"}) is not None
 
@@ -736,6 +739,40 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
                 return None
             path += (entry,)
         return self._modeler().initial(init, path)
+
+    def _first_initial(self, call: cst.Call, kind: str, init: cst.BaseExpression, body, write: Write) -> cst.BaseExpression | None:
+        """What the carried ``buf`` starts as on the loop's first run: as :meth:`_initial_buffer`
+        finds it, or, where the loop runs again in a Python loop and hands its result back as
+        its initial carry (``acc = jnp.zeros(2)``, then ``for i in range(2): d, acc =
+        fori_loop(2, n, body, (d, acc))``), the one other value the scope binds the name to. A
+        loop's result has its initial carry's shape and dtype, so that value answers questions
+        of those alone, not of the buffer's contents."""
+        found = self._initial_buffer(init, body, write)
+        if found is not None or write.buf not in body.elements or write.dict_entry:
+            return found
+        path = (body.elements.index(write.buf),) if body.unpack is not None else ()
+        name = init
+        for step in path:
+            if not isinstance(name, (cst.Tuple, cst.List)) or step >= len(name.elements):
+                return None
+            name = name.elements[step].value
+        if not isinstance(name, cst.Name):
+            return None
+        result = (0, *path) if kind == "scan" else path  # where the call's result holds the buffer
+        scope = self.semantics.binding_scope(name)
+        values = []
+        for bound in self.semantics.variables(scope, name.value):
+            role, holder = scopes.binding_role(self.semantics.parents, bound)
+            if role is None or self.semantics.enclosing_scope(bound) is not scope:
+                continue
+            if isinstance(holder, cst.Assign) and holder.value is call and len(holder.targets) == 1 and (
+                scopes.target_path(holder.targets[0].target, bound) == result
+            ):
+                continue  # the loop's own result, handed back
+            if role != "plain":
+                return None
+            values.append(holder.value)
+        return values[0] if len(values) == 1 else None
 
     def _few_fixed_slots(self, initial: cst.BaseExpression | None) -> bool:
         """Whether a buffer written at fixed slots is of a constant shape (``stats =

@@ -663,6 +663,8 @@ class LoopModeler:
             return model
         inputs = {"fori": [Index(), Carry(())], "scan": [Carry(()), self._scanned(args.get("xs"))], "while": [Carry(())]}[kind]
         evaluation = _Evaluation(self)
+        init = args[vocabulary.INIT_ARG[kind]].value if vocabulary.INIT_ARG[kind] in args else None
+        evaluation.carry_sizes = _display_sizes(init, ()) if init is not None else {}
         try:
             result = evaluation.call(body, inputs, {}, 0)
         except _GiveUp as stop:
@@ -709,7 +711,7 @@ class LoopModeler:
                 )
                 model.writes.append(
                     BufferWrite(
-                        path, value, self._label(value, path, body.node), index, offset, next(iter(reads), None), whole, maybe, old_slot,
+                        path, value, self._label(value, path, body.node, init), index, offset, next(iter(reads), None), whole, maybe, old_slot,
                         old_whole, slot_reads,
                     )
                 )
@@ -727,10 +729,11 @@ class LoopModeler:
                 return "counter", counter.offset
         return "data", 0
 
-    def _label(self, write: Written, path: tuple, body: cst.CSTNode) -> str:
+    def _label(self, write: Written, path: tuple, body: cst.CSTNode, init: cst.BaseExpression | None) -> str:
         """The buffer as the body writes it (``hist`` of ``hist.at[t].set(h)`` after ``h, t, hist =
-        carry``, ``log["e"]``), where the body itself writes it; else as the body's carry parameter
-        reaches it: ``buf``, ``state[2]``, ``s.buf``."""
+        carry``, ``log["e"]``), where the body itself writes it; else as the initial carry's display
+        names it (``Q`` of ``(Q, H, v)``, written by a helper the body hands ``*val``); else as the
+        body's carry parameter reaches it: ``buf``, ``state[2]``, ``s.buf``."""
         receiver = None
         if write.form in ("at", "dus") and self.semantics.within(write.call, body):
             if write.form == "dus" and write.call.args:
@@ -740,6 +743,13 @@ class LoopModeler:
                 receiver = at.value if isinstance(at, cst.Attribute) and at.attr.value == "at" else None
         if isinstance(receiver, (cst.Name, cst.Attribute, cst.Subscript)) and len(code := self.rule.code_of(receiver)) <= 40:
             return code
+        given = init
+        for step in path:
+            given = given.elements[step].value if isinstance(step, int) and isinstance(given, (cst.Tuple, cst.List)) and (
+                step < len(given.elements) and not isinstance(given.elements[step], cst.StarredElement)
+            ) else None
+        if isinstance(given, cst.Name) and path:
+            return given.value
         return self._carry_name + "".join(f"[{p}]" if isinstance(p, int) else p for p in path)
 
 
@@ -790,6 +800,10 @@ class _Evaluation:
         """``(carry path, node, old)``: ``old`` when the value read is the carry as it came in,
         not a write into it."""
         self.active: set[int] = set()
+        self.carry_sizes: dict[tuple, int] = {}
+        """The number of items at each path of the carry that the initial carry gives as a tuple or
+        list display (``(Q, H, v)``: three at ``()``): a loop's carry keeps its structure, so
+        ``*val`` spreads as many wherever the body reads it."""
 
     def read(self, value: Value, node: cst.CSTNode) -> None:
         for path in _carries(value):
@@ -1370,7 +1384,7 @@ class _Evaluation:
             if record is not None:
                 return record
         if isinstance(callee, Function) and any(a.star for a, _ in args):
-            args = _spread(callee, args) or args  # `step(*val, idx=i)`: the carry's parts, one a parameter
+            args = _spread(callee, args, self.carry_sizes) or args  # `step(*val, idx=i)`: the carry's parts, one a parameter
         if isinstance(callee, Function) and not any(a.star for a, _ in args) and isinstance(callee.node, (cst.FunctionDef, cst.Lambda)):
             if not (isinstance(callee.node, cst.FunctionDef) and _changes_binding(callee.node)):
                 try:
@@ -1485,15 +1499,21 @@ def _shift(value: Value, offset: int) -> Value:
     return OPAQUE
 
 
-def _spread(callee: Function, args: list) -> list | None:
+def _spread(callee: Function, args: list, carry_sizes: dict[tuple, int]) -> list | None:
     """``args`` with one ``*value`` spread into its items, where the callee's signature fixes
     how many it takes: the positional parameters left after the bound, positional and keyword
     arguments, none with a default, no ``*args`` (``step(*val, idx=i)`` of ``def step(q, h, v,
-    idx)``: three). A call with another number of items raises ``TypeError`` at run time."""
+    idx)``: three). A call with another number of items raises ``TypeError`` at run time. A part
+    of the carry whose initial display says how many items it holds (``carry_sizes``) spreads
+    that many, whatever follows it (``step(*val, A, idx=i)``)."""
     params = callee.node.params
     stars = [k for k, (a, _) in enumerate(args) if a.star]
     if len(stars) != 1 or args[stars[0]][0].star != "*" or isinstance(params.star_arg, cst.Param):
         return None
+    star_arg, value = args[stars[0]]
+    if isinstance(value, Carry) and value.path in carry_sizes:
+        spread = [(star_arg.with_changes(star=""), Carry(value.path + (k,))) for k in range(carry_sizes[value.path])]
+        return [*args[: stars[0]], *spread, *args[stars[0] + 1:]]
     positional = [*params.posonly_params, *params.params]
     given = {a.keyword.value for a, _ in args if a.keyword is not None} | set(callee.keywords)
     before = len(callee.bound) + sum(1 for a, _ in args if a.keyword is None and not a.star)
@@ -1505,6 +1525,17 @@ def _spread(callee: Function, args: list) -> list | None:
     star_arg, value = args[stars[0]]
     spread = [(star_arg.with_changes(star=""), _item(value, k, len(left))) for k in range(len(left))]
     return [*args[: stars[0]], *spread, *args[stars[0] + 1:]]
+
+
+def _display_sizes(init: cst.BaseExpression, path: tuple) -> dict[tuple, int]:
+    """The number of items of each tuple or list display in the initial carry ``init``, by
+    path (see :attr:`_Evaluation.carry_sizes`)."""
+    if not isinstance(init, (cst.Tuple, cst.List)) or any(isinstance(e, cst.StarredElement) for e in init.elements):
+        return {}
+    sizes = {path: len(init.elements)}
+    for k, element in enumerate(init.elements):
+        sizes |= _display_sizes(element.value, path + (k,))
+    return sizes
 
 
 def _item(value: Value, k: int, n: int) -> Value:
