@@ -38,15 +38,23 @@ PLACEHOLDER = re.compile(r"^([ \t]*)pass  # <autota-magic (\d+)>$", re.MULTILINE
 MAGIC = re.compile(r"[ \t]*(?:[%!?]|[\w.]+\?\??[ \t]*$|[\w, \t]+=[ \t]*[%!])")
 """A line IPython rewrites: ``%line_magic``, ``!shell``, ``x = !cmd``, ``obj?``, ``?obj``."""
 QUIET_LINE_MAGICS = frozenset({
-    "matplotlib", "load_ext", "reload_ext", "unload_ext", "autoreload", "aimport", "pip", "conda", "cd",
-    "pwd", "ls", "who", "whos", "who_ls", "precision", "xmode", "autosave", "mkdir", "clear",
+    "matplotlib", "autoreload", "aimport", "pip", "conda", "cd",
+    "pwd", "ls", "who", "whos", "who_ls", "precision", "autosave", "mkdir", "clear",
     "colors", "page", "pinfo", "pinfo2", "psource", "pdoc", "pdef", "history", "lsmagic", "magic", "quickref",
 })
 """Line magics that run no Python of the notebook, bind no name in its namespace and set nothing
 JAX reads, as long as their line expands nothing (IPython evaluates ``{expr}`` and ``$name`` in a
 magic's or a shell command's line). Others (``%time x = f()``, ``%run script.py``, ``%store -r``,
 ``%pylab``, ``%env JAX_DISABLE_JIT=1``, ``%config``, which runs its assignment's value, one not
-known) may."""
+known) may; so does ``%load_ext`` of an extension not in :data:`QUIET_EXTENSIONS` (its
+``load_ipython_extension`` is handed the shell, and can bind any name in the notebook's
+namespace), and ``%xmode Verbose``, whose tracebacks print each frame's locals."""
+EXTENSION_MAGICS = frozenset({"load_ext", "reload_ext", "unload_ext"})
+QUIET_EXTENSIONS = frozenset({
+    "autoreload", "tensorboard", "line_profiler", "memory_profiler", "snakeviz", "watermark", "lab_black",
+    "nb_black", "jupyter_black", "blackcellmagic",
+})
+"""IPython extensions that add magics or reload modules, and bind no name of the notebook's."""
 QUIET_CELL_MAGICS = frozenset({
     "bash", "sh", "script", "html", "HTML", "markdown", "latex", "javascript", "js", "svg", "writefile", "perl",
     "ruby", "system", "sx",
@@ -413,4 +421,8 @@ def _may_run_python(line: str) -> bool:
     if not stripped.startswith("%"):
         return False
     name = stripped.lstrip("%").split(maxsplit=1)
+    if name and name[0] in EXTENSION_MAGICS:
+        return len(name) < 2 or not set(name[1].split()) <= QUIET_EXTENSIONS
+    if name and name[0] == "xmode":
+        return len(name) < 2 or name[1].strip().lower().startswith("verbose")  # (alone, it cycles to Verbose)
     return not name or name[0] not in QUIET_LINE_MAGICS

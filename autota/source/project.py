@@ -222,12 +222,18 @@ INT_CONSTANT = re.compile(r"^(\w+)[ \t]*(?::[^=\n]*)?=[ \t]*-?[0-9]", re.M)
 """A module-level binding that may be of an int literal: the files :func:`module_constants` parses,
 where another file imports such a name."""
 FROM_IMPORT = re.compile(r"^[ \t]*from[ \t]+[\w.]+[ \t]+import[ \t]+(\([^)]*\)|[^\n]*)", re.M)
+_DEBUGGERS = "|".join(sorted(vocabulary.DEBUGGER_MODULES | {r"IPython\.core\.debugger"}))
 CALLER_FRAMES = re.compile(
     r"\b(f_back|f_locals|tb_frame|" + "|".join(sorted({vocabulary.terminal(n) for n in vocabulary.CALLER_FRAME_READERS}
-    - {"breakpoint", "set_trace", "stack", "trace"})) + r")\b|\b(?:inspect\.)?stack\(\)"
+    - {"breakpoint", "set_trace", "stack", "trace", "embed"})) + r")\b|\b(?:inspect\.)?stack\(\)"
+    + r"|(?<![.\w])(?:breakpoint|set_trace)[ \t]*\(|\bIPython\.embed\b|^[ \t]*from[ \t]+IPython[\w.]*[ \t]+import[^\n]*\bembed\b"
+    + r"|^[ \t]*(?:from[ \t]+(?:%s)\b|import[ \t]+[\w., \t]*?\b(?:%s)\b)" % (_DEBUGGERS, _DEBUGGERS),
+    re.M,
 )
 """What a module that may read its callers' frames spells: ``f_back``, ``f_locals``, a traceback's
-frame, ``currentframe``, ``_getframe``, ``walk_stack``, ``settrace``... (words of its text)."""
+frame, ``currentframe``, ``_getframe``, ``walk_stack``, ``settrace``... (words of its text); a
+debugger's call (``breakpoint()``, ``set_trace()``, IPython's ``embed()``) or the import of a
+debugger's module (``import pdb``, ``from cgitb import text``)."""
 DISABLES_JIT = re.compile(r"disable.{0,40}?jit", re.I | re.S)
 """``disable_jit`` however spelled (``jax.disable_jit``, ``JAX_DISABLE_JIT``, ``"jax_disable" "_jit"``,
 an escape in a string): a superset of what a module's own check reads."""

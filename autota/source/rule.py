@@ -30,6 +30,7 @@ from autota.source.vocabulary import (
     CALLER_FRAME_READERS,
     COMPUTED_ATTRIBUTE_READERS,
     CONSTRUCTORS,
+    DEBUGGER_MODULES,
     FRAME_LOCAL_CAPTURE,
     FRAME_LOCALS,
     FRAME_READERS,
@@ -554,6 +555,8 @@ class SourceRule:
                 if isinstance(argument, cst.Arg) and argument.keyword is node:  # `StackSummary.extract(..., capture_locals=True)`
                     location = self.location(argument)
                     found.append(((location.line, location.column), self.parent(argument), f"{FRAME_LOCAL_CAPTURE}="))
+        if not found:  # a debugger's module imported, whatever it then calls: `from pdb import set_trace as st`
+            found = self._debugger_imports()
         if not found:  # or through an attribute named at run time: `getattr(sys, "_get" + "frame")(1)`
             for reader in ("getattr", "attrgetter"):
                 for node in self.semantics.names_in(self.context.module, reader):
@@ -562,6 +565,19 @@ class SourceRule:
                         location = self.location(call)
                         found.append(((location.line, location.column), call, f"{reader}()"))
         return min(found, key=lambda r: r[0])[1:] if found else None
+
+    def _debugger_imports(self) -> list:
+        """The imports of a debugger's module (:data:`DEBUGGER_MODULES`; ``IPython.core.debugger``)
+        anywhere in the module, as :meth:`frame_reader` lists what it finds."""
+        found = []
+        for word in (*DEBUGGER_MODULES, "debugger"):
+            for node in self.semantics.names_in(self.context.module, word):
+                statement = next((a for a in self.ancestors(node) if isinstance(a, (cst.Import, cst.ImportFrom))), None)
+                if statement is None or word == "debugger" and "IPython" not in self.code_of(statement):
+                    continue
+                location = self.location(statement)
+                found.append(((location.line, location.column), statement, f"import {word}"))
+        return found
 
     def _computed_reach(self, call: cst.Call, reader: str) -> bool:
         """Whether ``getattr``/``attrgetter`` reads an attribute whose name is built at run time

@@ -120,9 +120,28 @@ def find(tree: cst.CSTNode, predicate) -> list[cst.CSTNode]:
     return found
 
 
+STATIC_ATTRIBUTES = frozenset({"shape", "dtype", "ndim", "size"})
+"""What JAX knows of an array when it traces: ``x.shape`` of a tracer is Python ints."""
+
+
+def static_read(semantics, name: cst.Name) -> bool:
+    """Whether ``name`` is read only for what tracing keeps static (``A.shape``, ``A.ndim``)."""
+    parent = semantics.parents.get(name)
+    return isinstance(parent, cst.Attribute) and parent.value is name and parent.attr.value in STATIC_ATTRIBUTES
+
+
 _NESTING_STATEMENTS = (cst.ClassDef, cst.FunctionDef, cst.For, cst.While, cst.If, cst.With)
 """Statements whose indented body :meth:`Semantics.position` renders alone (Python's AST gives
 each a ``body`` of the same statements)."""
+_PASS = cst.SimpleStatementLine(body=(cst.Pass(),))
+_NO_ELSE = {cst.If: {"orelse": None}, cst.For: {"orelse": None}, cst.While: {"orelse": None}}
+"""What a header rendered alone leaves out after the body."""
+
+
+def _after_body(statement: cst.CSTNode) -> list[cst.CSTNode]:
+    """What of a compound statement comes after its body: an ``else`` (or ``elif``)."""
+    orelse = getattr(statement, "orelse", None)
+    return [orelse] if orelse is not None else []
 
 
 class _Comments(cst.CSTVisitor):
@@ -789,11 +808,29 @@ BUILTINS_STORE = re.compile(
 not written out (``__builtins__.update(...)``, ``vars(builtins)``)."""
 
 
+_BUILTINS_MENTION = re.compile(r"\b(?:builtins|__builtins__)\b(?=[ \t]*(?:[^\w \t]|$))|\b(?:import|from)[ \t]+(?:builtins|__builtins__)\b", re.M)
+"""The ``builtins`` module named in code: followed by punctuation (``builtins.``, ``builtins,``,
+``"builtins"``) or the line's end, or imported; not a word of prose (``and builtins the file binds``)."""
+_BUILTINS_READ = re.compile(
+    r"^[ \t]*import[ \t]+builtins[ \t]*(?:#[^\n]*)?$|^[ \t]*from[ \t]+builtins[ \t]+import[ \t]+(?!.*__)[\w, \t]+$"
+    r"|\bbuiltins[ \t]*\.[ \t]*[A-Za-z]\w*[ \t]*\(",
+    re.M,
+)
+"""What only reads the ``builtins`` module: its plain import, names imported from it, a call of one
+of its functions (``builtins.max(a, b)``)."""
+
+
 def stored_builtin_names(text: str) -> frozenset[str]:
-    """The builtins ``text`` stores (see :data:`BUILTINS_STORE`), ``"*"`` for any."""
+    """The builtins ``text`` stores (see :data:`BUILTINS_STORE`), ``"*"`` for any: also wherever it
+    names the module otherwise than to read it (see :data:`_BUILTINS_READ`), which an alias
+    (``import builtins as B``), a dunder (``object.__setattr__(builtins, ...)``,
+    ``builtins.__dict__``), a target list or a string (``import_module("builtins")``) may store through."""
     if "builtins" not in text:
         return frozenset()
-    return frozenset(m.group(1) or m.group(2) or "*" for m in BUILTINS_STORE.finditer(text))
+    stores = list(BUILTINS_STORE.finditer(text))
+    spans = [m.span() for m in (*stores, *_BUILTINS_READ.finditer(text))]
+    unread = any(not any(a <= m.start() < b for a, b in spans) for m in _BUILTINS_MENTION.finditer(text))
+    return frozenset(m.group(1) or m.group(2) or "*" for m in stores) | ({"*"} if unread else frozenset())
 
 
 UNSCOPED_BINDINGS = (
@@ -820,7 +857,8 @@ class Semantics:
         self.parents = parent_map(module)
         self.scope_of = _StoredScopeProvider.scopes(module, store_contexts(self.parents))
         self._positions = None
-        self._statement_positions: dict[cst.CSTNode, tuple[dict, int]] = {}
+        self._statement_positions: dict[tuple[cst.CSTNode, bool], tuple[dict, int]] = {}
+        self._lines: list[str] | None = None
         self._source = source
         self._stored_builtins = stored_builtins | stored_builtin_names(source)
         """The builtins that this file or another module of the run stores (``builtins.range = f``)."""
@@ -1066,8 +1104,11 @@ class Semantics:
         """What libcst's ``PositionProvider`` gives ``node``, computed for the smallest definition
         that holds it only: the provider's code generation of the whole file cost more than all
         the rules' questions, and a file's findings are in a few of its functions. A class of a
-        thousand lines holding the finding's method is cut down to its header and that method;
-        Python's own parse of the file says on which line that statement starts."""
+        thousand lines holding the finding's method is cut down to its header and that method,
+        down to the innermost loop, ``if`` or ``with`` body statement around the node (a node in a
+        compound statement's header renders with that header alone); Python's own parse of the
+        file says on which line that statement starts, and where a compound statement that is
+        itself the node starts and ends."""
         path = self._definitions_holding(node)
         line = self._first_line(path) if path else None
         if line is None:  # the module's header or footer, or a grammar newer than this Python
@@ -1075,7 +1116,20 @@ class Semantics:
                 self._positions = MetadataWrapper(self.module, unsafe_skip_copy=True).resolve(PositionProvider)
             return self._positions[node]
         holder = path[-1]
-        if holder not in self._statement_positions:
+        if holder is node and isinstance(node, _NESTING_STATEMENTS):  # a loop of a thousand lines: Python's AST has its extent
+            statement = self._syntax_of(path[-2] if len(path) > 1 else self.module).get(node)
+            if statement is not None and statement.end_lineno is not None:
+                if self._lines is None:
+                    self._lines = self._source.splitlines(True)
+                end = len(self._lines[statement.end_lineno - 1].encode()[: statement.end_col_offset].decode(errors="replace"))
+                return CodeRange(CodePosition(statement.lineno, statement.col_offset), CodePosition(statement.end_lineno, end))
+        header = holder is not node and isinstance(holder, _NESTING_STATEMENTS) and isinstance(holder.body, cst.IndentedBlock) and (
+            not self.within(node, holder.body) and not any(self.within(node, part) for part in _after_body(holder))
+        )
+        if header:  # `for t in range(n):` of a loop of a thousand lines: its header renders without the body
+            holder = holder.with_changes(body=holder.body.with_changes(body=(_PASS,)), **_NO_ELSE.get(type(holder), {}))
+        key = (path[-1], header)
+        if key not in self._statement_positions:
             stub = holder
             for outer in reversed(path[:-1]):
                 stub = outer.with_changes(body=outer.body.with_changes(body=(stub,)))
@@ -1083,8 +1137,8 @@ class Semantics:
                     stub = stub.with_changes(orelse=None)
             alone = self.module.with_changes(header=(), body=(stub,), footer=())
             positions = MetadataWrapper(alone, unsafe_skip_copy=True).resolve(PositionProvider)
-            self._statement_positions[holder] = (positions, line - positions[holder].start.line)
-        positions, before = self._statement_positions[holder]
+            self._statement_positions[key] = (positions, line - positions[holder].start.line)
+        positions, before = self._statement_positions[key]
         found = positions[node]
         return CodeRange(
             CodePosition(found.start.line + before, found.start.column),

@@ -637,6 +637,8 @@ class TracedFunctions:
             return self._held(self.rule.semantics.binding(expr), depth)
         if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name):  # `scf.eval_orbitals`, `self.update`
             cls = self._instance_class(expr.value)
+            named = self.rule.semantics.binding(expr.value) if cls is None and self._has_classes else None
+            cls = named if isinstance(named, cst.ClassDef) else cls  # `helper = Model.spread`: the class itself
             if cls is None:
                 caller = next((a for a in self.rule.ancestors(expr) if isinstance(a, (cst.FunctionDef, cst.Lambda))), None)
                 cls = self._own_class(expr.value, caller) if isinstance(caller, cst.FunctionDef) else None

@@ -164,6 +164,10 @@ def test_magics_are_skipped_and_kept_by_a_fix(capsys, tmp_path):
         (["%config Completer.use_jedi = N\n"], "the magic `%config Completer.use_jedi = N` (cell 1)"),
         (["%%bash -s {N}\n", "echo $1\n"], "the `%%bash` cell (cell 1)"),
         (['get_ipython().push({"jnp": None})\n'], "the code that reaches IPython's shell through `get_ipython` (cell 1)"),
+        # review 71: an extension's `load_ipython_extension` gets the shell, and a verbose traceback prints locals
+        (["%load_ext myext\n"], "the magic `%load_ext myext` (cell 1)"),
+        (["%xmode Verbose\n"], "the magic `%xmode Verbose` (cell 1)"),
+        (["%xmode Minimal\n", "%reload_ext autoreload\n"], None),
     ],
 )
 def test_magics_that_may_run_python_make_fixes_unsafe(capsys, tmp_path, magic, unread):

@@ -819,6 +819,30 @@ def test_a_module_of_the_run_that_reads_its_callers_frames_makes_the_loop_fixes_
     assert finding["fix"] is None and "a store into `builtins`" in finding["details"]["reason"]
 
 
+@pytest.mark.parametrize(
+    "helper, reason",
+    [  # review 71: a debugger however spelled, and `builtins` reached by an alias, a dunder or a string
+        ("from pdb import set_trace as st\n\n\ndef scaled(x, t):\n    if t == 3:\n        st()\n    return x * t\n",
+         "`helper` spells `from pdb`"),
+        ("import sys\n\n\ndef scaled(x, t):\n    if t == 3:\n        sys.breakpointhook()\n    return x * t\n",
+         "`helper` spells `breakpointhook`"),
+        ("import builtins as b\n\nb.__dict__['range'] = range\n\n\ndef scaled(x, t):\n    return x * t\n",
+         "a store into `builtins`"),
+        ("import importlib\n\nimportlib.import_module('builtins').range = range\n\n\ndef scaled(x, t):\n    return x * t\n",
+         "a store into `builtins`"),
+    ],
+)
+def test_debuggers_and_builtins_reached_otherwise_in_another_module_withhold_the_safe_fix(capsys, tmp_path, helper, reason):
+    (tmp_path / "helper.py").write_text(helper)
+    (tmp_path / "main.py").write_text(
+        "import jax.numpy as jnp\n\nfrom helper import scaled\n\n\ndef fill(x):\n    buf = jnp.zeros(8)\n"
+        "    for t in range(6):\n        buf = buf.at[t].set(scaled(x, t))\n    return buf\n"
+    )
+    main(["check", "--no-progress", "--exit-zero", "--output-format", "json", str(tmp_path)])
+    (finding,) = json.loads(capsys.readouterr().out)
+    assert (finding["fix"] is None or finding["fix"]["applicability"] == "unsafe") and reason in finding["details"]["reason"]
+
+
 def test_disable_jit_in_another_module_of_the_run_withholds_the_while_loop_fix(capsys, tmp_path):
     """Review 66: ``with jax.disable_jit():`` around a call of another module's function runs its
     ``fori_loop`` as a Python loop, which returns Python values where the ``while_loop`` returned

@@ -256,6 +256,10 @@ class GrowthRule(SourceRule):
         update = self._update(node)
         if update is not None:
             self._check_update(node, *update)
+            buf = scopes.assign_to(node)
+            if buf is not None and isinstance(node.value, cst.Call) and update[0] != buf:
+                for further in itertools.islice(self._part_updates(node.value, buf), 1, None):
+                    self._check_update(node, *further)  # `replace(c, conv=..., rec=...)`: each field its own array
 
     def _spellings(self, node: cst.Assign, acc: str | None) -> list[Spelling]:
         """The calls that ``acc = value`` may grow or update ``acc`` by, in the spellings of
@@ -1309,21 +1313,26 @@ class GrowthRule(SourceRule):
     def _part_update(self, value: cst.Call, name: str):
         """``(part, call, method, spelling)`` where ``name = value`` hands back ``name`` with one
         field updated by ``call`` (``name.replace(f=name.f.at[i].set(v))``, ``_replace``,
-        ``dataclasses.replace(name, f=...)``; the part ``name.f``). No fix rewrites it: the fix
-        collects the rows of an array bound to a name."""
+        ``dataclasses.replace(name, f=...)``; the part ``name.f``), the first of them. No fix
+        rewrites it: the fix collects the rows of an array bound to a name."""
+        return next(self._part_updates(value, name), None)
+
+    def _part_updates(self, value: cst.Call, name: str):
+        """Each field update of ``name = value`` that :meth:`_part_update` reads, in order: a
+        record rebuilt with two fields updated (``replace(c, conv=..., rec=...)``) updates two arrays."""
         if not self._replaces(value, name):
-            return None
+            return
         for arg in value.args:
             part = f"{name}.{arg.keyword.value}" if arg.keyword is not None else None
             found = scopes.at_call(arg.value) if part is not None else None
             if found is not None and found[1] in UPDATE_METHODS and self.code_of(found[0]) == part:
                 why = f"the array is a field of `{name}`, rebuilt with `{self.code_of(value.func)}`; the fix rewrites a name"
-                return part, arg.value, found[1], Spelling(arg.value, part, arg.value, why)
+                yield part, arg.value, found[1], Spelling(arg.value, part, arg.value, why)
+                continue
             mapped = self._mapped_spelling(arg.value, part) if part is not None and isinstance(arg.value, cst.Call) else None
             update = scopes.at_update(mapped.call) if mapped is not None else None
             if update is not None and update[0] == mapped.receiver and update[1] in UPDATE_METHODS:
-                return part, mapped.call, update[1], mapped  # `s.replace(f=tree_map(lambda a, v: a.at[i].set(v), s.f, row))`
-        return None
+                yield part, mapped.call, update[1], mapped  # `s.replace(f=tree_map(lambda a, v: a.at[i].set(v), s.f, row))`
 
     def _check_update(self, statement: cst.Assign, buf: str, call: cst.Call, method: str, spelling: Spelling) -> None:
         loops = scopes.enclosing_loops(self, statement)
@@ -1377,10 +1386,11 @@ class GrowthRule(SourceRule):
         if long and self._same_slots_every_step(parts, long[0], bounded) and not self._reads_loop_targets(parts, long):
             return  # state overwritten in place: each step copies it, but it does not grow with the loop
         copied = self._copied_from(target, loop) if isinstance(target, cst.Name) else set()
-        if (method in COMBINING or self._combines_with_old_slot(call, {spelling.receiver} | copied, method)) and (
-            self._picked_by_data(parts, loops)
-        ):
-            return  # added where the data says (a histogram): state of a fixed size, not rows
+        if self._picked_by_data(parts, loops) and (
+            method in COMBINING or self._combines_with_old_slot(call, {spelling.receiver} | copied, method)
+            or self._read_whole(buf, statement, loop)
+        ):  # two of the three facts of `updates_state`, as AT201 reads them
+            return  # added where the data says (a histogram), or a mask read whole and cleared there: state, not rows
         carrying = [  # the loops around this one that keep the buffer from step to step (not made anew in them)
             outer for outer in long if outer is not loop and not any(
                 (self._update(assign) or (None,))[0] != buf for assign in self._other_bindings(outer, buf, statement)
@@ -1941,7 +1951,7 @@ class GrowthRule(SourceRule):
             return False
         else:
             index, pending = self._slice_code(call.func.value.slice), [call.args[0].value]
-        followed = set()
+        followed, seen = 0, {id(v) for v in pending}
         receivers = [(buf, _root(buf)) for buf in bufs]
         while pending:
             # (an attribute's name or a keyword, `.reshape`, `axis=`, reads nothing: no budget spent on it)
@@ -1951,15 +1961,16 @@ class GrowthRule(SourceRule):
                         index is None or self._slice_code(node.slice) == index
                     ):
                         return True
-                elif id(node) not in followed and len(followed) < 16 and not self.semantics.is_label(node):
-                    followed.add(id(node))
+                elif followed < 16 and not self.semantics.is_label(node):
                     # the value that reaches this read in straight-line code, else every value
-                    # the name is given (`problem` bound under an `if` on an earlier step)
+                    # the name is given (`problem` bound under an `if` on an earlier step); a value
+                    # reached by several reads (`moved - moved.mean()`) is followed, and counted, once
                     reaching = self.semantics.reaching_value(node)
-                    if reaching is not None and reaching[0] == ():
-                        pending.append(reaching[1])
-                    else:
-                        pending += self.semantics.value_sources(node) or []
+                    values = [reaching[1]] if reaching is not None and reaching[0] == () else self.semantics.value_sources(node) or []
+                    new = [v for v in values if id(v) not in seen]
+                    seen.update(id(v) for v in new)
+                    followed += bool(new)
+                    pending += new
         return False
 
     def _slice_code(self, elements) -> str:
@@ -2014,6 +2025,24 @@ class GrowthRule(SourceRule):
         if self.semantics.stores(loop, buf):
             return f"`{buf}` is rebound in the loop"
         return self._refusal(buf, loop)
+
+    def _read_whole(self, buf: str, statement: cst.Assign, loop: cst.CSTNode) -> bool:
+        """Whether the loop reads ``buf`` whole besides updating it (``jnp.where(alive, r, -inf)``),
+        not only a slot or band of it (``buf[k]``) or its static facts (``buf.shape``)."""
+        receiver = scopes.at_call(statement.value)
+        for name in self.semantics.names_in(loop, buf):
+            parent = self.parent(name)
+            if name is statement.targets[0].target or receiver is not None and name is receiver[0] or (
+                isinstance(loop, cst.For) and self.semantics.within(name, loop.iter) or self.semantics.is_label(name)
+            ):
+                continue
+            if isinstance(parent, cst.Subscript) and parent.value is name or scopes.static_read(self.semantics, name):
+                continue
+            if isinstance(parent, cst.Attribute) and parent.value is name and parent.attr.value == "at":
+                continue  # another update of it in the step (a pixel's neighbours): a write, not a read
+            if scopes.binding_role(self.semantics.parents, name)[0] is None:
+                return True
+        return False
 
     def _nonnegative_range(self, iterator: cst.BaseExpression) -> bool:
         if not (isinstance(iterator, cst.Call) and self.matches(iterator.func, {"builtins.range"})):

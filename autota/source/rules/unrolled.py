@@ -31,7 +31,10 @@ UNSAFE_DIFFERENCES = (
     "such as `done or t > 3`, `float(t)`, `max(t, 1)`, `math`/NumPy functions, `t ** -1`, a static argument "
     "of a jitted call, the bounds of an inner `fori_loop`, which then has no reverse-mode gradient); "
     "arithmetic on it wraps around where a Python int would raise OverflowError or grow (a `range` "
-    "beyond int32 raises OverflowError), `t % 0` gives a value where Python raised ZeroDivisionError, and "
+    "beyond int32 raises OverflowError), a division by zero (`t % 0`, `1 / t` or `1 // t` at `t == 0`) gives a "
+    "value (inf, -1) where Python raised ZeroDivisionError; it is no Python int, so a type or identity test "
+    "of it (`isinstance(t, int)`, `hasattr(t, ...)`, `t is 0`, `(t == 0) is True`) answers otherwise and an "
+    "int's own attributes (`t.bit_length()`, `t.numerator`) raise AttributeError; and "
     "float arithmetic on it runs in float32 where Python's ran in float64 (`t * 0.1` may differ in the last "
     "bit), and XLA compiles one scan step apart from its neighbours, so float results and gradients may "
     "differ in the last bits; the body is traced once, so its Python side effects (`print`, NumPy's random numbers, `next()` of "
@@ -67,6 +70,8 @@ class UnrolledLoopRule(SourceRule):
                 break
             reached += frontier
         looping = [f for f in reached if any(prefilter.inside(loop, f) for loop in facts.range_loops)]
+        aliases = _aliased(reached)
+        aliasing = [f for g in looping if not isinstance(g.node, ast.Lambda) for f in aliases.get(g.node.name, ())]
         called, frontier = set(), looping
         for _ in range(3):  # the helpers the loops call, a few calls down (whether they grow an array)
             new = _called_from(facts, frontier, methods=False) - called
@@ -78,7 +83,8 @@ class UnrolledLoopRule(SourceRule):
             k for k, unit in enumerate(facts.units)
             if isinstance(unit, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and unit.name in called
         }
-        return prefilter.tops(looping) | prefilter.tracing_call_tops(facts, looping) | helpers
+        shown = prefilter.tops(looping) | prefilter.tracing_call_tops(facts, looping)
+        return shown | prefilter.tops(aliasing) | prefilter.tracing_call_tops(facts, aliasing) | helpers
 
 
     def visit_For(self, node: cst.For) -> None:
@@ -1063,7 +1069,18 @@ def _called_from(facts: prefilter.Facts, functions: list, methods: bool) -> set[
         for site in inside if methods and facts.name(site.node.func) not in vocabulary.SEPARATE_RUNNER_TERMINALS
         for arg in (*site.node.args, *(k.value for k in site.node.keywords))
         if isinstance(arg, (ast.Name, ast.Attribute)) and (name := prefilter.terminal(arg)) is not None
-    }
+    } | (set(_aliased(functions)) if methods else set())
+
+
+def _aliased(functions: list) -> dict[str, list]:
+    """The names of the attributes ``functions`` bind to a local name (``helper = Model.spread``,
+    then ``helper(x, n)``), each with the functions that do: what the alias runs, they run."""
+    found: dict[str, list] = {}
+    for function in functions:
+        for node in ast.walk(function.node):
+            if isinstance(node, ast.Assign) and isinstance(node.value, ast.Attribute):
+                found.setdefault(node.value.attr, []).append(function)
+    return found
 
 
 def _may_pass(call: cst.Call, name: str, position: int | None) -> bool:

@@ -35,7 +35,6 @@ from autota.source.rules.loop_buffers.syntax import (
     invariant,
     is_bool_literal,
     is_none,
-    static_read,
 )
 from autota.source.rules.loop_buffers.while_loops import WhileLoops
 
@@ -378,7 +377,7 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
                 self._shape_only(a.value) for a in node.args
             ):
                 return True
-            if isinstance(node, cst.Name) and (static_read(self.semantics, node) or self._measured(node)):
+            if isinstance(node, cst.Name) and (scopes.static_read(self.semantics, node) or self._measured(node)):
                 continue  # `C.shape[1]` of the carry, `len(ts)`: a Python int when JAX traces
             if isinstance(node, cst.Name) and (bound := self.semantics.assigned_value(node)) is not None:
                 if self._array_valued(bound, depth + 1):

@@ -35,8 +35,6 @@ from autota.source.rules.loop_buffers.syntax import (
     reads_part,
     reads_slot,
     several_slots,
-    STATIC_ATTRIBUTES,
-    static_read,
 )
 
 INLINE_DEPTH = 3
@@ -1081,7 +1079,7 @@ class _Evaluation:
         if isinstance(node, cst.Attribute):
             base = self.expr(node.value, env, depth)
             attr = node.attr.value
-            if attr in STATIC_ATTRIBUTES:
+            if attr in scopes.STATIC_ATTRIBUTES:
                 return Opaque(node)
             if isinstance(base, Record):
                 if attr in base.fields:
@@ -1188,7 +1186,7 @@ class _Evaluation:
             if not isinstance(value, Opaque) or value.node is None:
                 return False
             return not any(  # (`A.shape` of a carried array is the same every step)
-                n.value in env and not static_read(semantics, n) for n in semantics.find(value.node, lambda n: isinstance(n, cst.Name))
+                n.value in env and not scopes.static_read(semantics, n) for n in semantics.find(value.node, lambda n: isinstance(n, cst.Name))
             ) and not semantics.find(value.node, lambda n: isinstance(n, cst.Call))
         if isinstance(left, Index) and not left.reverse and fixed(right):
             return Index(left.offset, left.element, symbolic=True)

@@ -175,16 +175,6 @@ def invariant(rule, expr: cst.BaseExpression, body: cst.CSTNode) -> bool:
     return True
 
 
-STATIC_ATTRIBUTES = frozenset({"shape", "dtype", "ndim", "size"})
-"""What JAX knows of an array when it traces: ``x.shape`` of a tracer is Python ints."""
-
-
-def static_read(semantics, name: cst.Name) -> bool:
-    """Whether ``name`` is read only for what tracing keeps static (``A.shape``, ``A.ndim``)."""
-    parent = semantics.parents.get(name)
-    return isinstance(parent, cst.Attribute) and parent.value is name and parent.attr.value in STATIC_ATTRIBUTES
-
-
 def is_bool_literal(node) -> bool:
     return isinstance(node, cst.Name) and node.value in ("True", "False")
 
