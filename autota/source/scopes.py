@@ -802,10 +802,12 @@ BUILTINS_STORE = re.compile(
     r"\b(?:builtins|__builtins__)\s*\.\s*(\w+)\s*=(?!=)"
     r"|(?:setattr\(\s*(?:builtins|__builtins__)\s*,\s*|__builtins__\s*\[\s*)[\"'](\w+)[\"']"
     r"|(setattr\(\s*(?:builtins|__builtins__)\b|__builtins__\s*\[|(?:builtins|__builtins__)\s*\.\s*update\(|vars\(\s*builtins\s*\))"
+    r"|[\"']builtins\.(\w+)[\"']"
 )
 """A store into the ``builtins`` module: ``builtins.range = f``, ``setattr(builtins, "len", f)``,
-``__builtins__["range"] = f``; any (``*``) for a ``setattr``, an item or an ``update`` by names
-not written out (``__builtins__.update(...)``, ``vars(builtins)``)."""
+``__builtins__["range"] = f``, a patch of a name given as a string (``monkeypatch.setattr("builtins.print",
+f)``); any (``*``) for a ``setattr``, an item or an ``update`` by names not written out
+(``__builtins__.update(...)``, ``vars(builtins)``)."""
 
 
 _BUILTINS_MENTION = re.compile(r"\b(?:builtins|__builtins__)\b(?=[ \t]*(?:[^\w \t]|$))|\b(?:import|from)[ \t]+(?:builtins|__builtins__)\b", re.M)
@@ -813,11 +815,11 @@ _BUILTINS_MENTION = re.compile(r"\b(?:builtins|__builtins__)\b(?=[ \t]*(?:[^\w \
 ``"builtins"``) or the line's end, or imported; not a word of prose (``and builtins the file binds``)."""
 _BUILTINS_READ = re.compile(
     r"^[ \t]*import[ \t]+builtins[ \t]*(?:#[^\n]*)?$|^[ \t]*from[ \t]+builtins[ \t]+import[ \t]+(?!.*__)[\w, \t]+$"
-    r"|\bbuiltins[ \t]*\.[ \t]*[A-Za-z]\w*[ \t]*\(",
+    r"|\bbuiltins[ \t]*\.[ \t]*[A-Za-z]\w*[ \t]*\(|[\"']__builtins__[\"'][ \t]*:",
     re.M,
 )
 """What only reads the ``builtins`` module: its plain import, names imported from it, a call of one
-of its functions (``builtins.max(a, b)``)."""
+of its functions (``builtins.max(a, b)``), the builtins given to ``eval`` (``{"__builtins__": {}}``)."""
 
 
 def stored_builtin_names(text: str) -> frozenset[str]:
@@ -830,7 +832,7 @@ def stored_builtin_names(text: str) -> frozenset[str]:
     stores = list(BUILTINS_STORE.finditer(text))
     spans = [m.span() for m in (*stores, *_BUILTINS_READ.finditer(text))]
     unread = any(not any(a <= m.start() < b for a, b in spans) for m in _BUILTINS_MENTION.finditer(text))
-    return frozenset(m.group(1) or m.group(2) or "*" for m in stores) | ({"*"} if unread else frozenset())
+    return frozenset(m.group(1) or m.group(2) or m.group(4) or "*" for m in stores) | ({"*"} if unread else frozenset())
 
 
 UNSCOPED_BINDINGS = (

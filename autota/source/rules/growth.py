@@ -753,6 +753,11 @@ class GrowthRule(SourceRule):
                     seed = seed or name
                     continue
                 flag = self._fixed_branch(name, growth.statement, loop)
+                if flag is None and self._trimmed_regrowth(name, growth.acc):
+                    return (
+                        f"the loop also binds `{growth.acc}` to a growth of its own head (line {self.start_line(name)}, "
+                        "a seam blended before the next piece); the fix collects the pieces of a loop that only grows the array"
+                    )
                 if flag is None:
                     return "rebound"
                 return (
@@ -782,6 +787,21 @@ class GrowthRule(SourceRule):
         if any(len(g.pieces) > 1 and g.prepend for g in growths):
             return "several pieces are prepended at once"
         return "ok"
+
+    def _trimmed_regrowth(self, name: cst.Name, acc: str) -> bool:
+        """Whether ``name`` is bound to a growth whose first piece is a head of ``acc``
+        (``out = jnp.concatenate([out[:-overlap], blended])``): beside the loop's growth of
+        ``acc``, the array keeps all but a seam each step, and still grows with the loop."""
+        role, holder = scopes.binding_role(self.semantics.parents, name)
+        value = holder.value if role == "plain" else None
+        if not (isinstance(value, cst.Call) and self.matches(value.func, set(GROWTH)) and value.args):
+            return False
+        pieces = value.args[0].value
+        first = pieces.elements[0].value if isinstance(pieces, (cst.List, cst.Tuple)) and pieces.elements else None
+        head = first.slice[0].slice if isinstance(first, cst.Subscript) and len(first.slice) == 1 else None
+        return isinstance(first.value, cst.Name) and first.value.value == acc and isinstance(head, cst.Slice) and (
+            head.lower is None and head.upper is not None and head.step is None
+        ) if head is not None else False
 
     def _outermost(self, growth: Growth, loops: list) -> cst.CSTNode:
         """The outermost loop in which ``acc`` is only grown, so the fix saves the most."""
