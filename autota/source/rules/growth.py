@@ -716,6 +716,7 @@ class GrowthRule(SourceRule):
                 or not any(self._rebinds_in(loop, n.value) for n in self.semantics.variables(key))
                 and not self.semantics.find(key, lambda n: isinstance(n, UNSTEADY))
                 or self._membership_tested(target, loop)
+                or self._key_repeats(key, statement)
             ):
                 return False
         if self._holder_made_anew(growth.acc, statement, loop):
@@ -725,6 +726,23 @@ class GrowthRule(SourceRule):
             or any(g.acc == growth.acc for g in self._growths_of(other))
             for other in self._other_bindings(loop, growth.acc, statement)
         )
+
+    def _key_repeats(self, key: cst.BaseExpression, statement: cst.CSTNode) -> bool:
+        """Whether the key of ``parts[k] = concatenate([parts[k], x])`` may name the same entry on
+        several steps: computed in the loop from the data (``k = int(labels[t])``, a group by
+        label), or a target of the innermost loop that an outer loop runs again (``for t ...: for
+        k in keys[t]:``). Each such entry grows step after step, as one array would."""
+        loops = scopes.enclosing_loops(self, statement)
+        if not isinstance(key, cst.Name) or not loops:
+            return False
+        inner = loops[0]
+        for bound in self.semantics.names_in(inner, key.value):
+            role, holder = scopes.binding_role(self.semantics.parents, bound)
+            if role == "plain" and self.semantics.find(holder.value, lambda n: isinstance(n, (cst.Call, cst.Subscript))):
+                return True
+            if role == "other" and isinstance(inner, cst.For) and self.semantics.within(bound, inner.target) and len(loops) > 1:
+                return True
+        return False
 
     def _classify(self, growth: Growth, loop: cst.CSTNode) -> str:
         """``ok``, ``rebound`` (not an accumulator), or why the loop also reads the array."""
@@ -1287,21 +1305,26 @@ class GrowthRule(SourceRule):
 
     def _few_rows(self, call: cst.Call) -> bool:
         """Whether the array ``call`` updates is made, where the loop first reads it, by a
-        constructor whose first dimension is a constant of at most :data:`FEW_TRIPS`
-        (``probs = jnp.zeros(4)``): the loop writes a few slots whatever its length, so each step
-        copies an array that does not grow with it."""
+        constructor whose dimension along the written axis (the first the index does not take
+        whole) is a constant of at most :data:`FEW_TRIPS` (``probs = jnp.zeros(4)``,
+        ``dense.at[:, 3 - j]`` of ``jnp.zeros((7, 4))``): the loop writes a few slots whatever its
+        length, so each step copies an array that does not grow with it."""
         found = scopes.at_call(call)
         if found is None:
             return False  # (`dynamic_update_slice(out, u, (0, t))`: its start indices say the axis)
-        first = call.func.value.slice[0].slice
-        if isinstance(first, cst.Slice) or isinstance(first, cst.Index) and isinstance(first.value, cst.Ellipsis):
-            return False  # `out.at[:, t]`: written along another axis than the first
+        parts = [e.slice for e in call.func.value.slice]
+        axis = next((k for k, part in enumerate(parts) if not _whole_axis(part)), None)
+        if axis is None or any(isinstance(p, cst.Index) and isinstance(p.value, cst.Ellipsis) for p in parts[:axis + 1]):
+            return False  # `out.at[..., t]`: the axis counts from the end
         made = self.semantics.binding(found[0]) if isinstance(found[0], cst.Name) else None
         if not (isinstance(made, cst.Call) and self.matches(made.func, vocabulary.SHAPED_CONSTRUCTORS) and made.args) or made.args[0].keyword:
             return False
         shape = made.args[0].value
         if isinstance(shape, (cst.Tuple, cst.List)):
-            shape = shape.elements[0].value if shape.elements and isinstance(shape.elements[0], cst.Element) else None
+            elements = shape.elements
+            shape = elements[axis].value if axis < len(elements) and isinstance(elements[axis], cst.Element) else None
+        elif axis:
+            return False
         rows = self._constant_int(shape) if shape is not None else None
         return rows is not None and rows <= FEW_TRIPS
 

@@ -301,9 +301,11 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
                 return None
             return Verdict()
         slots = all(self._reads_fixed_rows(name, write.axis) for name in reads)
+        value = self._written_value(write)
+        if all(fixed) and (self._constant_row(value) or self._gradient_free(value)):
+            return None  # a boundary held at one value (`salt.at[0, 2:5].set(0.0)` each step): state, no rows
         if reads and previous is None and not slots:
             return Verdict(read=reads[0])  # beyond single slots: `grad` may save as much as the buffer every step
-        value = self._written_value(write)
         if exact or integer_row or self._constant_row(value) or self._gradient_free(value) or self._invariant(body, write.row):
             return None  # no cotangent, or a buffer cleared or filled with one value or flags: nothing `grad` goes through
         # read at single slots along the written axis only (`buf[t - 2]`): `grad` saves at most those
