@@ -194,6 +194,10 @@ class ProjectFunctions:
     stored_builtins: frozenset[str] = frozenset()
     """The builtins a module of the run stores (``builtins.range = f``; ``*``: any, see
     :func:`autota.source.scopes.stored_builtin_names`): a fix's call of one may reach another."""
+    value_checker: tuple[str, str] | None = None
+    """``(module, word)`` for the first module of the run that may switch a value check on
+    (``jax_debug_nans``, ``debug_infs``, or a ``jax.config.update`` of an option named at run time):
+    under it an array holding a NaN raises where it is written, which a fix moves."""
     frame_reader: tuple[str, str] | None = None
     """``(module, word)`` for the first module of the run whose text may reach the frames of the
     functions that call it (``inspect.currentframe().f_back``, ``sys._getframe``, a tracer):
@@ -213,7 +217,7 @@ class ProjectFunctions:
     def __bool__(self) -> bool:
         return bool(
             self.loop_wrappers or self.growers or self.star_exports or self.stored_attributes or self.stores_built_names
-            or self.updaters or self.constants or self.disables_jit or self.frame_reader is not None or len(self.modules) > 1 or self.stored_builtins
+            or self.updaters or self.constants or self.disables_jit or self.frame_reader is not None or self.value_checker is not None or len(self.modules) > 1 or self.stored_builtins
         )
 
 
@@ -224,7 +228,7 @@ where another file imports such a name."""
 FROM_IMPORT = re.compile(r"^[ \t]*from[ \t]+[\w.]+[ \t]+import[ \t]+(\([^)]*\)|[^\n]*)", re.M)
 _DEBUGGERS = "|".join(sorted(vocabulary.DEBUGGER_MODULES | {r"IPython\.core\.debugger"}))
 CALLER_FRAMES = re.compile(
-    r"\b(f_back|f_locals|tb_frame|" + "|".join(sorted({vocabulary.terminal(n) for n in vocabulary.CALLER_FRAME_READERS}
+    r"\b(f_locals|" + "|".join(sorted(vocabulary.FRAME_SOURCES)) + "|" + "|".join(sorted({vocabulary.terminal(n) for n in vocabulary.CALLER_FRAME_READERS}
     - {"breakpoint", "set_trace", "stack", "trace", "embed"})) + r")\b|\b(?:inspect\.)?stack\(\)"
     + r"|(?<![.\w])(?:breakpoint|set_trace)[ \t]*\(|\bIPython\.embed\b|^[ \t]*from[ \t]+IPython[\w.]*[ \t]+import[^\n]*\bembed\b"
     + r"|^[ \t]*(?:from[ \t]+(?:%s)\b|import[ \t]+[\w., \t]*?\b(?:%s)\b)" % (_DEBUGGERS, _DEBUGGERS),
@@ -234,6 +238,8 @@ CALLER_FRAMES = re.compile(
 frame, ``currentframe``, ``_getframe``, ``walk_stack``, ``settrace``... (words of its text); a
 debugger's call (``breakpoint()``, ``set_trace()``, IPython's ``embed()``) or the import of a
 debugger's module (``import pdb``, ``from cgitb import text``)."""
+VALUE_CHECKED = re.compile(r"debug.{0,3}(?:nans|infs)|" + vocabulary.CONFIG_UPDATE_BY_VALUE.pattern, re.I)
+"""A module that may switch a value check on (see :attr:`ProjectFunctions.value_checker`)."""
 DISABLES_JIT = re.compile(r"disable.{0,40}?jit", re.I | re.S)
 """``disable_jit`` however spelled (``jax.disable_jit``, ``JAX_DISABLE_JIT``, ``"jax_disable" "_jit"``,
 an escape in a string): a superset of what a module's own check reads."""
@@ -445,6 +451,7 @@ def project_functions(paths: list[str]) -> ProjectFunctions:
         undonated=frozenset(undonated), modules=frozenset(module_of(path) for path in texts),
         stored_builtins=frozenset().union(*(scopes.stored_builtin_names(t) for t in texts.values())),
         frame_reader=next(((module_of(p), m.group(0)) for p, t in texts.items() if (m := CALLER_FRAMES.search(t))), None),
+        value_checker=next(((module_of(p), m.group(0)) for p, t in texts.items() if (m := VALUE_CHECKED.search(t))), None),
     )
 
 

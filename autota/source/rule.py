@@ -34,6 +34,7 @@ from autota.source.vocabulary import (
     FRAME_LOCAL_CAPTURE,
     FRAME_LOCALS,
     FRAME_READERS,
+    FRAME_SOURCES,
     JIT,
     NOT_ARRAY_RESULTS,
     NUMPY_READERS,
@@ -550,6 +551,12 @@ class SourceRule:
                 if isinstance(attribute, cst.Attribute) and attribute.attr is node:
                     location = self.location(attribute)
                     found.append(((location.line, location.column), attribute, f".{FRAME_LOCALS}"))
+            for word in sorted(FRAME_SOURCES):  # a frame held (`e.__traceback__.tb_frame.f_back`): its locals are a call away
+                for node in self.semantics.names_in(self.context.module, word):
+                    holder = self.parent(node)
+                    where = holder if isinstance(holder, cst.Attribute) and holder.attr is node else node
+                    location = self.location(where)
+                    found.append(((location.line, location.column), where, f".{word}" if where is holder else word))
             for node in self.semantics.names_in(self.context.module, FRAME_LOCAL_CAPTURE):
                 argument = self.parent(node)
                 if isinstance(argument, cst.Arg) and argument.keyword is node:  # `StackSummary.extract(..., capture_locals=True)`
@@ -564,7 +571,7 @@ class SourceRule:
                     if isinstance(call, cst.Call) and self.matches(call.func, COMPUTED_ATTRIBUTE_READERS) and self._computed_reach(call, reader):
                         location = self.location(call)
                         found.append(((location.line, location.column), call, f"{reader}()"))
-        return min(found, key=lambda r: r[0])[1:] if found else None
+        return min(found, key=lambda r: (r[0], r[2]))[1:] if found else None
 
     def _debugger_imports(self) -> list:
         """The imports of a debugger's module (:data:`DEBUGGER_MODULES`; ``IPython.core.debugger``)

@@ -257,6 +257,13 @@ TYPE_QUESTIONS = frozenset(f"builtins.{name}" for name in ("hasattr", "isinstanc
 ARRAYS_OF_DISPLAYS = frozenset({f"{JNP}.array", f"{JNP}.asarray", "numpy.array", "numpy.asarray"})
 """Array constructors whose first axis is as long as the display they are given."""
 VALUE_CHECKS = ("debug_nans", "debug_infs")
+CONFIG_UPDATE_BY_VALUE = re.compile(
+    r"(?<![\w.])jax[ \t]*\.[ \t]*config[ \t]*\.[ \t]*update[ \t]*\((?!\s*[rbuRBU]?(?:\"[^\"\n]*\"|'[^'\n]*')\s*[,)])"
+)
+"""A ``jax.config.update`` whose option is not one string literal (``jax.config.update(OPT, True)``
+with ``OPT = "jax_debug_" + "nans"``, ``"jax_debug_%s" % "nans"``, an f-string): it may switch any
+option on, a value check among them. Spelled ``jax.config`` (a module's own check reads the
+qualified name of any spelling)."""
 """JAX options (``jax_debug_nans``, ``JAX_DEBUG_INFS``, ``jax.debug_nans(True)``) under which every
 operation whose output holds a NaN or inf raises: a fix that moves where an array is written
 moves where that error is raised."""
@@ -336,6 +343,10 @@ read a loop's locals while it runs or after it raised."""
 FRAME_LOCAL_CAPTURE = "capture_locals"
 """The keyword by which :mod:`traceback` reads the locals of the frames it is given
 (``StackSummary.extract(frames, capture_locals=True)``), spelling no ``f_locals``."""
+FRAME_SOURCES = frozenset({"f_back", "tb_frame", "gi_frame", "cr_frame", "ag_frame", "_current_frames", "walk_tb"})
+"""Attributes and functions that hand out a frame object (a caller's, a traceback's, a generator's,
+every thread's): once a module holds one, its locals are a reflective call away
+(``inspect.getmembers(frame)``, ``frame.__getattribute__("f_locals")``), spelled or not."""
 FRAME_LOCALS = "f_locals"
 """The attribute through which any frame, however it was reached (``from sys import _getframe as
 gf``, ``exc.__traceback__.tb_frame``, a ``sys.setprofile`` tracer), gives its locals by name."""

@@ -830,6 +830,11 @@ def test_a_module_of_the_run_that_reads_its_callers_frames_makes_the_loop_fixes_
          "a store into `builtins`"),
         ("import importlib\n\nimportlib.import_module('builtins').range = range\n\n\ndef scaled(x, t):\n    return x * t\n",
          "a store into `builtins`"),
+        # review 72: a frame held through a traceback, and a value check switched on by an option named at run time
+        ("def scaled(x, t):\n    try:\n        raise ValueError\n    except ValueError as e:\n"
+         "        frame = e.__traceback__.tb_frame.f_back\n    return x * t\n", "`helper` spells `tb_frame`"),
+        ("import jax\n\nOPT = 'jax_debug_' + 'nans'\njax.config.update(OPT, True)\n\n\ndef scaled(x, t):\n    return x * t\n",
+         "`helper` may switch one on"),
     ],
 )
 def test_debuggers_and_builtins_reached_otherwise_in_another_module_withhold_the_safe_fix(capsys, tmp_path, helper, reason):

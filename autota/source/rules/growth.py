@@ -933,13 +933,36 @@ class GrowthRule(SourceRule):
                 f"that `{patched}` is JAX's own: the file assigns it, and the fix calls `jax.numpy` functions the "
                 "loop did not"
             )
-        checked = next((word for word in vocabulary.VALUE_CHECKS if self.context.source.mentions(word)), None)
+        checked = next((f"`{word}` is off: the file mentions it" for word in vocabulary.VALUE_CHECKS if self.context.source.mentions(word)), None)
+        if checked is None and self._config_update_by_value() is not None:
+            checked = (
+                "no value check (`jax_debug_nans`) is on: the file calls `jax.config.update` with an option named at "
+                f"run time (line {self.start_line(self._config_update_by_value())})"
+            )
+        checker = self.context.imported.value_checker
+        if checked is None and checker is not None and checker[0] != project.module_name(Path(self.context.path)):
+            checked = f"no value check (`jax_debug_nans`) is on: `{checker[0]}` may switch one on (it spells `{checker[1]}`)"
         if checked is not None:
             found.append(
-                f"that `{checked}` is off: the file mentions it, and under it a NaN or inf already in the array "
-                "raises at the first step in the loop but only where the fix writes or joins it (later steps run first)"
+                f"that {checked}, and under it a NaN or inf already in the array raises at the first step in the "
+                "loop but only where the fix writes or joins it (later steps run first)"
             )
         return found
+
+    def _config_update_by_value(self) -> cst.Call | None:
+        """The first ``jax.config.update`` (however spelled) of the file whose option is not one
+        string literal: it may switch a value check on (see :data:`vocabulary.CONFIG_UPDATE_BY_VALUE`)."""
+        if "update" not in self.context.source.text:
+            return None
+        for node in self.semantics.names_in(self.context.module, "update"):
+            attribute = self.parent(node)
+            call = self.parent(attribute) if isinstance(attribute, cst.Attribute) and attribute.attr is node else None
+            if isinstance(call, cst.Call) and call.func is attribute and self.matches(call.func, {vocabulary.CONFIG_UPDATE}) and not (
+                call.args and call.args[0].keyword is None and not call.args[0].star
+                and isinstance(call.args[0].value, (cst.SimpleString, cst.ConcatenatedString))
+            ):
+                return call
+        return None
 
     def _patched_jax_function(self) -> str | None:
         """The first attribute of a JAX module the file assigns or patches (``jnp.copy =
