@@ -810,9 +810,15 @@ f)``); any (``*``) for a ``setattr``, an item or an ``update`` by names not writ
 (``__builtins__.update(...)``, ``vars(builtins)``)."""
 
 
-_BUILTINS_MENTION = re.compile(r"\b(?:builtins|__builtins__)\b(?=[ \t]*(?:[^\w \t]|$))|\b(?:import|from)[ \t]+(?:builtins|__builtins__)\b", re.M)
-"""The ``builtins`` module named in code: followed by punctuation (``builtins.``, ``builtins,``,
-``"builtins"``) or the line's end, or imported; not a word of prose (``and builtins the file binds``)."""
+_BUILTINS_MENTION = re.compile(
+    r"(?<![\"'])\b(?:builtins|__builtins__)\b(?=[ \t]*(?:\.[ \t]*\w|[,)\]\[=]|$))"
+    r"|[(\[][ \t]*[rbuRBU]?[\"'](?:builtins|__builtins__)[\"']|\b(?:import|from)[ \t]+(?:builtins|__builtins__)\b",
+    re.M,
+)
+"""The ``builtins`` module named in code: an attribute of it (``builtins.x``), it in an argument list,
+an item or a target list (``builtins,``, ``builtins)``, ``builtins = b``), its name given to a call
+or an item (``import_module("builtins")``, ``sys.modules["builtins"]``), or imported; not a word of
+prose (``Diffrax builtins.``) nor a string compared (``mod != "builtins"``)."""
 _BUILTINS_READ = re.compile(
     r"^[ \t]*import[ \t]+builtins[ \t]*(?:#[^\n]*)?$|^[ \t]*from[ \t]+builtins[ \t]+import[ \t]+(?!.*__)[\w, \t]+$"
     r"|\bbuiltins[ \t]*\.[ \t]*[A-Za-z]\w*[ \t]*\(|[\"']__builtins__[\"'][ \t]*:",
