@@ -229,15 +229,17 @@ FROM_IMPORT = re.compile(r"^[ \t]*from[ \t]+[\w.]+[ \t]+import[ \t]+(\([^)]*\)|[
 _DEBUGGERS = "|".join(sorted(vocabulary.DEBUGGER_MODULES | {r"IPython\.core\.debugger"}))
 CALLER_FRAMES = re.compile(
     r"\b(f_locals|" + "|".join(sorted(vocabulary.FRAME_SOURCES)) + "|" + "|".join(sorted({vocabulary.terminal(n) for n in vocabulary.CALLER_FRAME_READERS}
-    - {"breakpoint", "set_trace", "stack", "trace", "embed"})) + r")\b|\b(?:inspect\.)?stack\(\)"
+    - {"breakpoint", "set_trace", "stack", "trace", "embed", "signal"})) + r")\b|\b(?:inspect\.)?stack\(\)"
+    + r"|\bsignal[ \t]*\.[ \t]*signal[ \t]*\("
     + r"|(?<![.\w])(?:breakpoint|set_trace)[ \t]*\(|\bIPython\.embed\b|^[ \t]*from[ \t]+IPython[\w.]*[ \t]+import[^\n]*\bembed\b"
     + r"|^[ \t]*(?:from[ \t]+(?:%s)\b|import[ \t]+[\w., \t]*?\b(?:%s)\b)" % (_DEBUGGERS, _DEBUGGERS),
     re.M,
 )
 """What a module that may read its callers' frames spells: ``f_back``, ``f_locals``, a traceback's
 frame, ``currentframe``, ``_getframe``, ``walk_stack``, ``settrace``... (words of its text); a
-debugger's call (``breakpoint()``, ``set_trace()``, IPython's ``embed()``) or the import of a
-debugger's module (``import pdb``, ``from cgitb import text``)."""
+debugger's call (``breakpoint()``, ``set_trace()``, IPython's ``embed()``), a signal handler
+installed (``signal.signal(...)``, handed the frame it interrupts), or the import of a debugger's
+module (``import pdb``, ``from cgitb import text``)."""
 VALUE_CHECKED = re.compile(r"debug.{0,3}(?:nans|infs)|" + vocabulary.CONFIG_UPDATE_BY_VALUE.pattern, re.I)
 """A module that may switch a value check on (see :attr:`ProjectFunctions.value_checker`)."""
 DISABLES_JIT = re.compile(r"disable.{0,40}?jit", re.I | re.S)

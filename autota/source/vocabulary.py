@@ -330,11 +330,12 @@ CALLER_FRAME_READERS = frozenset(
     {"sys._getframe", "inspect.currentframe", "inspect.stack", "inspect.getouterframes", "inspect.trace",
      "builtins.breakpoint", "pdb.set_trace", "traceback.walk_stack", "inspect.getargvalues",
      "sys.setprofile", "sys.settrace", "threading.setprofile", "threading.settrace", "sys.breakpointhook",
-     "IPython.embed", "IPython.terminal.embed.embed"}
+     "IPython.embed", "IPython.terminal.embed.embed", "signal.signal"}
 )
 """Calls that reach the frames of the functions that called the one they run in (``f_back``,
 ``inspect.stack()``, a debugger), or of every function that runs after them (a profiler or tracer
-hook is handed each frame): a helper of the module that calls one can read its caller's locals."""
+hook is handed each frame; a signal handler, the frame the signal interrupts): a helper of the
+module that calls one can read its caller's locals."""
 DEBUGGER_MODULES = frozenset({"pdb", "bdb", "ipdb", "pudb", "cgitb", "debugpy", "pydevd", "remote_pdb", "web_pdb", "wdb"})
 """Modules whose debuggers and reports read the locals of the frames they stop in or are handed
 (``pdb.Pdb().set_trace()``, ``from pdb import set_trace as st``, ``cgitb.text(sys.exc_info())``), and

@@ -816,10 +816,12 @@ class GrowthRule(SourceRule):
             return False
         pieces = value.args[0].value
         first = pieces.elements[0].value if isinstance(pieces, (cst.List, cst.Tuple)) and pieces.elements else None
-        head = first.slice[0].slice if isinstance(first, cst.Subscript) and len(first.slice) == 1 else None
-        return isinstance(first.value, cst.Name) and first.value.value == acc and isinstance(head, cst.Slice) and (
+        if not (isinstance(first, cst.Subscript) and len(first.slice) == 1 and isinstance(first.value, cst.Name)):
+            return False
+        head = first.slice[0].slice
+        return first.value.value == acc and isinstance(head, cst.Slice) and (
             head.lower is None and head.upper is not None and head.step is None
-        ) if head is not None else False
+        )
 
     def _outermost(self, growth: Growth, loops: list) -> cst.CSTNode:
         """The outermost loop in which ``acc`` is only grown, so the fix saves the most."""
@@ -934,10 +936,11 @@ class GrowthRule(SourceRule):
                 "loop did not"
             )
         checked = next((f"`{word}` is off: the file mentions it" for word in vocabulary.VALUE_CHECKS if self.context.source.mentions(word)), None)
-        if checked is None and self._config_update_by_value() is not None:
+        configured = self._config_update_by_value() if checked is None else None
+        if configured is not None:
             checked = (
                 "no value check (`jax_debug_nans`) is on: the file calls `jax.config.update` with an option named at "
-                f"run time (line {self.start_line(self._config_update_by_value())})"
+                f"run time (line {self.start_line(configured)})"
             )
         checker = self.context.imported.value_checker
         if checked is None and checker is not None and checker[0] != project.module_name(Path(self.context.path)):

@@ -181,11 +181,11 @@ class UnrolledLoopRule(SourceRule):
             if value is _NO_VALUE or self.semantics.binds_here(function, param.name.value):
                 continue
             position = index if index < len(positional) else None
-            if not any(self._may_pass(call, function, param.name.value, position) for call in calls):
+            if not any(self._call_may_pass(call, function, param.name.value, position) for call in calls):
                 defaults[param.name.value] = value
         return defaults
 
-    def _may_pass(self, call: cst.Call, function: cst.FunctionDef, name: str, position: int | None) -> bool:
+    def _call_may_pass(self, call: cst.Call, function: cst.FunctionDef, name: str, position: int | None) -> bool:
         """Whether ``call`` may pass ``function``'s parameter ``name``: where it calls the
         function, as :func:`_may_pass` reads its arguments; where it hands it to ``tree_map``, as
         many positional arguments as the trees it maps (``tree_map(project, params)`` passes one);

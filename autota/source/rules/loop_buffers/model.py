@@ -741,12 +741,8 @@ class LoopModeler:
                 receiver = at.value if isinstance(at, cst.Attribute) and at.attr.value == "at" else None
         if isinstance(receiver, (cst.Name, cst.Attribute, cst.Subscript)) and len(code := self.rule.code_of(receiver)) <= 40:
             return code
-        given = init
-        for step in path:
-            given = given.elements[step].value if isinstance(step, int) and isinstance(given, (cst.Tuple, cst.List)) and (
-                step < len(given.elements) and not isinstance(given.elements[step], cst.StarredElement)
-            ) else None
-        if isinstance(given, cst.Name) and path:
+        given = _display_item(init, path) if path else None
+        if isinstance(given, cst.Name):
             return given.value
         return self._carry_name + "".join(f"[{p}]" if isinstance(p, int) else p for p in path)
 
@@ -1523,6 +1519,17 @@ def _spread(callee: Function, args: list, carry_sizes: dict[tuple, int]) -> list
     star_arg, value = args[stars[0]]
     spread = [(star_arg.with_changes(star=""), _item(value, k, len(left))) for k in range(len(left))]
     return [*args[: stars[0]], *spread, *args[stars[0] + 1:]]
+
+
+def _display_item(display: cst.BaseExpression | None, path: tuple) -> cst.BaseExpression | None:
+    """What the tuple and list displays of ``display`` hold at ``path`` (``Q`` of ``(Q, H, v)`` at
+    ``(0,)``), where they show it."""
+    for step in path:
+        if not (isinstance(step, int) and isinstance(display, (cst.Tuple, cst.List)) and step < len(display.elements)):
+            return None
+        element = display.elements[step]
+        display = element.value if isinstance(element, cst.Element) else None
+    return display
 
 
 def _display_sizes(init: cst.BaseExpression, path: tuple) -> dict[tuple, int]:
