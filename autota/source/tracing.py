@@ -73,6 +73,7 @@ class TracedFunctions:
         self._derived: dict[cst.ClassDef, list[cst.ClassDef]] | None = None
         self._held_classes: dict[tuple[cst.ClassDef, str], cst.ClassDef | None] = {}
         self._module = module
+        self._kernels: set[cst.CSTNode] | None = None
         self._undifferentiated_roots: list[cst.FunctionDef | cst.Lambda] = []
         """Functions that reverse-mode autodiff never goes through: a ``custom_vjp`` or
         ``custom_jvp`` function's own body (``grad`` runs its rules instead), and lambdas given
@@ -176,6 +177,35 @@ class TracedFunctions:
         builds the model eagerly) or a property: it runs traced only where a traced method calls
         it (see :data:`vocabulary.UNMODELLED_METHODS`)."""
         return any(self.rule.matches(d.decorator, vocabulary.UNMODELLED_METHODS) for d in method.decorators)
+
+    def in_kernel(self, node: cst.CSTNode) -> bool:
+        """Whether ``node`` is code of a Pallas or Triton kernel (:data:`vocabulary.KERNEL_CALLS`):
+        inside a function handed to one (``pl.pallas_call(kernel, ...)``, or a lambda calling
+        ``kernel``), or inside a function such a function calls by name."""
+        if self._kernels is None:
+            self._kernels = set()
+            for word in vocabulary.KERNEL_CALL_TERMINALS:
+                for name in self.rule.semantics.names_in(self._module, word):
+                    call = self.rule.parent(name)
+                    call = self.rule.parent(call) if isinstance(call, cst.Attribute) else call
+                    if not (isinstance(call, cst.Call) and self.rule.matches(call.func, vocabulary.KERNEL_CALLS)):
+                        continue
+                    for arg in call.args[:1]:
+                        kernel = self._function(arg.value)
+                        if kernel is not None:
+                            self._kernels.add(kernel)
+                            self._kernels.update(self._called_by_name(kernel))
+        return any(a in self._kernels for a in self.rule.ancestors(node) if isinstance(a, (cst.FunctionDef, cst.Lambda)))
+
+    def _called_by_name(self, function: cst.FunctionDef | cst.Lambda) -> list[cst.FunctionDef]:
+        """The functions of this file that ``function`` calls by their name (a kernel's lambda
+        calling ``kernel(x_ref, o_ref, step=8)``)."""
+        found = []
+        for call in self.rule.semantics.find(function, lambda n: isinstance(n, cst.Call) and isinstance(n.func, cst.Name)):
+            binding = self.rule.semantics.binding(call.func)
+            if isinstance(binding, cst.FunctionDef):
+                found.append(binding)
+        return found
 
     def only_method(self, name: str) -> cst.FunctionDef | None:
         """The one definition of ``name`` in this file, where it is a method (not a dunder): what

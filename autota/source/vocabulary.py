@@ -190,6 +190,9 @@ SEPARATE_RUNNERS = frozenset({
 """Calls that run the function given them apart from the trace that calls them: a host callback
 eagerly, with NumPy arrays; a Pallas or Triton kernel in a program of its own, where a Python
 loop is the kernel's business. Any other function handed to a call in traced code runs traced."""
+KERNEL_CALLS = frozenset({"jax.experimental.pallas.pallas_call", "jax_triton.triton_call"})
+"""Calls that compile the function given them as a kernel of its own (Pallas, Triton), whose
+Python loops, and those of the ``lax`` loops inside it, unroll tiles as the kernel's author meant."""
 REACH_BY_NAME = frozenset({
     "eval", "exec", "globals", "vars", "getattr", "__globals__", "__dict__",
     # the module object (`sys.modules[__name__]._step`, `__import__(__name__)`), an attribute by a
@@ -546,6 +549,7 @@ JIT_TERMINALS = frozenset(terminal(name) for name in JIT)
 DYNAMIC_WRITE_TERMINALS = frozenset(terminal(name) for name in DYNAMIC_WRITES)
 PARTIAL_TERMINALS = frozenset(terminal(name) for name in PARTIAL)
 SEPARATE_RUNNER_TERMINALS = frozenset(terminal(name) for name in SEPARATE_RUNNERS)
+KERNEL_CALL_TERMINALS = frozenset(terminal(name) for name in KERNEL_CALLS)
 
 
 STATIC_KEYWORDS = frozenset(

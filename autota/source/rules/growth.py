@@ -1454,6 +1454,8 @@ class GrowthRule(SourceRule):
         }
         if long and self._same_slots_every_step(parts, long[0], bounded) and not self._reads_loop_targets(parts, long):
             return  # state overwritten in place: each step copies it, but it does not grow with the loop
+        if any(isinstance(part, cst.Index) and _wraps(part.value) for part in parts):
+            return  # `hist.at[:, i % m]`: a ring of `m` slots rewritten in turn, not rows that grow with the loop
         copied = self._copied_from(target, loop) if isinstance(target, cst.Name) else set()
         if self._picked_by_data(parts, loops) and (
             method in COMBINING or self._combines_with_old_slot(call, {spelling.receiver} | copied, method)
@@ -2241,6 +2243,11 @@ def _arguments(helper: cst.FunctionDef | cst.Lambda, call: cst.Call) -> dict[str
             return None
         given[name] = arg.value
     return given
+
+
+def _wraps(index: cst.BaseExpression) -> bool:
+    """Whether an index wraps around a window (``i % m``, ``(t + 1) % n``)."""
+    return isinstance(index, cst.BinaryOperation) and isinstance(index.operator, cst.Modulo)
 
 
 def _index_parts(call: cst.Call, method: str) -> list:

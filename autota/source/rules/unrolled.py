@@ -84,7 +84,8 @@ class UnrolledLoopRule(SourceRule):
             if isinstance(unit, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and unit.name in called
         }
         shown = prefilter.tops(looping) | prefilter.tracing_call_tops(facts, looping)
-        return shown | prefilter.tops(aliasing) | prefilter.tracing_call_tops(facts, aliasing) | helpers
+        kernels = prefilter.tops(facts.calls_named(vocabulary.KERNEL_CALL_TERMINALS)) if looping else set()
+        return shown | prefilter.tops(aliasing) | prefilter.tracing_call_tops(facts, aliasing) | kernels | helpers
 
 
     def visit_For(self, node: cst.For) -> None:
@@ -95,6 +96,8 @@ class UnrolledLoopRule(SourceRule):
         traced = self.traced.context(node)
         if traced is None or not COMPILED.intersection((traced.kind, traced.origin)):
             return  # not compiled here (a `vmap`ped function runs op by op; a model's method may not be jitted)
+        if self.traced.in_kernel(node):
+            return  # a Pallas or Triton kernel's loop: unrolled tiles, as its author meant
         function = next((a for a in self.ancestors(node) if isinstance(a, cst.FunctionDef)), None)
         if function is None or self.traced.by_function.get(function) is None:
             return

@@ -386,7 +386,28 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
                     return True
             if isinstance(node, cst.Name) and (self._loop_input(node) or self._jit_traced_parameter(node)):
                 return True
+            if isinstance(node, cst.Name) and self._passed_arrays(node, depth):
+                return True
         return False
+
+    def _passed_arrays(self, name: cst.Name, depth: int) -> bool:
+        """Whether ``name`` is a parameter of a function that traced code of this file calls, and
+        every such call passes it a value :meth:`_array_valued` reads as an array
+        (``self.update(h, order=jnp.minimum(count, 3))``): a tracer wherever the function runs."""
+        if self.semantics.reaching_value(name) is not None:
+            return False
+        function = self.semantics.binding_scope(name)
+        if not isinstance(function, cst.FunctionDef):
+            return False
+        params = [p.name.value for p in (*function.params.posonly_params, *function.params.params)]
+        keyword_only = {p.name.value for p in function.params.kwonly_params}
+        if name.value not in params and name.value not in keyword_only:
+            return False
+        calls = list(self.traced.traced_calls.get(function, ()))
+        passed = [_argument_for(call, function, name.value, params) for call in calls]
+        return bool(calls) and all(
+            value is not None and self._array_valued(value, depth + 1) for value in passed
+        )
 
     def _measured(self, name: cst.Name) -> bool:
         """Whether ``name`` is the argument of the builtin ``len``, or the array of a part of it
@@ -948,3 +969,26 @@ def _shell_parts(cls: ast.ClassDef) -> list[ast.AST]:
         *cls.bases, *cls.keywords, *cls.decorator_list,
         *(s for s in cls.body if not isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))),
     ]
+
+
+def _argument_for(call: cst.Call, function: cst.FunctionDef, param: str, params: list[str]) -> cst.BaseExpression | None:
+    """What ``call`` passes ``function``'s parameter ``param`` (``params``: those it takes by
+    position), by keyword or by position (after ``self`` for ``obj.method(...)``); ``None`` where
+    the call does not show it (a star argument, the function handed on rather than called)."""
+    if any(a.star for a in call.args):
+        return None
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value == param:
+            return arg.value
+    if param not in params:
+        return None
+    name = function.name.value
+    called = call.func.value == name if isinstance(call.func, cst.Name) else (
+        isinstance(call.func, cst.Attribute) and call.func.attr.value == name
+    )
+    if not called:
+        return None
+    offset = 1 if isinstance(call.func, cst.Attribute) and params and params[0] in ("self", "cls") else 0
+    positional = [a.value for a in call.args if a.keyword is None]
+    index = params.index(param) - offset
+    return positional[index] if 0 <= index < len(positional) else None
