@@ -198,6 +198,9 @@ class ProjectFunctions:
     """``(module, word)`` for the first module of the run that may switch a value check on
     (``jax_debug_nans``, ``debug_infs``, or a ``jax.config.update`` of an option named at run time):
     under it an array holding a NaN raises where it is written, which a fix moves."""
+    lifetime_observer: tuple[str, str] | None = None
+    """``(module, word)`` for the first module of the run that may see when an object is freed
+    (see :data:`vocabulary.LIFETIME_OBSERVERS`)."""
     frame_reader: tuple[str, str] | None = None
     """``(module, word)`` for the first module of the run whose text may reach the frames of the
     functions that call it (``inspect.currentframe().f_back``, ``sys._getframe``, a tracer):
@@ -217,7 +220,8 @@ class ProjectFunctions:
     def __bool__(self) -> bool:
         return bool(
             self.loop_wrappers or self.growers or self.star_exports or self.stored_attributes or self.stores_built_names
-            or self.updaters or self.constants or self.disables_jit or self.frame_reader is not None or self.value_checker is not None or len(self.modules) > 1 or self.stored_builtins
+            or self.updaters or self.constants or self.disables_jit or self.frame_reader is not None or self.value_checker is not None
+            or self.lifetime_observer is not None or len(self.modules) > 1 or self.stored_builtins
         )
 
 
@@ -454,6 +458,9 @@ def project_functions(paths: list[str]) -> ProjectFunctions:
         stored_builtins=frozenset().union(*(scopes.stored_builtin_names(t) for t in texts.values())),
         frame_reader=next(((module_of(p), m.group(0)) for p, t in texts.items() if (m := CALLER_FRAMES.search(t))), None),
         value_checker=next(((module_of(p), m.group(0)) for p, t in texts.items() if (m := VALUE_CHECKED.search(t))), None),
+        lifetime_observer=next(
+            ((module_of(p), m.group(0)) for p, t in texts.items() if (m := vocabulary.LIFETIME_OBSERVERS.search(t))), None
+        ),
     )
 
 

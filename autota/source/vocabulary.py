@@ -259,14 +259,23 @@ TYPE_QUESTIONS = frozenset(f"builtins.{name}" for name in ("hasattr", "isinstanc
 """Builtins that ask what an object is, not what its arrays hold."""
 ARRAYS_OF_DISPLAYS = frozenset({f"{JNP}.array", f"{JNP}.asarray", "numpy.array", "numpy.asarray"})
 """Array constructors whose first axis is as long as the display they are given."""
+LIFETIME_OBSERVERS = re.compile(
+    r"\b(?:weakref|getrefcount|live_arrays|live_buffers|get_referrers|get_referents|get_objects|__del__)\b"
+)
+"""What sees when an object is freed (a weak reference, a finalizer, a reference count, JAX's
+list of live arrays, the garbage collector's view): the fixes keep the array the loop started
+from, its pieces or rows, and each step's value alive until after the loop, where the loop freed
+each as it rebound the name."""
 VALUE_CHECKS = ("debug_nans", "debug_infs")
 CONFIG_UPDATE_BY_VALUE = re.compile(
-    r"(?<![\w.])jax[ \t]*\.[ \t]*config[ \t]*\.[ \t]*update[ \t]*\((?!\s*[rbuRBU]?(?:\"[^\"\n]*\"|'[^'\n]*')\s*[,)])"
+    r"(?<![\w.])jax[ \t]*\.[ \t]*config\b(?![ \t]*\.[ \t]*(?:update[ \t]*\((?=\s*[rbuRBU]?(?:\"[^\"\n]*\"|'[^'\n]*')\s*[,)])"
+    r"|jax_\w+\b(?![ \t]*=(?!=))|read\b))|\bjax\._src\.config\b|\bjax\._src[ \t]+import[^\n]*\bconfig\b|\b_value_holders\b"
 )
-"""A ``jax.config.update`` whose option is not one string literal (``jax.config.update(OPT, True)``
-with ``OPT = "jax_debug_" + "nans"``, ``"jax_debug_%s" % "nans"``, an f-string): it may switch any
-option on, a value check among them. Spelled ``jax.config`` (a module's own check reads the
-qualified name of any spelling)."""
+"""JAX's configuration reached otherwise than to read an option or to update one named by a
+string literal (``jax.config.update(OPT, True)`` with ``OPT = "jax_debug_" + "nans"``, an alias
+``upd = jax.config.update``, ``getattr(jax.config, "update")``, ``partial(jax.config.update, OPT)``,
+``jax._src.config``): it may switch any option on, a value check among them. Spelled ``jax.config``
+(a module's own check also reads the qualified name of any spelling of the call)."""
 """JAX options (``jax_debug_nans``, ``JAX_DEBUG_INFS``, ``jax.debug_nans(True)``) under which every
 operation whose output holds a NaN or inf raises: a fix that moves where an array is written
 moves where that error is raised."""
@@ -333,7 +342,7 @@ CALLER_FRAME_READERS = frozenset(
     {"sys._getframe", "inspect.currentframe", "inspect.stack", "inspect.getouterframes", "inspect.trace",
      "builtins.breakpoint", "pdb.set_trace", "traceback.walk_stack", "inspect.getargvalues",
      "sys.setprofile", "sys.settrace", "threading.setprofile", "threading.settrace", "sys.breakpointhook",
-     "IPython.embed", "IPython.terminal.embed.embed", "signal.signal"}
+     "IPython.embed", "IPython.terminal.embed.embed", "signal.signal", "logging.currentframe"}
 )
 """Calls that reach the frames of the functions that called the one they run in (``f_back``,
 ``inspect.stack()``, a debugger), or of every function that runs after them (a profiler or tracer
@@ -347,10 +356,10 @@ read a loop's locals while it runs or after it raised."""
 FRAME_LOCAL_CAPTURE = "capture_locals"
 """The keyword by which :mod:`traceback` reads the locals of the frames it is given
 (``StackSummary.extract(frames, capture_locals=True)``), spelling no ``f_locals``."""
-FRAME_SOURCES = frozenset({"f_back", "tb_frame", "gi_frame", "cr_frame", "ag_frame", "_current_frames", "walk_tb"})
+FRAME_SOURCES = frozenset({"f_back", "tb_frame", "gi_frame", "cr_frame", "ag_frame", "_current_frames", "walk_tb", "pythonapi"})
 """Attributes and functions that hand out a frame object (a caller's, a traceback's, a generator's,
-every thread's): once a module holds one, its locals are a reflective call away
-(``inspect.getmembers(frame)``, ``frame.__getattribute__("f_locals")``), spelled or not."""
+every thread's; ``ctypes.pythonapi``'s ``PyFrame_GetBack``): once a module holds one, its locals are a
+reflective call away (``inspect.getmembers(frame)``, ``frame.__getattribute__("f_locals")``), spelled or not."""
 FRAME_LOCALS = "f_locals"
 """The attribute through which any frame, however it was reached (``from sys import _getframe as
 gf``, ``exc.__traceback__.tb_frame``, a ``sys.setprofile`` tracer), gives its locals by name."""

@@ -942,6 +942,9 @@ class GrowthRule(SourceRule):
                 "no value check (`jax_debug_nans`) is on: the file calls `jax.config.update` with an option named at "
                 f"run time (line {self.start_line(configured)})"
             )
+        reached = vocabulary.CONFIG_UPDATE_BY_VALUE.search(self.context.source.text) if checked is None else None
+        if reached is not None:
+            checked = f"no value check (`jax_debug_nans`) is on: the file reaches JAX's configuration otherwise (`{reached.group(0)}`)"
         checker = self.context.imported.value_checker
         if checked is None and checker is not None and checker[0] != project.module_name(Path(self.context.path)):
             checked = f"no value check (`jax_debug_nans`) is on: `{checker[0]}` may switch one on (it spells `{checker[1]}`)"
@@ -949,6 +952,14 @@ class GrowthRule(SourceRule):
             found.append(
                 f"that {checked}, and under it a NaN or inf already in the array raises at the first step in the "
                 "loop but only where the fix writes or joins it (later steps run first)"
+            )
+        observer = vocabulary.LIFETIME_OBSERVERS.search(self.context.source.text)
+        watcher = self.context.imported.lifetime_observer
+        if observer is not None or watcher is not None and watcher[0] != project.module_name(Path(self.context.path)):
+            where = f"the file spells `{observer.group(0)}`" if observer is not None else f"`{watcher[0]}` spells `{watcher[1]}`"
+            found.append(
+                f"that nothing observes when an array or a value is freed ({where}): the fix keeps the array the loop "
+                f"started from, and what each step gives, alive until after the loop, where the loop freed each as it rebound `{name}`"
             )
         return found
 
