@@ -456,12 +456,16 @@ def project_functions(paths: list[str]) -> ProjectFunctions:
         found, stored_attributes=frozenset(stored), stores_built_names=built, constants=constants, disables_jit=disables,
         undonated=frozenset(undonated), modules=frozenset(module_of(path) for path in texts),
         stored_builtins=frozenset().union(*(scopes.stored_builtin_names(t) for t in texts.values())),
-        frame_reader=next(((module_of(p), m.group(0)) for p, t in texts.items() if (m := CALLER_FRAMES.search(t))), None),
-        value_checker=next(((module_of(p), m.group(0)) for p, t in texts.items() if (m := VALUE_CHECKED.search(t))), None),
-        lifetime_observer=next(
-            ((module_of(p), m.group(0)) for p, t in texts.items() if (m := vocabulary.LIFETIME_OBSERVERS.search(t))), None
-        ),
+        frame_reader=_first_spelling(texts, CALLER_FRAMES, module_of),
+        value_checker=_first_spelling(texts, VALUE_CHECKED, module_of),
+        lifetime_observer=_first_spelling(texts, vocabulary.LIFETIME_OBSERVERS, module_of),
     )
+
+
+def _first_spelling(texts: dict[str, str], pattern: re.Pattern, module_of) -> tuple[str, str] | None:
+    """``(module, words)`` for the first module of the run whose text ``pattern`` finds (``module_of``
+    names a file's module), and what it spells."""
+    return next(((module_of(path), found.group(0)) for path, text in texts.items() if (found := pattern.search(text))), None)
 
 
 _FRAME_READER_NAMES = frozenset(vocabulary.terminal(name) for name in vocabulary.FRAME_READERS)

@@ -545,16 +545,13 @@ class SourceRule:
         found = self._frame_calls(tree, FRAME_READERS)
         if not found and tree is not self.context.module:
             found = self._frame_calls(self.context.module, CALLER_FRAME_READERS)
-        if not found:  # a frame reached any other way (an alias, a traceback's `tb_frame`, a tracer)
-            for node in self.semantics.names_in(self.context.module, FRAME_LOCALS):
-                attribute = self.parent(node)
-                if isinstance(attribute, cst.Attribute) and attribute.attr is node:
-                    location = self.location(attribute)
-                    found.append(((location.line, location.column), attribute, f".{FRAME_LOCALS}"))
-            for word in sorted(FRAME_SOURCES):  # a frame held (`e.__traceback__.tb_frame.f_back`): its locals are a call away
+        if not found:  # a frame's locals read (`.f_locals`, however the frame was reached), or a frame held
+            for word in sorted({FRAME_LOCALS, *FRAME_SOURCES}):  # (`e.__traceback__.tb_frame.f_back`): its locals are a call away
                 for node in self.semantics.names_in(self.context.module, word):
                     holder = self.parent(node)
                     where = holder if isinstance(holder, cst.Attribute) and holder.attr is node else node
+                    if where is node and word == FRAME_LOCALS:
+                        continue  # a name `f_locals`, no frame's
                     location = self.location(where)
                     found.append(((location.line, location.column), where, f".{word}" if where is holder else word))
             for node in self.semantics.names_in(self.context.module, FRAME_LOCAL_CAPTURE):

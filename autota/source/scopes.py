@@ -135,7 +135,8 @@ _NESTING_STATEMENTS = (cst.ClassDef, cst.FunctionDef, cst.For, cst.While, cst.If
 each a ``body`` of the same statements)."""
 _PASS = cst.SimpleStatementLine(body=(cst.Pass(),))
 _NO_ELSE = {cst.If: {"orelse": None}, cst.For: {"orelse": None}, cst.While: {"orelse": None}}
-"""What a header rendered alone leaves out after the body."""
+"""What a statement rendered around one body statement, or a header rendered alone, leaves out
+after the body."""
 
 
 def _after_body(statement: cst.CSTNode) -> list[cst.CSTNode]:
@@ -1140,9 +1141,7 @@ class Semantics:
         if key not in self._statement_positions:
             stub = holder
             for outer in reversed(path[:-1]):
-                stub = outer.with_changes(body=outer.body.with_changes(body=(stub,)))
-                if isinstance(outer, (cst.If, cst.For, cst.While)):
-                    stub = stub.with_changes(orelse=None)
+                stub = outer.with_changes(body=outer.body.with_changes(body=(stub,)), **_NO_ELSE.get(type(outer), {}))
             alone = self.module.with_changes(header=(), body=(stub,), footer=())
             positions = MetadataWrapper(alone, unsafe_skip_copy=True).resolve(PositionProvider)
             self._statement_positions[key] = (positions, line - positions[holder].start.line)

@@ -935,19 +935,7 @@ class GrowthRule(SourceRule):
                 f"that `{patched}` is JAX's own: the file assigns it, and the fix calls `jax.numpy` functions the "
                 "loop did not"
             )
-        checked = next((f"`{word}` is off: the file mentions it" for word in vocabulary.VALUE_CHECKS if self.context.source.mentions(word)), None)
-        configured = self._config_update_by_value() if checked is None else None
-        if configured is not None:
-            checked = (
-                "no value check (`jax_debug_nans`) is on: the file calls `jax.config.update` with an option named at "
-                f"run time (line {self.start_line(configured)})"
-            )
-        reached = vocabulary.CONFIG_UPDATE_BY_VALUE.search(self.context.source.text) if checked is None else None
-        if reached is not None:
-            checked = f"no value check (`jax_debug_nans`) is on: the file reaches JAX's configuration otherwise (`{reached.group(0)}`)"
-        checker = self.context.imported.value_checker
-        if checked is None and checker is not None and checker[0] != project.module_name(Path(self.context.path)):
-            checked = f"no value check (`jax_debug_nans`) is on: `{checker[0]}` may switch one on (it spells `{checker[1]}`)"
+        checked = self._value_check()
         if checked is not None:
             found.append(
                 f"that {checked}, and under it a NaN or inf already in the array raises at the first step in the "
@@ -962,6 +950,27 @@ class GrowthRule(SourceRule):
                 f"started from, and what each step gives, alive until after the loop, where the loop freed each as it rebound `{name}`"
             )
         return found
+
+    def _value_check(self) -> str | None:
+        """Why a value check (``jax_debug_nans``) may be on where the loop runs, in the words of an
+        assumption: the file mentions one, switches an option named at run time, or reaches JAX's
+        configuration otherwise, or another module of the run may switch one on."""
+        mentioned = next((word for word in vocabulary.VALUE_CHECKS if self.context.source.mentions(word)), None)
+        if mentioned is not None:
+            return f"`{mentioned}` is off: the file mentions it"
+        configured = self._config_update_by_value()
+        if configured is not None:
+            return (
+                "no value check (`jax_debug_nans`) is on: the file calls `jax.config.update` with an option named at "
+                f"run time (line {self.start_line(configured)})"
+            )
+        reached = vocabulary.CONFIG_UPDATE_BY_VALUE.search(self.context.source.text)
+        if reached is not None:
+            return f"no value check (`jax_debug_nans`) is on: the file reaches JAX's configuration otherwise (`{reached.group(0)}`)"
+        checker = self.context.imported.value_checker
+        if checker is not None and checker[0] != project.module_name(Path(self.context.path)):
+            return f"no value check (`jax_debug_nans`) is on: `{checker[0]}` may switch one on (it spells `{checker[1]}`)"
+        return None
 
     def _config_update_by_value(self) -> cst.Call | None:
         """The first ``jax.config.update`` (however spelled) of the file whose option is not one

@@ -22,7 +22,7 @@ from autota.source import prefilter, scopes, vocabulary
 from autota.source.rule import SourceRule
 from autota.source.rules.loop_buffers.body import Body, LoopBodies, Verdict, Write, by_buffer
 from autota.source.rules.loop_buffers.carried import CarriedBuffers, updates_state
-from autota.source.rules.loop_buffers.model import OPAQUE, BufferWrite, Function, LoopModel, LoopModeler, string_key
+from autota.source.rules.loop_buffers.model import OPAQUE, BufferWrite, Function, LoopModel, LoopModeler, display_item, string_key
 from autota.source.rules.loop_buffers.select import SelectUpdates
 from autota.source.rules.loop_buffers.statics import StaticFacts
 from autota.source.rules.loop_buffers.syntax import (
@@ -773,11 +773,7 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
         if found is not None or write.buf not in body.elements or write.dict_entry:
             return found
         path = (body.elements.index(write.buf),) if body.unpack is not None else ()
-        name = init
-        for step in path:
-            if not isinstance(name, (cst.Tuple, cst.List)) or step >= len(name.elements):
-                return None
-            name = name.elements[step].value
+        name = display_item(init, path)
         if not isinstance(name, cst.Name):
             return None
         result = (0, *path) if kind == "scan" else path  # where the call's result holds the buffer

@@ -741,7 +741,7 @@ class LoopModeler:
                 receiver = at.value if isinstance(at, cst.Attribute) and at.attr.value == "at" else None
         if isinstance(receiver, (cst.Name, cst.Attribute, cst.Subscript)) and len(code := self.rule.code_of(receiver)) <= 40:
             return code
-        given = _display_item(init, path) if path else None
+        given = display_item(init, path) if path else None
         if isinstance(given, cst.Name):
             return given.value
         return self._carry_name + "".join(f"[{p}]" if isinstance(p, int) else p for p in path)
@@ -1521,7 +1521,7 @@ def _spread(callee: Function, args: list, carry_sizes: dict[tuple, int]) -> list
     return [*args[: stars[0]], *spread, *args[stars[0] + 1:]]
 
 
-def _display_item(display: cst.BaseExpression | None, path: tuple) -> cst.BaseExpression | None:
+def display_item(display: cst.BaseExpression | None, path: tuple) -> cst.BaseExpression | None:
     """What the tuple and list displays of ``display`` hold at ``path`` (``Q`` of ``(Q, H, v)`` at
     ``(0,)``), where they show it."""
     for step in path:
