@@ -115,7 +115,7 @@ def _findings(text: str, path: str, enabled: frozenset[str], slicing: bool = Tru
         return []
     context = run_rules(
         rules, libcst_module(parsed_text), path, text, enabled, line_map, traced_elsewhere, parsed_text, imported, own,
-        unread,
+        unread, tree,
     )
     findings = _unsuppressed(context.findings, text)
     return sorted(findings, key=lambda f: (f.location.line, f.location.column, f.code))
@@ -157,27 +157,32 @@ def _star_names(module: cst.Module, path: str, text: str, imported: ProjectFunct
 def run_rules(rules, module: cst.Module, path: str, text: str, enabled: frozenset[str], line_map=None,
               traced_elsewhere: frozenset[str] = frozenset(), parsed_text: str | None = None,
               imported: ProjectFunctions = NOTHING, own: ProjectFunctions | None = None,
-              unread: str | None = None) -> RuleContext:
+              unread: str | None = None, tree: ast.Module | None = None) -> RuleContext:
     """Visit ``module`` (libcst's parse of ``text``, or of ``parsed_text``, a slice of it, when
     ``line_map`` says where its lines came from) with each rule class; the rules share one
     :class:`scopes.Semantics`, so its metadata is computed once. ``own``: the file's loop
-    wrappers and growers, found from its text where not given."""
+    wrappers and growers, found from its text where not given. ``tree``: Python's AST of
+    ``text`` where the caller has it (a large file's parse is not repeated)."""
+    if tree is None:
+        tree = syntax_tree(text, path)
     if own is None:
-        own = _file_functions(text, syntax_tree(text, path), path, imported)
+        own = _file_functions(text, tree, path, imported)
     star_names = _star_names(module, path, text, imported)
     context = RuleContext(
-        path, SourceText(text), module, enabled, line_map=line_map, traced_elsewhere=traced_elsewhere,
+        path, SourceText(text, tree), module, enabled, line_map=line_map, traced_elsewhere=traced_elsewhere,
         imported=imported, own=own, unread=unread,
     )
     source = text if parsed_text is None else parsed_text
-    context.semantics = scopes.Semantics(module, source, star_names, imported.stored_builtins)
+    context.semantics = scopes.Semantics(
+        module, source, star_names, imported.stored_builtins, tree if parsed_text in (None, text) else None
+    )
     for cls in rules:
         cls(context).run()
     return context
 
 
 def _unsuppressed(findings: list[Finding], text: str) -> list[Finding]:
-    if not findings:
+    if not findings or "noqa" not in text.lower():  # the file's tokens read only where a comment may suppress
         return findings
     noqa: dict[int, set[str] | None] = {}
     try:

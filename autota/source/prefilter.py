@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 import builtins
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from autota.source import vocabulary
@@ -703,9 +704,17 @@ def tops(sites) -> set[int]:
     return {s.top for s in sites}
 
 
-def inside(site: Site, function: Site) -> bool:
-    """Whether ``site`` lies in ``function``'s body (at any depth)."""
-    return any(f is function.node for f in site.functions)
+def inside(sites: Iterable[Site], functions: Iterable[Site]) -> list[Site]:
+    """The ``sites`` that lie in the body of one of ``functions`` (at any depth): a set of the
+    functions asked of each site's few enclosing ones, not a pass over every function a site."""
+    held = {id(f.node) for f in functions}
+    return [site for site in sites if any(id(f) in held for f in site.functions)]
+
+
+def holding(functions: Iterable[Site], sites: Iterable[Site]) -> list[Site]:
+    """The ``functions`` whose body holds one of ``sites`` (at any depth)."""
+    held = {id(f) for site in sites for f in site.functions}
+    return [f for f in functions if id(f.node) in held]
 
 
 TRACING_TERMINALS = JIT_NAMES | LOOP_NAMES | vocabulary.TRACED_ARGUMENT_TERMINALS | frozenset(

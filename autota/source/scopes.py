@@ -859,7 +859,8 @@ class Semantics:
     """
 
     def __init__(self, module: cst.Module, source: str, star_names: dict[str, str] | None = None,
-                 stored_builtins: frozenset[str] = frozenset()) -> None:
+                 stored_builtins: frozenset[str] = frozenset(), python_tree: ast.Module | None = None) -> None:
+        """``python_tree``: Python's AST of ``source`` where the caller has parsed it already."""
         self.module = module
         self.star_names = star_names or {}
         """Names the file's star imports of modules of the run bind, and what each names."""
@@ -871,7 +872,7 @@ class Semantics:
         self._source = source
         self._stored_builtins = stored_builtins | stored_builtin_names(source)
         """The builtins that this file or another module of the run stores (``builtins.range = f``)."""
-        self._python_tree: ast.Module | bool | None = None
+        self._python_tree: ast.Module | bool | None = python_tree
         self._statement_syntax: dict[cst.CSTNode, dict[cst.CSTNode, ast.stmt]] = {}
         self.nodes: list[cst.CSTNode] = [module, *self.parents]
         """Every node of the file, in source order."""

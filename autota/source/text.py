@@ -12,7 +12,7 @@ import re
 import tokenize
 from bisect import bisect_left, bisect_right
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Iterable
 
@@ -29,6 +29,8 @@ class OverlappingEdits(ValueError):
 @dataclass
 class SourceText:
     text: str
+    tree: ast.Module | None = field(default=None, repr=False, compare=False)
+    """Python's AST of ``text`` where the caller has it: read for the top-level statements."""
 
     def __post_init__(self) -> None:
         self.line_starts = [0] + [m.end() for m in _NEWLINE.finditer(self.text)]
@@ -111,10 +113,12 @@ class SourceText:
     @cached_property
     def _top_level_statements(self) -> _Statements | None:
         """The lines of the module's top-level statements, ``None`` where Python cannot read it."""
-        try:
-            tree = python_ast(self.text, "<text>")
-        except ParseError:
-            return None
+        tree = self.tree
+        if tree is None:
+            try:
+                tree = python_ast(self.text, "<text>")
+            except ParseError:
+                return None
         spans = [(min([s.lineno] + [d.lineno for d in getattr(s, "decorator_list", ())]), s.end_lineno) for s in tree.body]
         future = [s.end_lineno for s in tree.body if isinstance(s, ast.ImportFrom) and s.module == "__future__"]
         return _Statements(spans, max(future, default=0))

@@ -78,8 +78,8 @@ class DonationRule(SourceRule):
         if not callers:
             return set()
         called = {  # the records a step rebuilds (`State(...)`) and the helpers that write for it
-            site.node.func.id for site in facts.calls
-            if isinstance(site.node.func, ast.Name) and any(prefilter.inside(site, f) for f in jitted)
+            site.node.func.id for site in prefilter.inside(facts.calls, jitted)
+            if isinstance(site.node.func, ast.Name)
         }
         helpers = {top for top, cls in facts.classes if cls.name in called} | {
             f.top for f in facts.functions if isinstance(f.node, ast.FunctionDef) and f.node.name in called

@@ -226,7 +226,7 @@ class GrowthRule(SourceRule):
         ]
         if any(not facts.top_is_definition[site.top] for site in candidates):
             return None  # a module-level accumulator: any function of the module may see it
-        around = [f for f in facts.functions if any(prefilter.inside(c, f) for c in candidates)]
+        around = prefilter.holding(facts.functions, candidates)
         called = {  # the helpers the candidates call
             top for site in candidates if isinstance(site.node.value, ast.Call)
             for name in _called_helpers(site.node.value, helpers) for top in helpers[name]
@@ -235,10 +235,10 @@ class GrowthRule(SourceRule):
         # is read (`place(item)`, `self.place(item)`)
         names = {
             c.node.func.id if isinstance(c.node.func, ast.Name) else c.node.func.attr
-            for c in facts.calls if (
+            for c in prefilter.inside(facts.calls, around) if (
                 isinstance(c.node.func, ast.Name)
                 or isinstance(c.node.func, ast.Attribute) and isinstance(c.node.func.value, ast.Name) and c.node.func.value.id == "self"
-            ) and any(prefilter.inside(c, f) for f in around)
+            )
         }
         called |= {
             f.top for f in facts.functions

@@ -59,17 +59,19 @@ class UnrolledLoopRule(SourceRule):
         read from them)."""
         jitted = facts.compiled()
         reached, frontier = list(jitted), list(jitted)
+        seen = {id(f) for f in reached}
         for _ in range(3):  # the module's functions that jitted code calls, a few calls down
             called = _called_from(facts, frontier, methods=True)  # as `self.fill(...)` too: generous
             called |= facts.wrapped(called)  # `batched(x)` where `batched = jax.vmap(f)`
             frontier = [
                 f for f in facts.functions
-                if not isinstance(f.node, ast.Lambda) and f.node.name in called and all(f is not r for r in reached)
+                if not isinstance(f.node, ast.Lambda) and f.node.name in called and id(f) not in seen
             ]
             if not frontier:
                 break
             reached += frontier
-        looping = [f for f in reached if any(prefilter.inside(loop, f) for loop in facts.range_loops)]
+            seen.update(id(f) for f in frontier)
+        looping = prefilter.holding(reached, facts.range_loops)
         aliases = _aliased(reached)
         aliasing = [f for g in looping if not isinstance(g.node, ast.Lambda) for f in aliases.get(g.node.name, ())]
         called, frontier = set(), looping
@@ -1052,7 +1054,7 @@ def _where_compiled(traced, line: int) -> str:
 def _called_from(facts: prefilter.Facts, functions: list, methods: bool) -> set[str]:
     """The names ``functions`` call (with ``methods``, also the attribute of ``x.name(...)``),
     and those they wrap where they run them: ``f`` of ``jax.vmap(f)(x)`` or ``jax.grad(f)``."""
-    inside = [site for site in facts.calls if any(prefilter.inside(site, f) for f in functions)]
+    inside = prefilter.inside(facts.calls, functions)
     called = {
         site.node.func.id if isinstance(site.node.func, ast.Name) else site.node.func.attr
         for site in inside
