@@ -607,6 +607,8 @@ def updates_parts(call: ast.Call, name: str) -> bool:
         value = keyword.value
         if field(at_receiver(value)) or isinstance(value, ast.Call) and _maps_over(value, field):
             return True
+    if len(call.args) == 3 and isinstance(call.args[0], ast.Lambda) and field(at_receiver(call.args[2])):
+        return True  # `tree_at(lambda h: h.f, name, name.f.at[i].set(v))`
     return _maps_over(call, lambda a: isinstance(a, ast.Name) and a.id == name)
 
 

@@ -19,7 +19,7 @@ JIT = vocabulary.JIT
 PARTIAL = vocabulary.PARTIAL
 STATIC_METHODS = frozenset({"builtins.staticmethod", "builtins.classmethod"})
 LOOP_BODIES = vocabulary.TRACED_ARGUMENTS
-MAY_RUN_TRACED = frozenset({"initializer", "model", "elsewhere", "by-name"})
+MAY_RUN_TRACED = frozenset({"initializer", "model", "elsewhere", "by-name", "handed"})
 """Kinds whose trace is decided outside the file (see :class:`Traced`)."""
 ARRAY_COMPARISONS = (cst.Equal, cst.NotEqual, cst.LessThan, cst.LessThanEqual, cst.GreaterThan, cst.GreaterThanEqual)
 """Comparison operators that, on a JAX array, give a JAX array (``is`` and ``in`` give Python bools)."""
@@ -47,7 +47,10 @@ class Traced:
     ``"called"`` (called from a traced function of this module), ``"elsewhere"`` (called from
     traced code of another module of the run), ``"by-name"`` (the one method of this file of
     that name, which traced code calls on an object of a class it cannot tell:
-    ``params["scf"].slater(x)``), ``"initializer"`` (a parameter
+    ``params["scf"].slater(x)``), ``"handed"`` (a function the file never calls but hands on:
+    its factory returns it, a ``partial`` binds it, a call of another module or a class is given it;
+    ``make_loss(n)``'s closure is jitted by whoever receives it as often as it runs eagerly),
+    ``"initializer"`` (a parameter
     initializer, run inside a model's ``init``) or ``"model"`` (a method of a Flax, Haiku or
     Equinox module or of a JAX environment, or a function given to ``hk.transform``, run inside
     the model's ``init``/``apply`` or the environment's jitted ``step``), ``"collective"`` (it
@@ -132,6 +135,7 @@ class TracedFunctions:
                 self._record_call(node)
         if self._wrapper_params:
             self._mark_wrapped_bodies(module)
+        self._mark_handed()
         for statement in module.body:  # called from traced code in another module of the run
             if isinstance(statement, cst.FunctionDef) and statement.name.value in rule.context.traced_elsewhere:
                 self._record(statement, Traced("elsewhere", statement))
@@ -142,6 +146,62 @@ class TracedFunctions:
                     ):
                         self._record(method, Traced("elsewhere", method))
         self._propagate(module)
+
+    def _mark_handed(self) -> None:
+        """Mark ``"handed"`` each nested function (a closure, reached only through what its factory
+        hands out) that no call of the file runs and that a use hands on: returned (``return
+        loglike``, ``return Model(haz)``), bound by a ``partial``,
+        or given to a call of another module's function or of a class (which may store it and
+        call it in a jitted step). Python's own, NumPy's and SciPy's functions run what they are
+        given eagerly (``map(f, xs)``, ``minimize(f, x0)``): not a hand-over; nor a function of
+        this file, whose body says what it does with it."""
+        semantics = self.rule.semantics
+        candidates = {}
+        for definition in semantics.of_kind(self._module, cst.FunctionDef):
+            if definition in self.by_function or definition.decorators or not isinstance(
+                semantics.enclosing_scope(definition), (cst.FunctionDef, cst.Lambda)
+            ):
+                continue  # (a function of the module, which another module may import and call eagerly)
+            uses = self._uses(definition)
+            if uses and self._all_seen(definition, uses) and not any(self._runs_here(n) for n in uses):
+                handing = next((n for n in uses if self._hands_on(n)), None)
+                if handing is not None:
+                    candidates[definition] = handing
+        if not candidates:
+            return
+        names = {d.name.value for d in candidates}
+        for call in semantics.of_kind(self._module, cst.Call):  # `ll = make_loglike(8)` ... `ll(p)`: it runs here
+            if isinstance(call.func, cst.Call) or (
+                isinstance(call.func, cst.Name) and call.func.value not in names and semantics.binding(call.func) is not None
+            ):
+                candidates.pop(self._function(call.func), None)  # (and `make_loglike(8)(p)`)
+        for definition, handing in candidates.items():
+            self.by_function[definition] = Traced("handed", handing)
+
+    def _runs_here(self, use: cst.Name) -> bool:
+        """Whether ``use`` calls its function (``f(x)``), or names it as a decorator does."""
+        parent = self.rule.parent(use)
+        return isinstance(parent, cst.Call) and parent.func is use or isinstance(parent, cst.Decorator)
+
+    def _hands_on(self, use: cst.Name) -> bool:
+        """Whether ``use`` hands its function on (see :meth:`_mark_handed`)."""
+        node, parent = use, self.rule.parent(use)
+        while isinstance(parent, (cst.Element, cst.Tuple, cst.List)):
+            node, parent = parent, self.rule.parent(parent)
+        if isinstance(parent, cst.Return):
+            return True
+        if not isinstance(parent, cst.Arg):
+            return False
+        call = self.rule.parent(parent)
+        if not isinstance(call, cst.Call) or call.func is node:
+            return False
+        if self.rule.matches(call.func, PARTIAL):
+            return True
+        if isinstance(call.func, (cst.Name, cst.Attribute)) and isinstance(
+            self.rule.semantics.binding(call.func) if isinstance(call.func, cst.Name) else None, cst.FunctionDef
+        ):
+            return False  # a function of this file: its body runs what it is given, as its caller runs
+        return not any(q.split(".", 1)[0] in vocabulary.EAGER_RUNNERS for q in self.rule.qualified_names(call.func))
 
     def _propagate(self, module: cst.Module) -> None:
         """A function a traced function calls runs traced too (its loops see tracers)."""
@@ -228,6 +288,10 @@ class TracedFunctions:
         self.traced_calls.setdefault(definition, {})[call] = None
         root = self.by_function[caller]
         origin = root.origin or root.kind
+        if origin == "handed" and not isinstance(self.rule.semantics.enclosing_scope(definition), (cst.FunctionDef, cst.Lambda)):
+            return  # a function of the module or a method: callers other than the handed one may run it eagerly
+        if origin in MAY_RUN_TRACED and isinstance(definition, cst.FunctionDef) and definition.name.value == "__init__":
+            return  # `Net(...)` in a model's `copy`: whether that runs traced is a guess, and the module is built eagerly
         if _overrides(self.by_function.get(definition), origin):
             self.by_function[definition] = Traced("called", call, origin)
             work.append(definition)
@@ -343,13 +407,13 @@ class TracedFunctions:
         key = (cls, attribute)
         if key not in self._held_classes:
             kinds = set()
-            for assign in self.rule.semantics.find(cls, lambda n: isinstance(n, cst.Assign)):
+            for assign in self.rule.semantics.of_kind(cls, cst.Assign):
                 if any(
                     isinstance(t.target, cst.Attribute) and t.target.attr.value == attribute
                     and isinstance(t.target.value, cst.Name) and t.target.value.value == me
                     for t in assign.targets
                 ):
-                    for call in self.rule.semantics.find(assign.value, lambda n: isinstance(n, cst.Call)):
+                    for call in self.rule.semantics.of_kind(assign.value, cst.Call):
                         made = self.rule.semantics.binding(call.func) if isinstance(call.func, cst.Name) else None
                         if isinstance(made, cst.ClassDef):
                             kinds.add(made)
@@ -534,7 +598,7 @@ class TracedFunctions:
         """Whether ``function`` calls a ``lax`` loop (``scan``, ``fori_loop``, ``while_loop``, ``map``)."""
         return any(
             (name := self.rule.matches(c.func, LOOP_BODIES)) is not None and vocabulary.terminal(name) not in ("cond", "switch")
-            for c in self.rule.semantics.find(function, lambda n: isinstance(n, cst.Call))
+            for c in self.rule.semantics.of_kind(function, cst.Call)
         )
 
     def _mark_initializer(self, expr: cst.BaseExpression, call: cst.Call) -> None:
@@ -835,7 +899,7 @@ class TracedFunctions:
         found = list(dict.fromkeys(self._undifferentiated_roots))
         if not found and not self._undifferentiated_uses:
             return found
-        defs = [d for d in self.rule.semantics.find(self._module, lambda n: isinstance(n, cst.FunctionDef)) if d not in found]
+        defs = [d for d in self.rule.semantics.of_kind(self._module, cst.FunctionDef) if d not in found]
         for _ in range(4):
             grown = []
             for definition in defs:

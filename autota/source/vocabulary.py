@@ -540,6 +540,19 @@ def terminal(qualified: str) -> str:
     return qualified.rsplit(".", 1)[-1]
 
 
+MODULE_READERS = frozenset({
+    "builtins.getattr", "builtins.hasattr", "builtins.isinstance", "builtins.print", "builtins.repr", "builtins.str",
+    "builtins.type", "builtins.id", "builtins.dir", "builtins.callable",
+})
+"""Calls that only read a module handed to them: any other call given ``jnp`` itself may assign
+its attributes (``f = setattr`` then ``f(jnp, "stack", g)``)."""
+EAGER_RUNNERS = frozenset({
+    "builtins", "numpy", "scipy", "math", "itertools", "functools", "operator", "timeit", "threading",
+    "multiprocessing", "concurrent", "asyncio", "contextlib", "atexit", "unittest", "pytest", "doctest",
+})
+"""Packages whose functions call a function they are given in Python, eagerly (``map(f, xs)``,
+``scipy.optimize.minimize(f, x0)``): handing a function to one is not
+handing it to code that may jit it (see ``"handed"`` in :class:`tracing.Traced`)."""
 OTHER_COMPILERS = frozenset({"numba", "torch", "tensorflow", "taichi", "cupyx", "mlx", "pythran", "triton"})
 """Packages whose ``jit``/``njit`` compile for another runtime: a function they decorate is not
 traced by JAX, whatever its name says."""

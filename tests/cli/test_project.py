@@ -615,7 +615,8 @@ def test_a_loop_wrapper_of_another_module_is_a_loop(capsys, tmp_path):
     """Sweep 37b's matfree: decompositions call the project's own ``fori_loop``, which hands its
     arguments to ``jax.lax.fori_loop``. Over the package, its call is that loop: the carried buffer
     is AT201's (without a fix), and the body it runs is traced, so its Python loop is AT401's, not
-    AT102's. The module alone cannot tell."""
+    AT102's. The module alone cannot tell which; it sees a closure handed to another module's
+    function, which may run it traced: not reported as eager either."""
     for folder in ("pkg", "pkg/backend", "pkg/linalg"):
         (tmp_path / folder).mkdir()
         (tmp_path / folder / "__init__.py").write_text("")
@@ -625,7 +626,7 @@ def test_a_loop_wrapper_of_another_module_is_a_loop(capsys, tmp_path):
         "decomp.py:10:16 AT201", "decomp.py:18:9 AT401",
     ]
     alone = _codes(capsys, "--select", "AT102,AT201,AT401", str(tmp_path / "pkg" / "linalg" / "decomp.py"))
-    assert alone == ["decomp.py:19:19 AT102"]
+    assert alone == []
 
 
 CACHE = """\

@@ -171,11 +171,11 @@ class DonationRule(SourceRule):
         found = []
         self._imported: dict[int, tuple[int, ...]] = {}
         self._slots: dict[int, tuple[cst.ClassDef, str]] = {}
-        for function in self.semantics.find(module, lambda n: isinstance(n, cst.FunctionDef)):
+        for function in self.semantics.of_kind(module, cst.FunctionDef):
             for decorator in function.decorators:
                 if self.is_jit(decorator.decorator):
                     found.append((function, decorator.decorator, function.name.value, 0))
-        for assign in self.semantics.find(module, lambda n: isinstance(n, cst.Assign)):
+        for assign in self.semantics.of_kind(module, cst.Assign):
             name = scopes.assign_to(assign)
             target = assign.targets[0].target if len(assign.targets) == 1 else None
             method_slot = isinstance(target, cst.Attribute) and self._class_member(target, assign) is not None  # `cls.step = jax.jit(cls.step)`
@@ -185,7 +185,7 @@ class DonationRule(SourceRule):
                 found.append((jitted[0], assign.value, name, jitted[1]))
                 if slot is not None:  # `self._insert = jax.jit(lambda dst, ...: ...)` in `__init__`
                     self._slots[id(assign.value)] = slot
-        for call in self.semantics.find(module, lambda n: isinstance(n, cst.Call)):
+        for call in self.semantics.of_kind(module, cst.Call):
             jitted = self._jitted_call(call.func)  # `jax.jit(step)(buf, ...)`: jitted where it is called
             if jitted is not None:
                 found.append((jitted[0], call.func, None, jitted[1]))
@@ -304,7 +304,7 @@ class DonationRule(SourceRule):
         """Calls ``x = step(..., x, ...)`` inside a Python loop, with ``x`` at a position the step
         updates; ``runs(call)`` tells whether a call runs the step (see :meth:`_runs`)."""
         found = []
-        for call in self.semantics.find(module, lambda n: isinstance(n, cst.Call)):
+        for call in self.semantics.of_kind(module, cst.Call):
             ran = runs(call)
             if ran is None:
                 continue
@@ -314,15 +314,15 @@ class DonationRule(SourceRule):
             assign = self.parent(call)
             if not isinstance(assign, cst.Assign) or assign.value is not call:
                 continue
-            bound = {n.value for t in assign.targets for n in self.semantics.find(t.target, lambda x: isinstance(x, cst.Name))}
+            bound = {n.value for t in assign.targets for n in self.semantics.of_kind(t.target, cst.Name)}
             loop_bound = {
                 n.value for loop in scopes.enclosing_loops(self, call) if isinstance(loop, cst.For)
-                for n in self.semantics.find(loop.target, lambda x: isinstance(x, cst.Name))
+                for n in self.semantics.of_kind(loop.target, cst.Name)
             }
             held = {  # `self.state.buf = put(self.state.buf, ...)`: stored back where it was read, the
                 # same place each step (not `self.tensors[name]` over the names: each entry once)
                 self.code_of(t.target) for t in assign.targets if isinstance(t.target, (cst.Attribute, cst.Subscript))
-                and not any(n.value in loop_bound for n in self.semantics.find(t.target, lambda x: isinstance(x, cst.Name)))
+                and not any(n.value in loop_bound for n in self.semantics.of_kind(t.target, cst.Name))
             }
             position = skipped + bound_first
             for arg in call.args:
@@ -381,7 +381,7 @@ class DonationRule(SourceRule):
             owner = self.parent(self.parent(caller)) if isinstance(caller, cst.FunctionDef) else None
             if isinstance(owner, cst.ClassDef) and caller.params.params and caller.params.params[0].name.value == holder.value.value:
                 made_here = [
-                    a.value for a in self.semantics.find(owner, lambda n: isinstance(n, cst.Assign))
+                    a.value for a in self.semantics.of_kind(owner, cst.Assign)
                     if len(a.targets) == 1 and isinstance(a.targets[0].target, cst.Attribute)
                     and a.targets[0].target.attr.value == holder.attr.value
                 ]

@@ -141,6 +141,12 @@ def _open_band(call: cst.Call) -> bool:
     ) and scopes.int_value(parts[0].lower or parts[0].upper) is None
 
 
+def _sets_whole(call: cst.BaseExpression) -> bool:
+    """Whether ``call`` sets every slot of its array (``w.at[:, :].set(0)``, ``w.at[...].set(v)``)."""
+    found = scopes.at_call(call)
+    return found is not None and found[1] == "set" and all(_whole_axis(e.slice) for e in call.func.value.slice)
+
+
 def _whole_axis(part: cst.BaseSlice) -> bool:
     """Whether an index part takes its axes whole: ``:`` or ``...``."""
     return isinstance(part, cst.Slice) and (part.lower, part.upper, part.step) == (None, None, None) or (
@@ -699,7 +705,7 @@ class GrowthRule(SourceRule):
 
     def _growths_in(self, loop: cst.CSTNode, acc: str) -> list[Growth]:
         return [
-            growth for statement in self.semantics.find(loop, lambda n: isinstance(n, cst.Assign))
+            growth for statement in self.semantics.of_kind(loop, cst.Assign)
             for growth in self._growths_of(statement) if growth.acc == acc
         ]
 
@@ -915,7 +921,7 @@ class GrowthRule(SourceRule):
                 f"that no function of another module reads the loop's frame while it runs: `{reader[0]}` spells "
                 f"`{reader[1]}`, through which a function the loop calls can read `{name}` as {partial}"
             )
-        configured = next((c for c in self.semantics.find(loop, lambda n: isinstance(n, cst.Call))
+        configured = next((c for c in self.semantics.of_kind(loop, cst.Call)
                            if self.matches(c.func, {vocabulary.CONFIG_UPDATE})), None)
         if configured is not None:
             found.append(
@@ -932,8 +938,8 @@ class GrowthRule(SourceRule):
         patched = self._patched_jax_function()
         if patched is not None:
             found.append(
-                f"that `{patched}` is JAX's own: the file assigns it, and the fix calls `jax.numpy` functions the "
-                "loop did not"
+                f"that `{patched}` is JAX's own: the file assigns it, or hands it to a call that may assign its "
+                "functions, and the fix calls `jax.numpy` functions the loop did not"
             )
         checked = self._value_check()
         if checked is not None:
@@ -990,13 +996,30 @@ class GrowthRule(SourceRule):
     def _patched_jax_function(self) -> str | None:
         """The first attribute of a JAX module the file assigns or patches (``jnp.copy =
         counting_copy``, ``setattr(jnp, "copy", f)``, ``mock.patch.object(jnp, "asarray", ...)``,
-        ``monkeypatch.setattr(jnp, ...)``, ``mock.patch("jax.numpy.asarray", ...)``), found once per file."""
+        ``monkeypatch.setattr(jnp, ...)``, ``mock.patch("jax.numpy.asarray", ...)``, through an alias of
+        the module, ``jnp.__setattr__``/``__dict__``), or the module itself where the file hands it to a
+        call that does more than read it (``f = setattr`` then ``f(jnp, "stack", g)``), found once per file."""
         def jax_module(node: cst.BaseExpression) -> bool:
             return any(q == "jax" or q.startswith("jax.") for q in self.qualified_names(node))
 
+        def module_object(node: cst.BaseExpression) -> bool:  # `jnp`, `jax.numpy`, `jax` itself
+            return isinstance(node, (cst.Name, cst.Attribute)) and bool(self.qualified_names(node) & {"jax", JNP})
+
         def patching(node: cst.CSTNode) -> str | None:
-            if isinstance(node, cst.AssignTarget) and isinstance(node.target, cst.Attribute) and jax_module(node.target.value):
-                return self.code_of(node.target)
+            if isinstance(node, cst.AssignTarget) and isinstance(node.target, cst.Attribute) and (
+                jax_module(node.target.value) or isinstance(node.target.value, cst.Name) and module_object(
+                    self.semantics.binding(node.target.value) or node.target.value
+                )
+            ):
+                return self.code_of(node.target)  # (`xp = jnp` ... `xp.stack = f` too)
+            if isinstance(node, cst.Attribute) and node.attr.value in ("__setattr__", "__delattr__", "__dict__") and (
+                module_object(node.value)
+            ):
+                return self.code_of(node.value)  # `jnp.__setattr__("stack", f)`, `jnp.__dict__["stack"] = f`
+            if isinstance(node, cst.Call) and any(module_object(a.value) for a in node.args) and not self.matches(
+                node.func, vocabulary.MODULE_READERS | {"builtins.setattr", "builtins.delattr"}
+            ):  # `f = setattr` ... `f(jnp, "stack", g)`: any call given the module may assign its functions
+                return self.code_of(next(a.value for a in node.args if module_object(a.value)))
             if not isinstance(node, cst.Call) or not node.args:
                 return None
             callee = node.func.attr.value if isinstance(node.func, cst.Attribute) else getattr(node.func, "value", None)
@@ -1010,7 +1033,7 @@ class GrowthRule(SourceRule):
             return None
 
         if not hasattr(self, "_patched"):
-            kinds = (cst.AssignTarget, cst.Call)
+            kinds = (cst.AssignTarget, cst.Call, cst.Attribute)
             self._patched = next(
                 (found for n in self.semantics.find(self.context.module, lambda n: isinstance(n, kinds))
                  if (found := patching(n)) is not None),
@@ -1137,7 +1160,7 @@ class GrowthRule(SourceRule):
     def _axis_refusal(self, growth: Growth, loop: cst.CSTNode) -> str | None:
         axis = growth.axis.value if growth.axis is not None else None
         if isinstance(axis, cst.Name) and (
-            self.semantics.stores(loop, axis.value) or any(scopes.assign_to(a, axis.value) for a in self.semantics.find(loop, lambda n: isinstance(n, cst.Assign)))
+            self.semantics.stores(loop, axis.value) or any(scopes.assign_to(a, axis.value) for a in self.semantics.of_kind(loop, cst.Assign))
         ):
             return f"the axis `{axis.value}` is rebound in the loop, so one call after it would use its last value"
         if isinstance(axis, cst.Name) and self.semantics.declared_global(axis.value):
@@ -1161,13 +1184,43 @@ class GrowthRule(SourceRule):
         if axis is None or _literal_int(axis, None):
             return []
         if isinstance(axis, cst.Name):
+            found = [] if self._python_int(axis) else [
+                f"that the axis `{axis.value}` is a Python int: the loop converted it at every step, the fix once after "
+                "the loop (a NumPy array changed in place, or an object whose `__index__` answers otherwise, gives "
+                "another axis)"
+            ]
             if not self.semantics.module_variable(axis) or not self._calls_code(loop) and self.module_rebinding({axis.value}) is None:
-                return []
-            return [  # `piece.__globals__["AX"] = 0`, `entry.AX = 0` in another module: no statement here shows it
+                return found
+            return found + [  # `piece.__globals__["AX"] = 0`, `entry.AX = 0` in another module: no statement here shows it
                 f"that nothing the loop calls sets the module's variable `{axis.value}` (another module, `exec` or "
                 "a function's `__globals__` may)"
             ]
         return [f"that the axis `{self.code_of(axis)}` has the same value at every step"]
+
+    def _python_int(self, expr: cst.BaseExpression, depth: int = 0) -> bool:
+        """Whether ``expr`` is proven a Python int, which nothing changes in place: an int literal,
+        ``len(...)``, an array's ``.ndim`` or ``.shape[k]``, ``+``/``-`` of those, or a name every
+        binding of which binds one."""
+        if depth > 4:
+            return False
+        if _literal_int(expr, None):
+            return True
+        if isinstance(expr, cst.Call):
+            return bool(self.matches(expr.func, {"builtins.len"}))
+        if isinstance(expr, cst.Attribute):
+            return expr.attr.value == "ndim"
+        if isinstance(expr, cst.Subscript):
+            return isinstance(expr.value, cst.Attribute) and expr.value.attr.value == "shape" and len(expr.slice) == 1 and (
+                isinstance(expr.slice[0].slice, cst.Index)
+            )
+        if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, (cst.Add, cst.Subtract)):
+            return self._python_int(expr.left, depth + 1) and self._python_int(expr.right, depth + 1)
+        if isinstance(expr, cst.Name):
+            values = self.semantics.bound_values(expr)
+            return bool(values) and all(
+                not isinstance(v, cst.AugAssign) and self._python_int(v, depth + 1) for v in values
+            )
+        return False
 
     def _jnp_roots(self, moved: list[cst.CSTNode]) -> set[str]:
         """The names the fix reaches `jax.numpy` by: the file's spelling of it, and the root of
@@ -1175,7 +1228,7 @@ class GrowthRule(SourceRule):
         spelling = self.semantics.module_spelling(JNP)
         roots = {spelling.split(".")[0]} if spelling else set()
         for statement in moved:
-            for call in self.semantics.find(statement, lambda n: isinstance(n, cst.Call)):
+            for call in self.semantics.of_kind(statement, cst.Call):
                 root = call.func
                 while isinstance(root, cst.Attribute):
                     root = root.value
@@ -1187,7 +1240,7 @@ class GrowthRule(SourceRule):
         """Whether ``loop`` calls something other than JAX's, NumPy's or Python's builtins."""
         return any(
             not any(q.startswith(("jax.", "numpy.", "builtins.")) for q in self.qualified_names(call.func))
-            for call in self.semantics.find(loop, lambda n: isinstance(n, cst.Call))
+            for call in self.semantics.of_kind(loop, cst.Call)
         )
 
     def _growth_fix(self, growth: Growth, loop: cst.CSTNode) -> Fix | None:
@@ -1399,6 +1452,24 @@ class GrowthRule(SourceRule):
             isinstance(value.args[0].value, cst.Name) and value.args[0].value.value == name
         ))
 
+    def _tree_at_field(self, value: cst.Call, name: str) -> tuple[str, cst.BaseExpression] | None:
+        """``("name.f", new)`` where ``value`` is Equinox's ``tree_at(lambda h: h.f, name, new)``:
+        ``name`` rebuilt with its field ``f`` replaced."""
+        if not (self.matches(value.func, {vocabulary.TREE_AT}) and len(value.args) == 3 and not any(
+            a.star or a.keyword for a in value.args
+        )):
+            return None
+        where, tree, new = (a.value for a in value.args)
+        if not (isinstance(tree, cst.Name) and tree.value == name and isinstance(where, cst.Lambda)):
+            return None
+        params = where.params.params
+        body = where.body
+        if len(params) != 1 or not (
+            isinstance(body, cst.Attribute) and isinstance(body.value, cst.Name) and body.value.value == params[0].name.value
+        ):
+            return None
+        return f"{name}.{body.attr.value}", new
+
     def _part_update(self, value: cst.Call, name: str):
         """``(part, call, method, spelling)`` where ``name = value`` hands back ``name`` with one
         field updated by ``call`` (``name.replace(f=name.f.at[i].set(v))``, ``_replace``,
@@ -1409,6 +1480,14 @@ class GrowthRule(SourceRule):
     def _part_updates(self, value: cst.Call, name: str):
         """Each field update of ``name = value`` that :meth:`_part_update` reads, in order: a
         record rebuilt with two fields updated (``replace(c, conv=..., rec=...)``) updates two arrays."""
+        picked = self._tree_at_field(value, name)
+        if picked is not None:  # `tree_at(lambda h: h.f, name, name.f.at[i].set(v))`
+            part, update = picked
+            found = scopes.at_call(update)
+            if found is not None and found[1] in UPDATE_METHODS and self.code_of(found[0]) == part:
+                why = f"the array is a field of `{name}`, rebuilt with `{self.code_of(value.func)}`; the fix rewrites a name"
+                yield part, update, found[1], Spelling(update, part, update, why)
+            return
         if not self._replaces(value, name):
             return
         for arg in value.args:
@@ -1449,6 +1528,10 @@ class GrowthRule(SourceRule):
             if self._converts_itself(assign, buf):
                 converted = converted or assign  # `R = jnp.array(R)` on a fallback path: the same values
                 continue
+            if update is not None and update[0] == buf and _sets_whole(update[1]) and self.parent(
+                self.parent(assign)
+            ) is loop.body and not any(self.semantics.names_in(a.value, _root(buf)) for a in update[1].args):
+                return  # `w = w.at[:, :].set(0)` every step: the array starts again, nothing is kept from step to step
             if (update is None or update[0] != buf) and not self._made_when_missing(assign, loop) and not (
                 attribute and self._other_branch(assign, statement, loop)
             ):
@@ -1470,7 +1553,7 @@ class GrowthRule(SourceRule):
         long = [outer for outer in loops if not self.few_trips(outer)]
         bounded = {
             n.value for inner in loops if isinstance(inner, cst.For) and self.few_trips(inner)
-            for n in self.semantics.find(inner.target, lambda x: isinstance(x, cst.Name))
+            for n in self.semantics.of_kind(inner.target, cst.Name)
         }
         if long and self._same_slots_every_step(parts, long[0], bounded) and not self._reads_loop_targets(parts, long):
             return  # state overwritten in place: each step copies it, but it does not grow with the loop
@@ -1682,8 +1765,8 @@ class GrowthRule(SourceRule):
                 sides = [test.left, test.comparisons[0].comparator]
                 for mine, other in (sides, sides[::-1]):
                     if isinstance(mine, cst.Name) and mine.value == counter and not (
-                        {n.value for n in self.semantics.find(other, lambda n: isinstance(n, cst.Name))} & bound
-                    ) and not self.semantics.find(other, lambda n: isinstance(n, cst.Call)):
+                        {n.value for n in self.semantics.of_kind(other, cst.Name)} & bound
+                    ) and not self.semantics.of_kind(other, cst.Call):
                         return True
         return False
 
@@ -1714,7 +1797,7 @@ class GrowthRule(SourceRule):
             return parts
         given = []
         for part in parts:
-            read = [arguments[n.value] for n in self.semantics.find(part, lambda x: isinstance(x, cst.Name)) if n.value in arguments]
+            read = [arguments[n.value] for n in self.semantics.of_kind(part, cst.Name) if n.value in arguments]
             given += read if read else [part]
         return given
 
@@ -1782,7 +1865,7 @@ class GrowthRule(SourceRule):
         updated on the later ones, as a checkpoint loader stacks each layer's weights."""
         return any(
             self._tests_membership(test, target, (cst.In, cst.NotIn))
-            for test in self.semantics.find(loop, lambda n: isinstance(n, cst.Comparison))
+            for test in self.semantics.of_kind(loop, cst.Comparison)
         )
 
     def _made_when_missing(self, assign: cst.Assign, loop: cst.CSTNode) -> bool:
@@ -1864,7 +1947,7 @@ class GrowthRule(SourceRule):
                 isinstance(target, cst.Tuple) and len(target.elements) == 2
             ):
                 target = target.elements[1].value  # the counter is not the data
-            data |= {n.value for n in self.semantics.find(target, lambda x: isinstance(x, cst.Name))}
+            data |= {n.value for n in self.semantics.of_kind(target, cst.Name)}
         return any(name.value in data for part in parts for name in self.semantics.variables(part))
 
     def _entries_say_where(self, parts: list, loop: cst.CSTNode, value: cst.BaseExpression | None,
@@ -1886,20 +1969,20 @@ class GrowthRule(SourceRule):
             target = loop.target.elements[1].value if isinstance(loop.target, cst.Tuple) and len(loop.target.elements) == 2 else None
         else:
             target = loop.target
-        entries = {n.value for n in self.semantics.find(target, lambda x: isinstance(x, cst.Name))} if target else set()
+        entries = {n.value for n in self.semantics.of_kind(target, cst.Name)} if target else set()
         # `for row, col, v in specs`: the entry's parts name its slot and its value, a record; `for i,
         # x in zip(order, rows)` walks slots beside the rows, `product(...)` a grid, and an entry
         # whose value is computed from other data (a bridge's order) is a slot a step
         unpacked = isinstance(target, (cst.Tuple, cst.List)) and not self._parallel(loop.iter) and value is not None and all(
             name.value in entries for name in self.semantics.variables(value)
-        ) and not self.semantics.find(value, lambda n: isinstance(n, cst.Call))
+        ) and not self.semantics.of_kind(value, cst.Call)
         index = [part.value if isinstance(part, cst.Index) else part for part in parts]
         if unpacked and any(self._is_var_plus_constant(part, name) for part in index for name in entries):
             return True  # a part of the entry is the slot (`grid.at[row, col]`)
         if any(self._is_var_plus_constant(part, name) for part in index for name in entries | {counter} - {None}):
             return False  # the entry is the slot
         moving = ({counter} | self._running_offsets(loop) | {
-            n.value for o in outer if isinstance(o, cst.For) for n in self.semantics.find(o.target, lambda x: isinstance(x, cst.Name))
+            n.value for o in outer if isinstance(o, cst.For) for n in self.semantics.of_kind(o.target, cst.Name)
         }) - {None}
         sources, pending, followed = list(index), list(index), set()
         while pending and len(followed) < 16:
@@ -2074,7 +2157,7 @@ class GrowthRule(SourceRule):
         is state written back."""
         targets = {
             n.value for loop in loops if isinstance(loop, cst.For)
-            for n in self.semantics.find(loop.target, lambda x: isinstance(x, cst.Name))
+            for n in self.semantics.of_kind(loop.target, cst.Name)
         }
         return any(name.value in targets for part in parts for name in self.semantics.variables(part))
 
@@ -2104,7 +2187,7 @@ class GrowthRule(SourceRule):
         if rebinder:
             return f"the loop variable `{var}` {rebinder}, so code run in the loop may rebind it between the fix's two reads of the index"
         writes = [
-            a for a in self.semantics.find(loop, lambda n: isinstance(n, cst.Assign)) if self._update(a) and self._update(a)[0] == buf
+            a for a in self.semantics.of_kind(loop, cst.Assign) if self._update(a) and self._update(a)[0] == buf
         ]
         if len(writes) != 1:
             return f"`{buf}` is written more than once in the loop"

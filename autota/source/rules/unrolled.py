@@ -230,7 +230,7 @@ class UnrolledLoopRule(SourceRule):
                 return False
             if isinstance(holder, cst.If):
                 values = {}
-                for name in self.semantics.find(holder.test, lambda n: isinstance(n, cst.Name)):
+                for name in self.semantics.of_kind(holder.test, cst.Name):
                     bound = self.semantics.assigned_value(name)
                     if bound is not None and isinstance(self.semantics.binding_scope(name), cst.Module):
                         value = _literal(bound)
@@ -258,7 +258,7 @@ class UnrolledLoopRule(SourceRule):
         makers = vocabulary.TRACING_TRANSFORMS | vocabulary.JIT | vocabulary.PARTIAL
         return any(
             scopes.assign_to(assign, name) and isinstance(assign.value, cst.Call) and self.matches(assign.value.func, makers)
-            for assign in self.semantics.find(loop.body, lambda n: isinstance(n, cst.Assign))
+            for assign in self.semantics.of_kind(loop.body, cst.Assign)
         )
 
     def _traced_bound(self, iterator: cst.Call, function: cst.FunctionDef) -> bool:
@@ -288,7 +288,7 @@ class UnrolledLoopRule(SourceRule):
                 continue
             if any(
                 isinstance(read.value, cst.Name) and read.value.value == owner.value
-                for arg in call.args for read in self.semantics.find(arg.value, lambda n: isinstance(n, cst.Subscript))
+                for arg in call.args for read in self.semantics.of_kind(arg.value, cst.Subscript)
             ) and not all(self._static(arg.value, static | {owner.value}) for arg in call.args):
                 found.append(owner.value)
         return found
@@ -344,7 +344,7 @@ class UnrolledLoopRule(SourceRule):
         of this file that returns one: ``xp = pad_ends(xp)``; also through a temporary or another
         carried name): its shape changes every step, which AT101 reports and no `scan` carry can
         hold. A stack of this step's values alone (``c = jnp.stack([a, b])``) grows nothing."""
-        for assign in self.semantics.find(loop.body, lambda n: isinstance(n, cst.Assign)):
+        for assign in self.semantics.of_kind(loop.body, cst.Assign):
             if isinstance(assign.value, cst.Call) and (
                 self.matches(assign.value.func, GROWTH) or self._growing_helper(assign.value.func)
             ):
@@ -352,7 +352,7 @@ class UnrolledLoopRule(SourceRule):
                     loop, assign, carried
                 ):
                     return True  # `acc = concatenate([acc, y])`, also through a temporary (`tmp = ...; acc = tmp`)
-        for extended in self.semantics.find(loop.body, lambda n: isinstance(n, cst.AugAssign)):
+        for extended in self.semantics.of_kind(loop.body, cst.AugAssign):
             if isinstance(extended.operator, cst.AddAssign) and isinstance(extended.value, (cst.Tuple, cst.List)) and (
                 isinstance(extended.target, cst.Name) and extended.target.value in carried
             ):
@@ -370,7 +370,7 @@ class UnrolledLoopRule(SourceRule):
         return any(
             isinstance(other.value, cst.Name) and other.value.value in targets
             and any(n.value in carried for t in other.targets for n in _bound_roots(t.target))
-            for other in self.semantics.find(loop.body, lambda n: isinstance(n, cst.Assign))
+            for other in self.semantics.of_kind(loop.body, cst.Assign)
         )
 
     def _growing_helper(self, func: cst.BaseExpression, depth: int = 0) -> bool:
@@ -399,7 +399,7 @@ class UnrolledLoopRule(SourceRule):
         img[1::2]``, ``x = x[1:]``), multiplies it by an outer product, or adds an axis to it
         (``m = jnp.expand_dims(m, -1)``): its shape changes from step to step, where a ``scan``'s
         carry keeps one."""
-        for assign in self.semantics.find(loop.body, lambda n: isinstance(n, cst.Assign)):
+        for assign in self.semantics.of_kind(loop.body, cst.Assign):
             for name in (n.value for t in assign.targets for n in _bound_roots(t.target)):
                 if name in carried and (
                     self._slices(assign.value, name) or self._slicing_helper(assign.value, name)
@@ -463,7 +463,7 @@ class UnrolledLoopRule(SourceRule):
                 isinstance(e.slice, cst.Slice) and (e.slice.lower, e.slice.upper, e.slice.step) != (None, None, None)
                 for e in s.slice
             )
-            for s in self.semantics.find(expr, lambda n: isinstance(n, cst.Subscript))
+            for s in self.semantics.of_kind(expr, cst.Subscript)
         )
 
     def _slicing_helper(self, value: cst.BaseExpression, name: str) -> bool:
@@ -518,7 +518,7 @@ class UnrolledLoopRule(SourceRule):
         return any(
             self.code_of(node.value) == spelled
             and any(isinstance(e.slice, cst.Index) and self.semantics.names_in(e.slice.value, var) for e in node.slice)
-            for node in self.semantics.find(loop.body, lambda n: isinstance(n, cst.Subscript))
+            for node in self.semantics.of_kind(loop.body, cst.Subscript)
         )
 
     def _static_use(
@@ -542,7 +542,7 @@ class UnrolledLoopRule(SourceRule):
         function a use (a carried value handed to one, ``state = step(state)``, is a scan's carry)."""
         derived = set(names)
         computed: dict[str, list[cst.BaseExpression]] = {}  # a derived name -> the values assigned to it
-        for assign in self.semantics.find(tree, lambda n: isinstance(n, cst.Assign)):
+        for assign in self.semantics.of_kind(tree, cst.Assign):
             if len(assign.targets) != 1 or not any(self.semantics.names_in(assign.value, v) for v in derived):
                 continue
             target = assign.targets[0].target
@@ -658,9 +658,8 @@ class UnrolledLoopRule(SourceRule):
                     return True  # `jnp.arange(-el, el + 1)`: a shape or count made of the index
                 if index and depth == 0 and any(int_of_index(a.value) for a in node.args) and self._of_other_module(node.func):
                     return True  # `compute(d, beta, L, el)` of another module of the run: it may need the int
-                callee = self.semantics.binding(node.func) if isinstance(node.func, cst.Name) else None
-                if isinstance(callee, cst.FunctionDef) and depth < 2 and not any(a.star or a.keyword for a in node.args):
-                    params = [p.name.value for p in (*callee.params.posonly_params, *callee.params.params)]
+                callee, params = self._positional_params(node.func)
+                if callee is not None and depth < 2 and not any(a.star or a.keyword for a in node.args):
                     passed = {p for p, a in zip(params, node.args) if uses(a.value)}
                     if passed and self._static_use(callee.body, passed, callee, depth + 1, control=control, index=index):
                         return True
@@ -679,6 +678,24 @@ class UnrolledLoopRule(SourceRule):
                 if isinstance(root, cst.Name) and node.value is not root and root.value in self._appended_members():
                     return True  # `params["w"][i]` where the file appends to `params[...]`: a list of layers
         return False
+
+    def _positional_params(self, func: cst.BaseExpression) -> tuple[cst.FunctionDef | None, list[str]]:
+        """The ``def`` of this file that calling ``func`` runs, and the parameters the call's
+        positional arguments go to: ``func`` names the ``def``, or a name bound to a ``partial``
+        of it (``refine = partial(_refine, c)``: the call's first argument goes to the second
+        parameter, the keywords it binds taken out)."""
+        callee = self.semantics.binding(func) if isinstance(func, cst.Name) else None
+        bound: list[cst.Arg] = []
+        if isinstance(callee, cst.Call) and self.matches(callee.func, vocabulary.PARTIAL) and callee.args and not any(
+            a.star for a in callee.args
+        ) and callee.args[0].keyword is None and isinstance(callee.args[0].value, cst.Name):
+            bound = list(callee.args[1:])
+            callee = self.semantics.binding(callee.args[0].value)
+        if not isinstance(callee, cst.FunctionDef):
+            return None, []
+        keywords = {a.keyword.value for a in bound if a.keyword is not None}
+        params = [p.name.value for p in (*callee.params.posonly_params, *callee.params.params)]
+        return callee, [p for p in params[sum(a.keyword is None for a in bound):] if p not in keywords]
 
     def _of_other_module(self, func: cst.BaseExpression) -> bool:
         """Whether ``func`` names a function of another module of the run (``from helpers import
@@ -765,7 +782,7 @@ class UnrolledLoopRule(SourceRule):
             if self.semantics.precedes(assign, loop):
                 targets = assign.targets if isinstance(assign, cst.Assign) else [assign]
                 for t in targets:
-                    before.update(n.value for n in self.semantics.find(t.target, lambda x: isinstance(x, cst.Name)))
+                    before.update(n.value for n in self.semantics.of_kind(t.target, cst.Name))
         carried = []
         for assign in self.semantics.find(loop.body, lambda n: isinstance(n, (cst.Assign, cst.AugAssign))):
             targets = assign.targets if isinstance(assign, cst.Assign) else [assign]
@@ -849,7 +866,7 @@ class UnrolledLoopRule(SourceRule):
             if name not in carried and not self._step_local(loop, function, name):
                 return f"the body assigns `{name}`, which is not bound before the loop and is read after it or before the body binds it"
         var = loop.target.value
-        if self.semantics.find(loop.body, lambda n: isinstance(n, cst.NamedExpr)):
+        if self.semantics.of_kind(loop.body, cst.NamedExpr):
             return "the body binds a name with `:=`, which the scan body would bind in its own scope"
         declared = self.semantics.find(function.body, lambda n: isinstance(n, (cst.Global, cst.Nonlocal)))
         if declared:
@@ -858,7 +875,7 @@ class UnrolledLoopRule(SourceRule):
         if unbound is not None:
             return f"`{unbound}` is not bound on every path to the loop, and the scan's initial carry reads it"
         windows = [
-            n for n in self.semantics.find(loop.body, lambda n: isinstance(n, cst.Slice))
+            n for n in self.semantics.of_kind(loop.body, cst.Slice)
             if any(part is not None and self.semantics.names_in(part, var) for part in (n.lower, n.upper))
         ]
         if windows:
@@ -866,7 +883,7 @@ class UnrolledLoopRule(SourceRule):
                 f"the index `{var}` is a slice bound (line {self.start_line(windows[0])}), which a traced index cannot "
                 "be; take the window with `lax.dynamic_slice_in_dim` first"
             )
-        if any(self.semantics.names_in(e.test, var) for e in self.semantics.find(loop.body, lambda n: isinstance(n, cst.IfExp))):
+        if any(self.semantics.names_in(e.test, var) for e in self.semantics.of_kind(loop.body, cst.IfExp)):
             return f"the body tests `{var}` in a conditional expression (a peeled first or last step), which a scan writes with `jnp.where`"
         outside = [
             n for n in self.semantics.names_in(function.body, var)

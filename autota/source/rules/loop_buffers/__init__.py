@@ -324,9 +324,9 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
         if function is None:
             return False
         written = {  # the names the written rows read
-            n.value for w in group if w.row is not None for n in self.semantics.find(w.row, lambda x: isinstance(x, cst.Name))
+            n.value for w in group if w.row is not None for n in self.semantics.of_kind(w.row, cst.Name)
         }
-        for inner in self.semantics.find(function, lambda n: isinstance(n, cst.Call)):
+        for inner in self.semantics.of_kind(function, cst.Call):
             kind = self._loop_kind(inner.func)
             args = self._arguments(inner, kind) if kind in ("while", "fori") else None
             if args is None or kind == "fori" and not any(
@@ -338,7 +338,7 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
                 return True
             assign = self.parent(inner)
             if isinstance(assign, cst.Assign) and assign.value is inner and written & {
-                n.value for t in assign.targets for n in self.semantics.find(t.target, lambda x: isinstance(x, cst.Name))
+                n.value for t in assign.targets for n in self.semantics.of_kind(t.target, cst.Name)
             }:
                 return True
             inner_body = self._function(args[BODY_ARG[kind]].value) if BODY_ARG[kind] in args else None
@@ -503,10 +503,7 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
         args = self._arguments(call, "scan")
         xs = self.semantics.plain_value(args.get("xs").value) if args is not None and args.get("xs") is not None else None
         ranges = [xs.body, xs.orelse] if isinstance(xs, cst.IfExp) else [xs]  # `jnp.arange(n) if lower else jnp.arange(n - 1, -1, -1)`
-        return not (
-            all(isinstance(r, cst.Call) and self.matches(r.func, {f"{vocabulary.JNP}.arange"}) for r in ranges)
-            or isinstance(xs, (cst.Tuple, cst.List))
-        )
+        return not (all(self._modeler().moves_by_one(r) for r in ranges) or isinstance(xs, (cst.Tuple, cst.List)))
 
     def _modelled_matters(self, model: LoopModel, found: BufferWrite, init: cst.BaseExpression | None) -> bool:
         """Whether a write only the loop model sees is worth a finding: the same questions as
@@ -657,7 +654,7 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
                 continue
             if node is not body.unpack and isinstance(node.value, cst.Call) and self.matches(node.value.func, LOOPS) and any(
                 isinstance(n, cst.Name) and n.value == write.buf
-                for t in node.targets for n in self.semantics.find(t.target, lambda x: isinstance(x, cst.Name))
+                for t in node.targets for n in self.semantics.of_kind(t.target, cst.Name)
             ):
                 return True  # `p, q, u = lax.fori_loop(...)`: an inner loop recomputes it
             if len(node.targets) != 1 or not (isinstance(node.targets[0].target, cst.Name) and node.targets[0].target.value == write.buf):
@@ -731,7 +728,7 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
             followed += 1
             # the read itself, or inside a helper of this file the expression calls (`g(w, y)`), as the model reads it
             holders = [expr] + [
-                callee for call in self.semantics.find(expr, lambda n: isinstance(n, cst.Call))
+                callee for call in self.semantics.of_kind(expr, cst.Call)
                 if isinstance(call.func, cst.Name) and isinstance(callee := self.semantics.binding(call.func), cst.FunctionDef)
             ]
             if any(read is holder or self.semantics.contains(holder, read) for holder in holders for read in whole_reads):

@@ -400,7 +400,7 @@ class LoopBodies:
             params = function.params.params if function is not None else ()
             writes.append(next((
                 write for param in params
-                for inner in self.semantics.find(function, lambda n: isinstance(n, cst.Call))
+                for inner in self.semantics.of_kind(function, cst.Call)
                 if (write := self._write_call(inner, param.name.value, None)) is not None
             ), None))
         found = next((w for w in writes if w is not None), None)
@@ -428,7 +428,7 @@ class LoopBodies:
         parts = [p for p in (band.lower, band.upper, band.step) if p is not None]
         return function is not None and all(
             self.semantics.binding_scope(n) is not function
-            for p in parts for n in self.semantics.find(p, lambda x: isinstance(x, cst.Name))
+            for p in parts for n in self.semantics.of_kind(p, cst.Name)
         )
 
     def _write_call(self, call: cst.Call, receiver: str, statement, methods=SLOT_WRITES) -> Write | None:
@@ -909,7 +909,7 @@ class LoopBodies:
             for small in line.body if isinstance(small, (cst.Assign, cst.AnnAssign)) and small.value is not None
         ]
         names = {n.value for small in bound for t in (small.targets if isinstance(small, cst.Assign) else [small])
-                 for n in self.semantics.find(t.target, lambda x: isinstance(x, cst.Name))}
+                 for n in self.semantics.of_kind(t.target, cst.Name)}
         if names and re.search(rf"\.\s*({'|'.join(map(re.escape, sorted(names)))}){_STORE}", text):
             return False  # stored through any object (`klass.gain = g`, an alias, a loop variable)
         if re.search(rf"(\bcls|\btype\s*\([^)\n]*\)|__class__)\s*\.\s*\w+{_STORE}|\b(setattr|__setattr__|__dict__)\b", text):
@@ -968,7 +968,7 @@ class LoopBodies:
         """A call in ``function`` whose effect or result depends on when it runs (``print``,
         ``np.random.rand``, ``next``): it runs once per trace, and the fix changes how many
         traces there are."""
-        for found in self.semantics.find(function, lambda n: isinstance(n, cst.Call)):
+        for found in self.semantics.of_kind(function, cst.Call):
             names = set(self.qualified_names(found.func))
             if isinstance(found.func, cst.Name):  # `_say = print` ... `_say(...)`
                 held = self.semantics.binding(found.func)

@@ -335,7 +335,7 @@ class CarriedBuffers:
             return "fixed"
         if self.counted_down(body, index) is not None:
             return "reverse"
-        names = {n.value for n in self.semantics.find(index, lambda x: isinstance(x, cst.Name))} if index is not None else set()
+        names = {n.value for n in self.semantics.of_kind(index, cst.Name)} if index is not None else set()
         stepping = index_offset(index, body.index_param) is not None or any(
             index_offset(index, n) is not None for n in names & set(body.elements)
         )
@@ -474,7 +474,7 @@ class CarriedBuffers:
         plan.binding = binding
         if isinstance(scopes.enclosing_scope(self, call), cst.ClassDef):
             return "the loop runs in a class body, whose names a `lambda` cannot see"
-        if self.semantics.find(binding.target, lambda n: isinstance(n, cst.StarredElement)):
+        if self.semantics.of_kind(binding.target, cst.StarredElement):
             return "the loop's result is unpacked with `*`"
 
         shadowed = self._shadowed(plan.jnp_name, plan.lax_name)
@@ -540,11 +540,11 @@ class CarriedBuffers:
         result = plan.results[plan.position]
         if not isinstance(result, cst.Name):
             return "the buffer's result is not bound to a name"
-        bound_here = {n.value for n in self.semantics.find(target, lambda x: isinstance(x, cst.Name))}
+        bound_here = {n.value for n in self.semantics.of_kind(target, cst.Name)}
         read_after = [args[k].value for k in ("lower", "upper") if k in args]
         if kind == "scan" and "xs" in args and isinstance(args["xs"].value, cst.Call):
             read_after.append(args["xs"].value)  # `jnp.arange(lo, hi)`: the rebuild may name its bounds
-        rebound = sorted(bound_here & {n.value for e in read_after for n in self.semantics.find(e, lambda x: isinstance(x, cst.Name))})
+        rebound = sorted(bound_here & {n.value for e in read_after for n in self.semantics.of_kind(e, cst.Name)})
         if rebound:
             return f"the loop's own assignment rebinds `{rebound[0]}`, which its bounds read"
         if len(self.semantics.names_in(target, result.value)) != 1:
@@ -634,7 +634,7 @@ class CarriedBuffers:
             bounds = None
             counter = write.index
             offset, counter_name = None, None
-            names_in = [n.value for n in self.semantics.find(counter, lambda x: isinstance(x, cst.Name))]
+            names_in = [n.value for n in self.semantics.of_kind(counter, cst.Name)]
             for candidate in names_in:
                 if candidate in body.elements and candidate != write.buf:
                     counter_name = candidate
@@ -768,7 +768,7 @@ class CarriedBuffers:
             line = next(k for k, s in enumerate(statements) if self.semantics.contains(s, write.statement))
             later = statements[line + 1 :]
         for node in later:
-            for found in self.semantics.find(node, lambda n: isinstance(n, cst.Call)):
+            for found in self.semantics.of_kind(node, cst.Call):
                 if scopes.at_update(found) is not None:
                     return (
                         f"that the write raises nothing while tracing: the write at line {self.start_line(found)} "
@@ -923,11 +923,11 @@ class CarriedBuffers:
                     bindings.setdefault(target.value, []).append(assign.value)
                     continue
                 unpacked = isinstance(assign.value, cst.Name) and assign.value.value in params or self._jax_results(assign.value)
-                for name in self.semantics.find(target, lambda n: isinstance(n, cst.Name)):
+                for name in self.semantics.of_kind(target, cst.Name):
                     if self.parent(name) is target or isinstance(self.parent(name), (cst.Element, cst.StarredElement)):
                         bindings.setdefault(name.value, []).append(assign.value if unpacked else None)
         for node in self.semantics.own_nodes(function, lambda n: isinstance(n, (cst.NamedExpr, cst.For, cst.CompFor))):
-            for name in self.semantics.find(node.target, lambda n: isinstance(n, cst.Name)):
+            for name in self.semantics.of_kind(node.target, cst.Name):
                 bindings.setdefault(name.value, []).append(None)
         # the largest set of names each of whose bindings is a JAX value given the others
         # (`level = level + 0.25` after `level, levels = carry`)
@@ -1040,7 +1040,7 @@ class CarriedBuffers:
         whose earlier values the fix cannot bind first, they run calls or subscripts."""
         earlier = [e for k, e in enumerate(inits) if k < position]
         for expr in inits:  # before the buffer, it runs later; after it, it may rebind the name the fix reads back
-            if self.semantics.find(expr, lambda n: isinstance(n, cst.NamedExpr)):
+            if self.semantics.of_kind(expr, cst.NamedExpr):
                 return "the initial carry binds a name with `:=`, and the fix evaluates the buffer on its own line first"
         for expr in earlier if remote else ():
             action = self._action(expr)
@@ -1183,7 +1183,7 @@ class CarriedBuffers:
         else:
             init = inits[position]
             other_targets = {
-                n.value for k in keep if k != position for n in self.semantics.find(results[k], lambda x: isinstance(x, cst.Name))
+                n.value for k in keep if k != position for n in self.semantics.of_kind(results[k], cst.Name)
             }
             anchor = plan.remote_init if plan.remote_init is not None else statement
             if plan.remote_init is None and isinstance(init, cst.Name) and init.value not in other_targets and not (

@@ -638,11 +638,24 @@ class LoopModeler:
         value = self.semantics.plain_value(xs.value) if xs is not None else None
         if not isinstance(value, (cst.Tuple, cst.List)) or any(isinstance(e, cst.StarredElement) for e in value.elements):
             return Index(element=True)
-        return Pack([
-            Index(element=True) if isinstance(e.value, cst.Call) and self.rule.matches(e.value.func, {f"{vocabulary.JNP}.arange"})
-            else OPAQUE
-            for e in value.elements
-        ])
+        return Pack([Index(element=True) if self.moves_by_one(e.value) else OPAQUE for e in value.elements])
+
+    def moves_by_one(self, expr: cst.BaseExpression | None, depth: int = 0) -> bool:
+        """Whether ``expr``, scanned as ``xs``, hands the body one slot a step: ``jnp.arange(...)``,
+        one moved by a static int (``start + jnp.arange(n)``, ``start`` a literal, a length or a
+        shape's size), or a name bound to one of those."""
+        if depth > 3:
+            return False
+        if isinstance(expr, cst.Name):
+            reaching = self.semantics.reaching_value(expr)
+            return reaching is not None and reaching[0] == () and self.moves_by_one(reaching[1], depth + 1)
+        if isinstance(expr, cst.Call):
+            return self.rule.matches(expr.func, {f"{vocabulary.JNP}.arange"}) is not None
+        if not (isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, (cst.Add, cst.Subtract))):
+            return False
+        return self.moves_by_one(expr.left, depth + 1) and self._python_int(expr.right) or (
+            isinstance(expr.operator, cst.Add) and self._python_int(expr.left) and self.moves_by_one(expr.right, depth + 1)
+        )
 
     # -- the model -------------------------------------------------------------------------
     def build(
@@ -866,13 +879,13 @@ class _Evaluation:
                 if returned is not None:
                     return returned
             else:  # loops, try, match, classes: what they bind is not followed
-                if self.modeler.semantics.find(statement, lambda n: isinstance(n, cst.Return)):
+                if self.modeler.semantics.of_kind(statement, cst.Return):
                     raise _GiveUp("the body returns from inside a loop or `try`")
                 self.opaque_block(statement, env)
         return None
 
     def opaque_block(self, statement: cst.CSTNode, env: dict) -> None:
-        for name in self.modeler.semantics.find(statement, lambda n: isinstance(n, cst.Name)):
+        for name in self.modeler.semantics.of_kind(statement, cst.Name):
             if name.value in env:
                 role, _ = scopes.binding_role(self.modeler.semantics.parents, name)
                 if role is None:
@@ -942,7 +955,7 @@ class _Evaluation:
         elif isinstance(small, (cst.Global, cst.Nonlocal)):
             raise _GiveUp("the body declares `global`/`nonlocal` names")
         elif isinstance(small, cst.Del):
-            for name in self.modeler.semantics.find(small.target, lambda n: isinstance(n, cst.Name)):
+            for name in self.modeler.semantics.of_kind(small.target, cst.Name):
                 env.pop(name.value, None)
         else:
             self.opaque_block(small, env)
@@ -977,7 +990,7 @@ class _Evaluation:
             elements = target.elements
             if any(isinstance(e, cst.StarredElement) for e in elements):
                 self.read(value, target)
-                for name in self.modeler.semantics.find(target, lambda n: isinstance(n, cst.Name)):
+                for name in self.modeler.semantics.of_kind(target, cst.Name):
                     env[name.value] = OPAQUE
                 return
             for k, element in enumerate(elements):
@@ -997,7 +1010,7 @@ class _Evaluation:
             env[target.value.value] = _replaced(env[target.value.value], {target.attr.value: value})
         else:  # `d["k"] = v`, `self.x = v`: the container is read and changed in place
             self.read(value, target)
-            for name in self.modeler.semantics.find(target, lambda n: isinstance(n, cst.Name)):
+            for name in self.modeler.semantics.of_kind(target, cst.Name):
                 if name.value in env:
                     self.read(env[name.value], target)
 
@@ -1119,7 +1132,7 @@ class _Evaluation:
 
     def read_names(self, node: cst.BaseExpression, env: dict) -> Opaque:
         """An expression the model does not follow: every value of ``env`` it names is read."""
-        for name in self.modeler.semantics.find(node, lambda n: isinstance(n, cst.Name)):
+        for name in self.modeler.semantics.of_kind(node, cst.Name):
             if name.value in env:
                 self.read(env[name.value], name)
         return Opaque(node)
@@ -1182,8 +1195,8 @@ class _Evaluation:
             if not isinstance(value, Opaque) or value.node is None:
                 return False
             return not any(  # (`A.shape` of a carried array is the same every step)
-                n.value in env and not scopes.static_read(semantics, n) for n in semantics.find(value.node, lambda n: isinstance(n, cst.Name))
-            ) and not semantics.find(value.node, lambda n: isinstance(n, cst.Call))
+                n.value in env and not scopes.static_read(semantics, n) for n in semantics.of_kind(value.node, cst.Name)
+            ) and not semantics.of_kind(value.node, cst.Call)
         if isinstance(left, Index) and not left.reverse and fixed(right):
             return Index(left.offset, left.element, symbolic=True)
         if isinstance(right, Index) and not right.reverse and fixed(left):

@@ -92,7 +92,7 @@ class SelectUpdates:
                     "where the fix's positional call would run"
                 ))
                 return
-            if self.semantics.find(call, lambda n: isinstance(n, cst.NamedExpr)):
+            if self.semantics.of_kind(call, cst.NamedExpr):
                 self.report("AT204", call, message, reason=(
                     "the call binds a name with `:=`, and the fix evaluates its parts in another order "
                     "(the index twice)"

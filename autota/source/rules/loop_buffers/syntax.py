@@ -161,9 +161,9 @@ def invariant(rule, expr: cst.BaseExpression, body: cst.CSTNode) -> bool:
     """Whether ``expr`` (a written index or row) is the same every step: it calls nothing, and no
     function around it up to the loop's body binds a name it reads (``i * B`` or ``big`` of the
     function that runs the loop)."""
-    if rule.semantics.find(expr, lambda n: isinstance(n, cst.Call)):
+    if rule.semantics.of_kind(expr, cst.Call):
         return False
-    names = {n.value for n in rule.semantics.find(expr, lambda n: isinstance(n, cst.Name))}
+    names = {n.value for n in rule.semantics.of_kind(expr, cst.Name)}
     for scope in rule.ancestors(expr):
         if isinstance(scope, (cst.FunctionDef, cst.Lambda)):
             if any(p.name.value in names for p in all_params(scope)) or isinstance(scope, cst.FunctionDef) and any(

@@ -109,8 +109,8 @@ class WhileLoops:
         subscripts something while ``init`` may act on it (a call, a subscript, an attribute that
         may be a property, an operator on something other than literals, or one that may raise on
         literals alone: ``1 / 0``)."""
-        names = {n.value for n in self.semantics.find(bound, lambda n: isinstance(n, cst.Name))}
-        walrus = self.semantics.find(init, lambda n: isinstance(n, cst.NamedExpr))
+        names = {n.value for n in self.semantics.of_kind(bound, cst.Name)}
+        walrus = self.semantics.of_kind(init, cst.NamedExpr)
         if any(isinstance(w.target, cst.Name) and w.target.value in names for w in walrus) or walrus and not names <= {"len"}:
             return True
         if not self.semantics.find(bound, lambda n: isinstance(n, (cst.Call, cst.Subscript))):
@@ -358,7 +358,7 @@ class WhileLoops:
                 reader = next((k for k, s in enumerate(statements) if self.semantics.within(name, s)), None)
                 if reader is None:
                     return False
-                for call in self.semantics.find(scope, lambda n: isinstance(n, cst.Call)):
+                for call in self.semantics.of_kind(scope, cst.Call):
                     if not (call.args and call.args[0].keyword is None and not call.args[0].star) or not self.matches(
                         call.func, SIZED
                     ):
@@ -414,7 +414,7 @@ class WhileLoops:
                 f"{where} mentions `disable_jit` (`jax.disable_jit`, `jax_disable_jit`, `JAX_DISABLE_JIT`), under which a `fori_loop` runs as a Python loop and returns the "
                 "carry unconverted (Python ints, NumPy arrays) where the `while_loop` converted it"
             )
-        if cond is not args["cond_fun"].value and self.semantics.find(bound, lambda n: isinstance(n, cst.Name)):
+        if cond is not args["cond_fun"].value and self.semantics.of_kind(bound, cst.Name):
             if scopes.enclosing_scope(self, cond) is not scopes.enclosing_scope(self, call):
                 return (
                     f"the condition `{self.code_of(args['cond_fun'].value)}` is defined in another scope than "
@@ -427,7 +427,7 @@ class WhileLoops:
             return disorder
         if any(
             self._static_parameter(n) and not self._int_parameter(n)
-            for n in self.semantics.find(bound, lambda n: isinstance(n, cst.Name))
+            for n in self.semantics.of_kind(bound, cst.Name)
         ):
             own = next((a for a in ("__index__", *vocabulary.COMPARISONS) if self.semantics.defines_attribute(a)), None)
             kind = f"an object with its own `{own}` (the file gives objects one)" if own else "a float"
@@ -464,16 +464,16 @@ class WhileLoops:
         if isinstance(function, cst.Lambda):  # `lambda s: advance(s)` takes the index beside `s`
             carry = function.params.params[0].name.value
             step = self.code_of(function.body)
-            used = {carry, *(n.value for n in self.semantics.find(function.body, lambda n: isinstance(n, cst.Name)))}
+            used = {carry, *(n.value for n in self.semantics.of_kind(function.body, cst.Name))}
         else:
             name = self.code_of(function)
             carry = "carry" if name != "carry" else "state"
             step = f"{name}({carry})"
-            used = {carry, *(n.value for n in self.semantics.find(function, lambda n: isinstance(n, cst.Name)))}
+            used = {carry, *(n.value for n in self.semantics.of_kind(function, cst.Name))}
         # the index the `fori_loop` passes is unused: a name the step does not read
         index = next(n for n in ("_", "_i", "_step", "_index", "_unused_index") if n not in used)
         upper = self.code_of(bound).strip()
-        if any(self._static_parameter(n) for n in self.semantics.find(bound, lambda n: isinstance(n, cst.Name))):
+        if any(self._static_parameter(n) for n in self.semantics.of_kind(bound, cst.Name)):
             # a static argument may be a bool or a NumPy int, which `while_loop`'s comparison takes
             # and `fori_loop` refuses beside an int literal: `int` gives the same trip count, but for
             # a counter from below zero (an unsigned NumPy bound compares it as unsigned)
