@@ -1520,6 +1520,29 @@ class Semantics:
             scope = self.enclosing_scope(scope)
         return scope
 
+    def python_int(self, expr: cst.BaseExpression | None, depth: int = 0) -> bool:
+        """Whether ``expr`` is proven a Python int, which nothing changes in place: an int literal,
+        ``len(...)``, an array's ``.ndim`` or ``.shape[k]``, ``+``/``-`` of those, or a name every
+        binding of which binds one."""
+        if expr is None or depth > 5:
+            return False
+        if int_value(expr) is not None:
+            return True
+        if isinstance(expr, cst.Call):
+            return "builtins.len" in self.qualified_names(expr.func)
+        if isinstance(expr, cst.Attribute):
+            return expr.attr.value == "ndim"
+        if isinstance(expr, cst.Subscript):
+            return isinstance(expr.value, cst.Attribute) and expr.value.attr.value == "shape" and len(expr.slice) == 1 and (
+                isinstance(expr.slice[0].slice, cst.Index)
+            )
+        if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, (cst.Add, cst.Subtract)):
+            return self.python_int(expr.left, depth + 1) and self.python_int(expr.right, depth + 1)
+        if isinstance(expr, cst.Name):
+            values = self.bound_values(expr)
+            return bool(values) and all(not isinstance(v, cst.AugAssign) and self.python_int(v, depth + 1) for v in values)
+        return False
+
     def bound_values(self, name: cst.Name) -> list[cst.BaseExpression] | None:
         """Every value that the nearest scope binding ``name`` binds to it: plain and augmented
         assignments (the ``AugAssign`` itself), a ``for`` target's ``range`` arguments; ``None`` where a binding is of

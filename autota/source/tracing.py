@@ -197,9 +197,7 @@ class TracedFunctions:
             return False
         if self.rule.matches(call.func, PARTIAL):
             return True
-        if isinstance(call.func, (cst.Name, cst.Attribute)) and isinstance(
-            self.rule.semantics.binding(call.func) if isinstance(call.func, cst.Name) else None, cst.FunctionDef
-        ):
+        if isinstance(call.func, cst.Name) and isinstance(self.rule.semantics.binding(call.func), cst.FunctionDef):
             return False  # a function of this file: its body runs what it is given, as its caller runs
         return not any(q.split(".", 1)[0] in vocabulary.EAGER_RUNNERS for q in self.rule.qualified_names(call.func))
 

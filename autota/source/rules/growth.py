@@ -1184,7 +1184,7 @@ class GrowthRule(SourceRule):
         if axis is None or _literal_int(axis, None):
             return []
         if isinstance(axis, cst.Name):
-            found = [] if self._python_int(axis) else [
+            found = [] if self.semantics.python_int(axis) else [
                 f"that the axis `{axis.value}` is a Python int: the loop converted it at every step, the fix once after "
                 "the loop (a NumPy array changed in place, or an object whose `__index__` answers otherwise, gives "
                 "another axis)"
@@ -1196,31 +1196,6 @@ class GrowthRule(SourceRule):
                 "a function's `__globals__` may)"
             ]
         return [f"that the axis `{self.code_of(axis)}` has the same value at every step"]
-
-    def _python_int(self, expr: cst.BaseExpression, depth: int = 0) -> bool:
-        """Whether ``expr`` is proven a Python int, which nothing changes in place: an int literal,
-        ``len(...)``, an array's ``.ndim`` or ``.shape[k]``, ``+``/``-`` of those, or a name every
-        binding of which binds one."""
-        if depth > 4:
-            return False
-        if _literal_int(expr, None):
-            return True
-        if isinstance(expr, cst.Call):
-            return bool(self.matches(expr.func, {"builtins.len"}))
-        if isinstance(expr, cst.Attribute):
-            return expr.attr.value == "ndim"
-        if isinstance(expr, cst.Subscript):
-            return isinstance(expr.value, cst.Attribute) and expr.value.attr.value == "shape" and len(expr.slice) == 1 and (
-                isinstance(expr.slice[0].slice, cst.Index)
-            )
-        if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, (cst.Add, cst.Subtract)):
-            return self._python_int(expr.left, depth + 1) and self._python_int(expr.right, depth + 1)
-        if isinstance(expr, cst.Name):
-            values = self.semantics.bound_values(expr)
-            return bool(values) and all(
-                not isinstance(v, cst.AugAssign) and self._python_int(v, depth + 1) for v in values
-            )
-        return False
 
     def _jnp_roots(self, moved: list[cst.CSTNode]) -> set[str]:
         """The names the fix reaches `jax.numpy` by: the file's spelling of it, and the root of

@@ -546,7 +546,7 @@ class LoopModeler:
             fill = made.positional[1]
             return int_value(fill) is not None or isinstance(fill, cst.Name) and fill.value in ("True", "False")
         if made.name == "arange":
-            return bool(made.positional) and not made.keywords and all(self._python_int(a) for a in made.positional)
+            return bool(made.positional) and not made.keywords and all(self.semantics.python_int(a) for a in made.positional)
         return False
 
     def strong_integer(self, expr: cst.BaseExpression | None) -> bool:
@@ -615,21 +615,6 @@ class LoopModeler:
             for a in value.args
         )
 
-    def _python_int(self, expr: cst.BaseExpression | None, depth: int = 0) -> bool:
-        """An int literal, a ``.shape[k]``, a ``len(...)``, or a name bound to one of them."""
-        if expr is None or depth > 5:
-            return False
-        if int_value(expr) is not None:
-            return True
-        if isinstance(expr, cst.Subscript) and isinstance(expr.value, cst.Attribute) and expr.value.attr.value == "shape":
-            return len(expr.slice) == 1 and isinstance(expr.slice[0].slice, cst.Index)
-        if isinstance(expr, cst.Call):
-            return self.rule.matches(expr.func, {"builtins.len"}) is not None
-        if isinstance(expr, cst.Name):
-            bound = self.semantics.assigned_value(expr)
-            return bound is not None and self._python_int(bound, depth + 1)
-        return False
-
     def _scanned(self, xs: cst.Arg | None) -> Value:
         """What a ``scan`` body gets each step: the scanned element, which moves one slot a step
         where ``xs`` is ``jnp.arange`` (the rule asks of ``xs`` itself); for ``xs`` written out
@@ -653,8 +638,8 @@ class LoopModeler:
             return self.rule.matches(expr.func, {f"{vocabulary.JNP}.arange"}) is not None
         if not (isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, (cst.Add, cst.Subtract))):
             return False
-        return self.moves_by_one(expr.left, depth + 1) and self._python_int(expr.right) or (
-            isinstance(expr.operator, cst.Add) and self._python_int(expr.left) and self.moves_by_one(expr.right, depth + 1)
+        return self.moves_by_one(expr.left, depth + 1) and self.semantics.python_int(expr.right) or (
+            isinstance(expr.operator, cst.Add) and self.semantics.python_int(expr.left) and self.moves_by_one(expr.right, depth + 1)
         )
 
     # -- the model -------------------------------------------------------------------------
