@@ -108,6 +108,8 @@ class Facts:
     """``x = f(..., x, ...)`` assignments whose call reads ``x``: growth and update candidates
     (also ``obj.x = obj.x.at[i].set(v)``)."""
     renames: list[Site] = field(default_factory=list)
+    attribute_binds: list[Site] = field(default_factory=list)
+    """Assignments of an attribute (``helper = Model.spread``)."""
     """``x = y`` in a loop: ``y`` may be ``x`` grown or updated a statement before."""
     range_loops: list[Site] = field(default_factory=list)
     """``for`` loops over ``range(...)`` or ``jnp.arange(...)``, or their ``reversed``."""
@@ -550,6 +552,8 @@ class _Walker:
         self.generic_visit(node)
 
     def visit_Assign(self, node: ast.Assign) -> None:
+        if isinstance(node.value, ast.Attribute):
+            self.facts.attribute_binds.append(self.site(node))
         name = node.targets[0].id if len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) else None
         target = node.targets[0] if len(node.targets) == 1 else None
         if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and isinstance(node.value, ast.Call):

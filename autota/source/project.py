@@ -212,6 +212,10 @@ class ProjectFunctions:
     """Those of :attr:`updaters` that their module decorates with a ``jit`` donating nothing
     (see :func:`autota.source.updaters.jitted_without_donation`): called in a loop of another
     module that rebinds the argument, each call copies it (AT301)."""
+    private_references: frozenset[str] = frozenset()
+    """The private names (``_step``) that a module of the run imports by name (``from mod import
+    _step``) or reads from a module it imports (``mod._step``, its own module too): a private
+    function so named may be called outside the loop that runs it."""
     constants: dict[str, int] = field(default_factory=dict)
     """The int constants of the run's modules, by dotted name (``consts.NUMRAD`` for a module's
     one binding ``NUMRAD = 2``; see :func:`module_constants`): a loop over ``range(NUMRAD)``
@@ -230,6 +234,8 @@ INT_CONSTANT = re.compile(r"^(\w+)[ \t]*(?::[^=\n]*)?=[ \t]*-?[0-9]", re.M)
 """A module-level binding that may be of an int literal: the files :func:`module_constants` parses,
 where another file imports such a name."""
 FROM_IMPORT = re.compile(r"^[ \t]*from[ \t]+[\w.]+[ \t]+import[ \t]+(\([^)]*\)|[^\n]*)", re.M)
+MODULE_IMPORT = re.compile(r"^[ \t]*import[ \t]+([\w. \t,]+?)[ \t]*(?:#[^\n]*)?$", re.M)
+"""``import a.b, c as d``: the names a module binds to modules (``a``, ``d``)."""
 _DEBUGGERS = "|".join(sorted(vocabulary.DEBUGGER_MODULES | {r"IPython\.core\.debugger"}))
 CALLER_FRAMES = re.compile(
     r"\b(f_locals|" + "|".join(sorted(vocabulary.FRAME_SOURCES)) + "|" + "|".join(sorted({vocabulary.terminal(n) for n in vocabulary.CALLER_FRAME_READERS}
@@ -452,9 +458,18 @@ def project_functions(paths: list[str]) -> ProjectFunctions:
         for name, value in module_constants(parsed).items() if name not in stored
     }
     disables = any(DISABLES_JIT.search(text) for text in texts.values())
+    private = {word for word in imported if word.startswith("_") and not word.startswith("__")}
+    for text in texts.values():
+        aliases = {
+            (part.split(" as ")[-1] if " as " in part else part.split(".")[0]).strip()
+            for names in MODULE_IMPORT.findall(text) for part in names.split(",")
+        }
+        if aliases:
+            spelled = "|".join(re.escape(a) for a in sorted(aliases) if a.isidentifier())
+            private |= set(re.findall(rf"\b(?:{spelled})\s*\.\s*(_(?!_)\w+)", text)) if spelled else set()
     return replace(
         found, stored_attributes=frozenset(stored), stores_built_names=built, constants=constants, disables_jit=disables,
-        undonated=frozenset(undonated), modules=frozenset(module_of(path) for path in texts),
+        undonated=frozenset(undonated), modules=frozenset(module_of(path) for path in texts), private_references=frozenset(private),
         stored_builtins=frozenset().union(*(scopes.stored_builtin_names(t) for t in texts.values())),
         frame_reader=_first_spelling(texts, CALLER_FRAMES, module_of),
         value_checker=_first_spelling(texts, VALUE_CHECKED, module_of),

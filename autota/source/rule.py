@@ -388,10 +388,16 @@ class SourceRule:
         word = next((w for w in vocabulary.MODULE_REBINDERS if source.mentions(w)), None)
         if word is not None:
             return f"the file uses `{word.rstrip('(')}`"
-        stem = Path(self.context.path).stem
-        if stem.isidentifier() and re.search(rf"^[ \t]*(?:import|from)\b[^\n]*\b{stem}\b", source.text, re.M):
-            return f"the file imports `{stem}`, which may be itself"
+        if self.imports_itself:
+            return f"the file imports `{Path(self.context.path).stem}`, which may be itself"
         return ""
+
+    @cached_property
+    def imports_itself(self) -> bool:
+        """Whether an import of the file names a module of the file's own name: through it, the
+        module's functions and names are read and bound from outside their own code."""
+        stem = Path(self.context.path).stem
+        return stem.isidentifier() and bool(re.search(rf"^[ \t]*(?:import|from)\b[^\n]*\b{stem}\b", self.context.source.text, re.M))
 
     def unspelled(self, qualified: str) -> str:
         """Why a fix cannot spell the module ``qualified`` (``jax.numpy``): a star import that may

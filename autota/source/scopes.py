@@ -130,19 +130,83 @@ def static_read(semantics, name: cst.Name) -> bool:
     return isinstance(parent, cst.Attribute) and parent.value is name and parent.attr.value in STATIC_ATTRIBUTES
 
 
-_NESTING_STATEMENTS = (cst.ClassDef, cst.FunctionDef, cst.For, cst.While, cst.If, cst.With)
-"""Statements whose indented body :meth:`Semantics.position` renders alone (Python's AST gives
-each a ``body`` of the same statements)."""
+_NESTING_STATEMENTS = (cst.ClassDef, cst.FunctionDef, cst.For, cst.While, cst.If, cst.With, cst.Try)
+"""Statements whose indented blocks :meth:`Semantics.position` renders one statement of
+(Python's AST gives each the same blocks of the same statements)."""
 _PASS = cst.SimpleStatementLine(body=(cst.Pass(),))
 _NO_ELSE = {cst.If: {"orelse": None}, cst.For: {"orelse": None}, cst.While: {"orelse": None}}
-"""What a statement rendered around one body statement, or a header rendered alone, leaves out
-after the body."""
+"""What a statement rendered around one statement of a block, or a header rendered alone, leaves out
+after the body where that block is not the ``else``."""
 
 
-def _after_body(statement: cst.CSTNode) -> list[cst.CSTNode]:
-    """What of a compound statement comes after its body: an ``else`` (or ``elif``)."""
+def _blocks(statement: cst.CSTNode):
+    """``(key, statements)`` for each indented block of a compound statement: its ``body``, each
+    ``except`` handler's, its ``else`` (an ``elif`` is the one ``If`` of key ``"elif"``) and its
+    ``finally``; the key names the same block of Python's AST (see :func:`_syntax_block`)."""
+    if isinstance(getattr(statement, "body", None), cst.IndentedBlock):
+        yield "body", statement.body.body
+    for index, handler in enumerate(getattr(statement, "handlers", ())):
+        if isinstance(handler.body, cst.IndentedBlock):
+            yield ("handlers", index), handler.body.body
     orelse = getattr(statement, "orelse", None)
-    return [orelse] if orelse is not None else []
+    if isinstance(orelse, cst.Else) and isinstance(orelse.body, cst.IndentedBlock):
+        yield "orelse", orelse.body.body
+    elif isinstance(orelse, cst.If):
+        yield "elif", (orelse,)
+    final = getattr(statement, "finalbody", None)
+    if isinstance(final, cst.Finally) and isinstance(final.body, cst.IndentedBlock):
+        yield "finalbody", final.body.body
+
+
+def _parts_after_header(statement: cst.CSTNode) -> list[cst.CSTNode]:
+    """What of a compound statement comes after its header: its body, and its handlers, ``else``
+    or ``elif`` and ``finally`` (a node in one of those but in none of its statements, an
+    ``except``'s type, renders with the whole statement)."""
+    parts = [statement.body, *getattr(statement, "handlers", ())]
+    return parts + [p for p in (getattr(statement, "orelse", None), getattr(statement, "finalbody", None)) if p is not None]
+
+
+def _syntax_block(statement: ast.stmt, key) -> list[ast.stmt] | None:
+    """The block of Python's AST statement that :func:`_blocks` names ``key``."""
+    if key == "body":
+        return getattr(statement, "body", None)
+    if key in ("orelse", "elif"):
+        return getattr(statement, "orelse", None)
+    if key == "finalbody":
+        return getattr(statement, "finalbody", None)
+    handlers = getattr(statement, "handlers", ())
+    return handlers[key[1]].body if key[1] < len(handlers) else None
+
+
+def _emptied(block: cst.BaseSuite) -> cst.BaseSuite:
+    return block.with_changes(body=(_PASS,)) if isinstance(block, cst.IndentedBlock) else block
+
+
+def _stub(statement: cst.CSTNode, key=None, inner: cst.CSTNode | None = None) -> cst.CSTNode:
+    """``statement`` with each of its blocks cut down to ``pass``, but the block ``key``, which
+    holds ``inner`` alone (no ``key``: the header rendered alone); an ``else`` not asked for is left out."""
+    changes: dict = {"body": _emptied(statement.body)}
+    if isinstance(statement, cst.Try):
+        changes["handlers"] = [h.with_changes(body=_emptied(h.body)) for h in statement.handlers]
+        if statement.orelse is not None:
+            changes["orelse"] = statement.orelse.with_changes(body=_emptied(statement.orelse.body))
+        if statement.finalbody is not None:
+            changes["finalbody"] = statement.finalbody.with_changes(body=_emptied(statement.finalbody.body))
+    else:
+        changes.update(_NO_ELSE.get(type(statement), {}))
+    if key == "body":
+        changes["body"] = statement.body.with_changes(body=(inner,))
+    elif key == "elif":
+        changes["orelse"] = inner
+    elif key in ("orelse", "finalbody"):
+        block = getattr(statement, key)
+        changes[key] = block.with_changes(body=block.body.with_changes(body=(inner,)))
+    elif key is not None:
+        handlers = list(changes["handlers"])
+        handler = statement.handlers[key[1]]
+        handlers[key[1]] = handler.with_changes(body=handler.body.with_changes(body=(inner,)))
+        changes["handlers"] = handlers
+    return statement.with_changes(**changes)
 
 
 class _Comments(cst.CSTVisitor):
@@ -670,6 +734,26 @@ def leading_name(expr: cst.BaseExpression) -> cst.Name | None:
     return expr if isinstance(expr, cst.Name) else None
 
 
+def call_argument(call: cst.Call, name: str, position: int | None):
+    """The argument ``call`` gives the parameter ``name`` (``position`` among those a call may
+    pass by position, ``None`` for a keyword-only one): by keyword, or by position; ``...`` where
+    a star argument before it may give it (``f(*args)``, ``f(**options)``); ``None`` where the
+    call leaves it to its default."""
+    keyword = next((a for a in call.args if a.keyword is not None and a.keyword.value == name), None)
+    if keyword is not None:
+        return keyword
+    count = 0
+    for arg in call.args:
+        if arg.keyword is not None or arg.star == "*" and position is None:
+            continue
+        if arg.star:
+            return ...
+        if count == position:
+            return arg
+        count += 1
+    return None
+
+
 def int_value(node) -> int | None:
     """The value of an int literal (``3``, ``-3``), else ``None``."""
     if isinstance(node, cst.Integer):
@@ -873,7 +957,7 @@ class Semantics:
         self._stored_builtins = stored_builtins | stored_builtin_names(source)
         """The builtins that this file or another module of the run stores (``builtins.range = f``)."""
         self._python_tree: ast.Module | bool | None = python_tree
-        self._statement_syntax: dict[cst.CSTNode, dict[cst.CSTNode, ast.stmt]] = {}
+        self._statement_syntax: dict[tuple[cst.CSTNode, object], dict[cst.CSTNode, ast.stmt]] = {}
         self.nodes: list[cst.CSTNode] = [module, *self.parents]
         """Every node of the file, in source order."""
         self._order = {node: place for place, node in enumerate(self.nodes)}
@@ -956,18 +1040,41 @@ class Semantics:
             return find(tree, predicate)
         return [n for n in self.nodes[start : self._end(tree) + 1] if predicate(n)]
 
-    def of_kind(self, tree: cst.CSTNode, kind: type) -> list[cst.CSTNode]:
-        """``find(tree, lambda n: isinstance(n, kind))`` for a node class ``kind`` of libcst (they
-        are final), from the nodes of that type: a rule that asks it of a long loop for each
+    def of_kind(self, tree: cst.CSTNode, *kinds: type) -> list[cst.CSTNode]:
+        """``find(tree, lambda n: isinstance(n, kinds))`` for node classes of libcst (they are
+        final), from the nodes of each type: a rule that asks it of a long loop for each
         statement in it no longer walks the loop each time."""
         start = self._order.get(tree)
         if start is None:
-            return find(tree, lambda n: isinstance(n, kind))
-        found = self._by_kind.get(kind, [])
-        if kind not in self._kind_orders:
-            self._kind_orders[kind] = [self._order[n] for n in found]
-        orders = self._kind_orders[kind]
-        return found[bisect.bisect_left(orders, start):bisect.bisect_right(orders, self._end(tree))]
+            return find(tree, lambda n: isinstance(n, kinds))
+        end = self._end(tree)
+        found: list[cst.CSTNode] = []
+        for kind in kinds:
+            nodes = self._by_kind.get(kind, [])
+            if kind not in self._kind_orders:
+                self._kind_orders[kind] = [self._order[n] for n in nodes]
+            orders = self._kind_orders[kind]
+            found += nodes[bisect.bisect_left(orders, start):bisect.bisect_right(orders, end)]
+        if len(kinds) > 1:
+            found.sort(key=self._order.__getitem__)
+        return found
+
+    def own_of_kind(self, tree: cst.CSTNode, *kinds: type) -> list[cst.CSTNode]:
+        """``own_nodes(tree, lambda n: isinstance(n, kinds))``, from the nodes of each type: the
+        statements of a function of ten thousand lines are not walked once per question."""
+        if tree not in self._order:
+            return own_nodes(tree, lambda n: isinstance(n, kinds))
+        return [n for n in self.of_kind(tree, *kinds) if self._own(n, tree)]
+
+    def _own(self, node: cst.CSTNode, tree: cst.CSTNode) -> bool:
+        """Whether ``node`` of ``tree`` lies in no function, lambda or class nested in it, nor is one."""
+        if type(node) in _NESTED_KINDS:
+            return False
+        while node is not tree:
+            node = self.parents[node]
+            if node is not tree and type(node) in _NESTED_KINDS:
+                return False
+        return True
 
     def own_nodes(self, tree: cst.CSTNode, predicate) -> list[cst.CSTNode]:
         start = self._order.get(tree)
@@ -1115,8 +1222,9 @@ class Semantics:
         that holds it only: the provider's code generation of the whole file cost more than all
         the rules' questions, and a file's findings are in a few of its functions. A class of a
         thousand lines holding the finding's method is cut down to its header and that method,
-        down to the innermost loop, ``if`` or ``with`` body statement around the node (a node in a
-        compound statement's header renders with that header alone); Python's own parse of the
+        down to the innermost statement of a block around the node (a loop's, an ``if``'s or its
+        ``else``'s, a ``with``'s, a ``try``'s or a handler's), the other blocks cut to ``pass`` (a
+        node in a compound statement's header renders with that header alone); Python's own parse of the
         file says on which line that statement starts, and where a compound statement that is
         itself the node starts and ends."""
         path = self._definitions_holding(node)
@@ -1125,24 +1233,25 @@ class Semantics:
             if self._positions is None:
                 self._positions = MetadataWrapper(self.module, unsafe_skip_copy=True).resolve(PositionProvider)
             return self._positions[node]
-        holder = path[-1]
+        holder = path[-1][0]
         if holder is node and isinstance(node, _NESTING_STATEMENTS):  # a loop of a thousand lines: Python's AST has its extent
-            statement = self._syntax_of(path[-2] if len(path) > 1 else self.module).get(node)
+            owner, block = path[-2] if len(path) > 1 else (self.module, "body")
+            statement = self._syntax_of(owner, block).get(node)
             if statement is not None and statement.end_lineno is not None:
                 if self._lines is None:
                     self._lines = self._source.splitlines(True)
                 end = len(self._lines[statement.end_lineno - 1].encode()[: statement.end_col_offset].decode(errors="replace"))
                 return CodeRange(CodePosition(statement.lineno, statement.col_offset), CodePosition(statement.end_lineno, end))
-        header = holder is not node and isinstance(holder, _NESTING_STATEMENTS) and isinstance(holder.body, cst.IndentedBlock) and (
-            not self.within(node, holder.body) and not any(self.within(node, part) for part in _after_body(holder))
+        header = holder is not node and isinstance(holder, _NESTING_STATEMENTS) and not any(
+            self.within(node, part) for part in _parts_after_header(holder)
         )
-        if header:  # `for t in range(n):` of a loop of a thousand lines: its header renders without the body
-            holder = holder.with_changes(body=holder.body.with_changes(body=(_PASS,)), **_NO_ELSE.get(type(holder), {}))
-        key = (path[-1], header)
+        if header:  # `for t in range(n):` of a loop of a thousand lines: its header renders without its blocks
+            holder = _stub(holder)
+        key = (path[-1][0], header)
         if key not in self._statement_positions:
             stub = holder
-            for outer in reversed(path[:-1]):
-                stub = outer.with_changes(body=outer.body.with_changes(body=(stub,)), **_NO_ELSE.get(type(outer), {}))
+            for outer, block in reversed(path[:-1]):
+                stub = _stub(outer, block, stub)
             alone = self.module.with_changes(header=(), body=(stub,), footer=())
             positions = MetadataWrapper(alone, unsafe_skip_copy=True).resolve(PositionProvider)
             self._statement_positions[key] = (positions, line - positions[holder].start.line)
@@ -1153,53 +1262,71 @@ class Semantics:
             CodePosition(found.end.line + before, found.end.column),
         )
 
-    def _definitions_holding(self, node: cst.CSTNode) -> list[cst.CSTNode]:
-        """The top-level statement holding ``node`` and the statements of class, function,
-        loop, ``if`` and ``with`` bodies holding it below that, outermost first (none for the
-        module's header and footer). Rendered each with only the next one in its body, they keep
-        the file's indentation: a finding in a function of a thousand lines renders the few
-        statements around it."""
+    def _definitions_holding(self, node: cst.CSTNode) -> list[tuple[cst.CSTNode, object]]:
+        """The top-level statement holding ``node`` and the statements of the blocks of compound
+        statements holding it below that, outermost first, each with the key of its block that
+        holds the next (``None`` for the last; none for the module's header and footer). Rendered
+        each with only the next one in that block, they keep the file's indentation: a finding
+        in a function of a thousand lines renders the few statements around it."""
         top = self.top(node)
-        if self.parents.get(top) is not self.module or top not in self._syntax_of(self.module):
+        if self.parents.get(top) is not self.module or top not in self._syntax_of(self.module, "body"):
             return []
-        path = [top]
-        while isinstance(path[-1], _NESTING_STATEMENTS) and isinstance(path[-1].body, cst.IndentedBlock):
-            inner = next((m for m in path[-1].body.body if self.within(node, m)), None)
-            if inner is None:  # in the header (decorators, parameters, bases, a loop's iterable) or an `else`
+        path: list[tuple[cst.CSTNode, object]] = [(top, None)]
+        while isinstance(path[-1][0], _NESTING_STATEMENTS):
+            inner = next(
+                ((key, m) for key, statements in _blocks(path[-1][0]) for m in statements if self.within(node, m)), None
+            )
+            if inner is None:  # in the header (decorators, parameters, bases, a loop's iterable, an `except`'s type)
                 break
-            path.append(inner)
+            path[-1] = (path[-1][0], inner[0])
+            path.append((inner[1], None))
         return path
 
-    def _first_line(self, path: list[cst.CSTNode]) -> int | None:
-        """The line on which ``path[-1]`` starts, as Python's AST of the file has it: where
-        libcst's provider starts a statement too (a definition at its ``def``, past decorators)."""
-        owner = self.module
-        for statement in path:
-            found = self._syntax_of(owner).get(statement)
+    def _first_line(self, path: list[tuple[cst.CSTNode, object]]) -> int | None:
+        """The line on which the last statement of ``path`` starts, as Python's AST of the file
+        has it: where libcst's provider starts a statement too (a definition at its ``def``, past decorators)."""
+        owner, key = self.module, "body"
+        for statement, block in path:
+            found = self._syntax_of(owner, key).get(statement)
             if found is None:
                 return None
-            owner = statement
+            owner, key = statement, block
         return found.lineno
 
-    def _syntax_of(self, owner: cst.CSTNode) -> dict[cst.CSTNode, ast.stmt]:
-        """Python's AST statement that each statement of ``owner``'s body starts with (a line
-        of ``a; b`` is two), or nothing where the two parses do not line up."""
-        if owner not in self._statement_syntax:
+    def _syntax_of(self, owner: cst.CSTNode, key) -> dict[cst.CSTNode, ast.stmt]:
+        """Python's AST statement that each statement of ``owner``'s block ``key`` starts with
+        (a line of ``a; b`` is two), or nothing where the two parses do not line up."""
+        if (owner, key) not in self._statement_syntax:
             if owner is self.module:
                 tree = self._python_syntax()
                 syntax_body = tree.body if tree is not None else None
+                body = self.module.body
             else:
-                block = self.parents[owner]
-                outer = self._syntax_of(self.parents[block] if isinstance(block, cst.IndentedBlock) else block)
-                syntax_body = getattr(outer.get(owner), "body", None)
-            body = owner.body if owner is self.module else owner.body.body
+                outer = self._syntax_of(*self._block_holding(owner)).get(owner)
+                syntax_body = _syntax_block(outer, key) if outer is not None else None
+                body = next((statements for k, statements in _blocks(owner) if k == key), ())
             sizes = [len(s.body) if isinstance(s, cst.SimpleStatementLine) else 1 for s in body]
             table = {}
             if syntax_body is not None and sum(sizes) == len(syntax_body):
                 starts = itertools.accumulate(sizes, initial=0)
                 table = {statement: syntax_body[start] for statement, start in zip(body, starts)}
-            self._statement_syntax[owner] = table
-        return self._statement_syntax[owner]
+            self._statement_syntax[(owner, key)] = table
+        return self._statement_syntax[(owner, key)]
+
+    def _block_holding(self, statement: cst.CSTNode) -> tuple[cst.CSTNode, object]:
+        """The compound statement (or the module) whose block holds ``statement``, and that block's key."""
+        parent = self.parents[statement]
+        if parent is self.module:
+            return self.module, "body"
+        if isinstance(parent, cst.If) and parent.orelse is statement:
+            return parent, "elif"
+        around = self.parents[parent]  # the block's owner: the statement, or its `else`, handler or `finally`
+        if isinstance(around, (cst.Else, cst.Finally, cst.ExceptHandler)):
+            outer = self.parents[around]
+            if isinstance(around, cst.ExceptHandler):
+                return outer, ("handlers", outer.handlers.index(around))
+            return outer, "orelse" if isinstance(around, cst.Else) else "finalbody"
+        return around, "body"
 
     def _python_syntax(self) -> ast.Module | None:
         if self._python_tree is None:

@@ -162,8 +162,12 @@ class TracedFunctions:
                 semantics.enclosing_scope(definition), (cst.FunctionDef, cst.Lambda)
             ):
                 continue  # (a function of the module, which another module may import and call eagerly)
-            uses = self._uses(definition)
-            if uses and self._all_seen(definition, uses) and not any(self._runs_here(n) for n in uses):
+            uses = [  # every read of the name where it is bound (of two `def loglike` in an `if`'s branches, both);
+                # the function around it is parsed whole, so these are all
+                n for n in semantics.names_in(semantics.enclosing_scope(definition), definition.name.value)
+                if scopes.binding_role(semantics.parents, n)[0] is None
+            ]
+            if uses and not any(self._runs_here(n) for n in uses):
                 handing = next((n for n in uses if self._hands_on(n)), None)
                 if handing is not None:
                     candidates[definition] = handing
@@ -435,7 +439,7 @@ class TracedFunctions:
         class's jitted ``step`` calls): they run as the class's methods do. One it calls, or gives
         to `jax.tree.map`, runs eagerly, building the object."""
         used = {  # called, or handed to a call (`jax.tree.map(init_fn, ...)` runs it here)
-            n.value for n in self.rule.semantics.own_nodes(init, lambda n: isinstance(n, cst.Name))
+            n.value for n in self.rule.semantics.own_of_kind(init, cst.Name)
             if isinstance(self.rule.parent(n), cst.Arg)
             or isinstance(self.rule.parent(n), cst.Call) and self.rule.parent(n).func is n
         }
@@ -462,7 +466,7 @@ class TracedFunctions:
         if not params:
             return
         me = params[0].name.value
-        for assign in self.rule.semantics.own_nodes(method, lambda n: isinstance(n, cst.Assign)):
+        for assign in self.rule.semantics.own_of_kind(method, cst.Assign):
             if any(isinstance(t.target, cst.Attribute) and isinstance(t.target.value, cst.Name) and t.target.value.value == me
                    for t in assign.targets):
                 self._record(self._function(assign.value), Traced("model", cls))
@@ -755,7 +759,7 @@ class TracedFunctions:
                 if not (isinstance(method, cst.FunctionDef) and method.params.params):
                     continue
                 me = method.params.params[0].name.value
-                for assign in self.rule.semantics.own_nodes(method, lambda n: isinstance(n, cst.Assign)):
+                for assign in self.rule.semantics.own_of_kind(method, cst.Assign):
                     for target in assign.targets:
                         if isinstance(target.target, cst.Attribute) and isinstance(target.target.value, cst.Name) and (
                             target.target.value.value == me
@@ -772,7 +776,7 @@ class TracedFunctions:
             return None
         semantics = self.rule.semantics
         returned = {
-            id(f): f for r in semantics.own_nodes(factory, lambda n: isinstance(n, cst.Return))
+            id(f): f for r in semantics.own_of_kind(factory, cst.Return)
             for f in [self._function(r.value, depth + 1) if r.value is not None else None]
         }
         (made,) = returned.values() if len(returned) == 1 else (None,)
@@ -1070,10 +1074,7 @@ def _named_callee(func: cst.BaseExpression) -> bool:
 
 
 def _given(call: cst.Call, index: int, keyword: str) -> list[cst.Arg]:
-    """The arguments of ``call`` for the parameter at ``index`` named ``keyword``: by keyword, or
-    at that position where no ``*args`` comes before it."""
-    return [
-        arg for position, arg in enumerate(call.args)
-        if arg.keyword is not None and arg.keyword.value == keyword
-        or arg.keyword is None and position == index and not any(a.star for a in call.args[: index + 1])
-    ]
+    """The argument of ``call`` for the parameter at ``index`` named ``keyword``, where the call
+    shows it (see :func:`scopes.call_argument`)."""
+    found = scopes.call_argument(call, keyword, index)
+    return [found] if isinstance(found, cst.Arg) else []

@@ -970,3 +970,56 @@ def test_relative_star_imports_resolve_nothing_and_break_nothing(capsys, tmp_pat
     (tmp_path / "utils.py").write_text("import jax.numpy as jnp\n")
     (tmp_path / "run.py").write_text("from utils import *\n\n\n" + GROW)
     assert _codes(capsys, "--select", "AT101", str(tmp_path)) == ["run.py:8:16 AT101"]
+
+
+PRIVATE_BODIES = """\
+import jax.numpy as jnp
+from jax import lax
+
+
+def _select(i, buf):
+    buf = jnp.where(i % 2 == 0, buf.at[i].set(-1), buf)
+    return buf
+
+
+def _step(i, carry):
+    h, out = carry
+    h = h + 1.0
+    out = out.at[i].set(h)
+    return h, out
+
+
+def run(xs):
+    selected = lax.fori_loop(0, 5, _select, xs)
+    h, out = lax.fori_loop(0, 3, _step, (0.0, jnp.zeros(3)))
+    return selected, h, out
+"""
+
+
+def _applicability(capsys, path) -> dict[str, str | None]:
+    main(["check", "--no-progress", "--exit-zero", "--output-format", "json", "--select", "AT201,AT204", str(path)])
+    return {f["code"]: (f.get("fix") or {}).get("applicability") for f in json.loads(capsys.readouterr().out)}
+
+
+@pytest.mark.parametrize("user", [
+    "from mod import _select, _step\n\nprint(_select(1, 2), _step(1, (0.0, 1.0)))\n",
+    "import mod as m\n\nprint(m._select(1, 2), m._step(1, (0.0, 1.0)))\n",
+])
+def test_a_private_body_another_module_of_the_run_calls_is_no_loop_body_alone(capsys, tmp_path, user):
+    """Review 75: a private `fori_loop` body that another module of the run imports (by name, or
+    read from its module) may be called with a vector index there (AT204's scalar predicate) and
+    sees its signature and result change (AT201's rewrite): both fixes are unsafe. Alone, or with
+    a module that does not use them, the module's private bodies are the loops' alone: safe."""
+    (tmp_path / "mod.py").write_text(PRIVATE_BODIES)
+    assert _applicability(capsys, tmp_path / "mod.py") == {"AT204": "safe", "AT201": "safe"}
+    (tmp_path / "other.py").write_text("import mod\n\nprint(mod.run)\n")
+    assert _applicability(capsys, tmp_path) == {"AT204": "safe", "AT201": "safe"}
+    (tmp_path / "user.py").write_text(user)
+    assert _applicability(capsys, tmp_path) == {"AT204": "unsafe", "AT201": "unsafe"}
+
+
+def test_a_module_that_imports_itself_may_call_its_private_bodies(capsys, tmp_path):
+    """Review 75: `import selfimp as me` then `me._step(...)`: the module's private body is called
+    outside its loop; one file alone shows it."""
+    (tmp_path / "selfimp.py").write_text(PRIVATE_BODIES + "\n\ndef peek():\n    import selfimp as me\n    return me._step(1, (0.0, 1.0))\n")
+    assert _applicability(capsys, tmp_path / "selfimp.py") == {"AT204": "unsafe", "AT201": "unsafe"}

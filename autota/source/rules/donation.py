@@ -205,7 +205,7 @@ class DonationRule(SourceRule):
             return None
         name = attribute.attr.value
         stores = [
-            t for a in self.semantics.find(cls, lambda n: isinstance(n, (cst.Assign, cst.AugAssign, cst.AnnAssign)))
+            t for a in self.semantics.of_kind(cls, cst.Assign, cst.AugAssign, cst.AnnAssign)
             for t in (a.targets if isinstance(a, cst.Assign) else [a])
             if isinstance(t.target, cst.Attribute) and t.target.attr.value == name
         ]
@@ -282,7 +282,7 @@ class DonationRule(SourceRule):
         helpers deep this function is called)."""
         params = [p.name.value for p in function.params.params]
         flow = _UpdatedCopies(self, params, depth)
-        for assign in self.semantics.own_nodes(function, lambda n: isinstance(n, cst.Assign)):
+        for assign in self.semantics.own_of_kind(function, cst.Assign):
             name = scopes.assign_to(assign)
             if name:
                 flow.bind(name, assign.value)
@@ -290,7 +290,7 @@ class DonationRule(SourceRule):
                 flow.unpack(assign.targets[0].target, assign.value)  # `grid, ids = env`
         updated: dict[int, str] = {}
         returned = [function.body] if isinstance(function, cst.Lambda) else [
-            ret.value for ret in self.semantics.own_nodes(function, lambda n: isinstance(n, cst.Return))
+            ret.value for ret in self.semantics.own_of_kind(function, cst.Return)
         ]
         for value in returned:
             items = [e.value for e in value.elements] if isinstance(value, (cst.Tuple, cst.List)) else [value]
@@ -573,7 +573,7 @@ class _UpdatedCopies:
         function = self.rule.semantics.binding(fn) if isinstance(fn, cst.Name) else fn
         returned = scopes.only_return(function)
         returns = [returned] if returned is not None else [  # `if src.ndim: return src.at[i].set(v)` / `return src.at[i, :].set(v)`
-            r.value for r in self.rule.semantics.own_nodes(function, lambda n: isinstance(n, cst.Return))
+            r.value for r in self.rule.semantics.own_of_kind(function, cst.Return)
         ] if isinstance(function, cst.FunctionDef) and not function.decorators else []
         if not returns or not function.params.params:
             return False

@@ -539,7 +539,7 @@ class GrowthRule(SourceRule):
             return None
         lines = helper.body.body if isinstance(helper.body, cst.IndentedBlock) else ()
         last = lines[-1] if lines else None
-        returns = self.semantics.own_nodes(helper, lambda n: isinstance(n, (cst.Return, cst.Yield)))
+        returns = self.semantics.own_of_kind(helper, cst.Return, cst.Yield)
         if not (
             isinstance(last, cst.SimpleStatementLine) and len(returns) == 1 and returns[0] is last.body[-1]
             and isinstance(returns[0], cst.Return) and isinstance(returns[0].value, cst.Tuple)
@@ -685,6 +685,7 @@ class GrowthRule(SourceRule):
             self._assumptions(target, growth.acc, "grown so far", [g.statement for g in self._growths_in(target, growth.acc)])
             + self._axis_assumptions(growth, target)
             + self._in_place_writes(growth, target)
+            + self._early_returns(target)
         )
         if assumptions:
             self.report(
@@ -744,7 +745,7 @@ class GrowthRule(SourceRule):
         inner = loops[0]
         for bound in self.semantics.names_in(inner, key.value):
             role, holder = scopes.binding_role(self.semantics.parents, bound)
-            if role == "plain" and self.semantics.find(holder.value, lambda n: isinstance(n, (cst.Call, cst.Subscript))):
+            if role == "plain" and self.semantics.of_kind(holder.value, cst.Call, cst.Subscript):
                 return True
             if role == "other" and isinstance(inner, cst.For) and self.semantics.within(bound, inner.target) and len(loops) > 1:
                 return True
@@ -869,7 +870,7 @@ class GrowthRule(SourceRule):
         if reader is not None:
             call, introspection = reader
             return f"`{introspection}` (line {self.start_line(call)}) can read `{name}` while the loop runs"
-        pause = next(iter(semantics.own_nodes(loop, lambda n: isinstance(n, (cst.Yield, cst.Await)))), None)
+        pause = next(iter(semantics.own_of_kind(loop, cst.Yield, cst.Await)), None)
         if pause is not None:
             return (
                 f"the loop waits at a `{'yield' if isinstance(pause, cst.Yield) else 'await'}` (line "
@@ -1035,7 +1036,7 @@ class GrowthRule(SourceRule):
         if not hasattr(self, "_patched"):
             kinds = (cst.AssignTarget, cst.Call, cst.Attribute)
             self._patched = next(
-                (found for n in self.semantics.find(self.context.module, lambda n: isinstance(n, kinds))
+                (found for n in self.semantics.of_kind(self.context.module, *kinds)
                  if (found := patching(n)) is not None),
                 None,
             )
@@ -1178,6 +1179,18 @@ class GrowthRule(SourceRule):
                 f"may rebind the axis `{axis.value}`"
             )
         return None
+
+    def _early_returns(self, loop: cst.CSTNode) -> list[str]:
+        """Where the loop may ``return`` before the join after it: a piece the join refuses raised
+        at the step that grew it, where the fix returns a value."""
+        leaving = next(iter(self.semantics.own_of_kind(loop, cst.Return)), None)
+        if leaving is None:
+            return []
+        return [
+            f"that every piece joins: the loop may return (line {self.start_line(leaving)}) before the join after it, "
+            "where the loop raised at the step that grew a piece the join refuses (a shape that does not fit, a "
+            "dtype `lax.concatenate` refuses)"
+        ]
 
     def _axis_assumptions(self, growth: Growth, loop: cst.CSTNode) -> list[str]:
         axis = growth.axis.value if growth.axis is not None else None
@@ -2104,7 +2117,7 @@ class GrowthRule(SourceRule):
         receivers = [(buf, _root(buf)) for buf in bufs]
         while pending:
             # (an attribute's name or a keyword, `.reshape`, `axis=`, reads nothing: no budget spent on it)
-            for node in self.semantics.find(pending.pop(), lambda n: isinstance(n, (cst.Subscript, cst.Name))):
+            for node in self.semantics.of_kind(pending.pop(), cst.Subscript, cst.Name):
                 if isinstance(node, cst.Subscript):
                     if any(_spells(self, node.value, buf, root) for buf, root in receivers) and (
                         index is None or self._slice_code(node.slice) == index

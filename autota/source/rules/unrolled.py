@@ -72,7 +72,7 @@ class UnrolledLoopRule(SourceRule):
             reached += frontier
             seen.update(id(f) for f in frontier)
         looping = prefilter.holding(reached, facts.range_loops)
-        aliases = _aliased(reached)
+        aliases = _aliased(facts, reached)
         aliasing = [f for g in looping if not isinstance(g.node, ast.Lambda) for f in aliases.get(g.node.name, ())]
         called, frontier = set(), looping
         for _ in range(3):  # the helpers the loops call, a few calls down (whether they grow an array)
@@ -297,7 +297,7 @@ class UnrolledLoopRule(SourceRule):
         """The names ``function`` binds once, plainly, to a Python value at trace time (see
         :meth:`_static`; ``buf_shape = cells.shape[:dim]``), a few assignments deep."""
         values: dict[str, list] = {}
-        for node in self.semantics.own_nodes(function, lambda n: isinstance(n, cst.Name)):
+        for node in self.semantics.own_of_kind(function, cst.Name):
             role, holder = scopes.binding_role(self.semantics.parents, node)
             if role is not None:
                 values.setdefault(node.value, []).append(holder.value if role == "plain" else None)
@@ -379,7 +379,7 @@ class UnrolledLoopRule(SourceRule):
         helper = self.semantics.binding(func) if isinstance(func, cst.Name) and depth < 3 else None
         if not isinstance(helper, cst.FunctionDef):
             return False
-        returns = self.semantics.own_nodes(helper, lambda n: isinstance(n, cst.Return))
+        returns = self.semantics.own_of_kind(helper, cst.Return)
         return bool(returns) and all(
             isinstance(r.value, cst.Call) and (
                 self.matches(r.value.func, GROWTH) is not None or self._growing_helper(r.value.func, depth + 1)
@@ -482,7 +482,7 @@ class UnrolledLoopRule(SourceRule):
         ]
         return any(
             k < len(params) and r.value is not None and self._slices(r.value, params[k])
-            for k in positions for r in self.semantics.own_nodes(helper, lambda n: isinstance(n, cst.Return))
+            for k in positions for r in self.semantics.own_of_kind(helper, cst.Return)
         )
 
     def _edges(self, loop: cst.For) -> frozenset[str]:
@@ -616,12 +616,12 @@ class UnrolledLoopRule(SourceRule):
             return not any(count and any(moving[atom] for atom in monomial) for monomial, count in difference.items())
         item_assigned = {  # `parts[j] = ...`, `table[0][j] = ...`: the container's name
             _root(target).value
-            for a in self.semantics.find(function.body, lambda n: isinstance(n, (cst.Assign, cst.AugAssign)))
+            for a in self.semantics.of_kind(function.body, cst.Assign, cst.AugAssign)
             for target in ([t.target for t in a.targets] if isinstance(a, cst.Assign) else [a.target])
             if isinstance(target, cst.Subscript) and isinstance(_root(target), cst.Name)
         }
         kinds = (cst.Slice, cst.Call, cst.Subscript, cst.If, cst.IfExp, cst.While, cst.BinaryOperation, cst.FormattedStringExpression)
-        for node in self.semantics.find(tree, lambda n: isinstance(n, kinds)):
+        for node in self.semantics.of_kind(tree, *kinds):
             if isinstance(node, cst.FormattedStringExpression):
                 if uses_value(node.expression):
                     return True  # `f"w{l}"`: a string made of the index (a dict key, a name)
@@ -758,7 +758,7 @@ class UnrolledLoopRule(SourceRule):
             if any(isinstance(e, cst.StarredElement) for e in target.elements) or node not in names:
                 return False
             position, arity = names.index(node), len(names)
-        returns = self.semantics.own_nodes(function, lambda n: isinstance(n, cst.Return))
+        returns = self.semantics.own_of_kind(function, cst.Return)
         if position is None or not returns:
             return False
         for ret in returns:
@@ -778,13 +778,13 @@ class UnrolledLoopRule(SourceRule):
         """Names bound before the loop and assigned in its body: what a ``lax.scan`` of the body
         carries from step to step and out of the loop (read in the body or only after it)."""
         before = {p.name.value for p in function.params.params}
-        for assign in self.semantics.own_nodes(function, lambda n: isinstance(n, (cst.Assign, cst.AnnAssign, cst.AugAssign))):
+        for assign in self.semantics.own_of_kind(function, cst.Assign, cst.AnnAssign, cst.AugAssign):
             if self.semantics.precedes(assign, loop):
                 targets = assign.targets if isinstance(assign, cst.Assign) else [assign]
                 for t in targets:
                     before.update(n.value for n in self.semantics.of_kind(t.target, cst.Name))
         carried = []
-        for assign in self.semantics.find(loop.body, lambda n: isinstance(n, (cst.Assign, cst.AugAssign))):
+        for assign in self.semantics.of_kind(loop.body, cst.Assign, cst.AugAssign):
             targets = assign.targets if isinstance(assign, cst.Assign) else [assign]
             for t in targets:
                 for name in _bound_roots(t.target):
@@ -868,7 +868,7 @@ class UnrolledLoopRule(SourceRule):
         var = loop.target.value
         if self.semantics.of_kind(loop.body, cst.NamedExpr):
             return "the body binds a name with `:=`, which the scan body would bind in its own scope"
-        declared = self.semantics.find(function.body, lambda n: isinstance(n, (cst.Global, cst.Nonlocal)))
+        declared = self.semantics.of_kind(function.body, cst.Global, cst.Nonlocal)
         if declared:
             return f"the function declares `global`/`nonlocal` names (line {self.start_line(declared[0])}), which code the loop calls may read step by step"
         unbound = next((c for c in carried if not self._bound_before(loop, function, c)), None)
@@ -919,7 +919,7 @@ class UnrolledLoopRule(SourceRule):
             for small in self.semantics.find(loop.body, lambda n: isinstance(n, cst.BaseSmallStatement))
         ):
             return False  # the body does more than compute its numbers (`terms.append(c * u[:, k])`)
-        for assign in self.semantics.own_nodes(function, lambda n: isinstance(n, (cst.Assign, cst.AugAssign, cst.AnnAssign))):
+        for assign in self.semantics.own_of_kind(function, cst.Assign, cst.AugAssign, cst.AnnAssign):
             targets = [t.target for t in assign.targets] if isinstance(assign, cst.Assign) else [assign.target]
             if not any(n.value in carried for t in targets for n in _bound_roots(t)):
                 continue
@@ -1091,28 +1091,30 @@ def _called_from(facts: prefilter.Facts, functions: list, methods: bool) -> set[
         for site in inside if methods and facts.name(site.node.func) not in vocabulary.SEPARATE_RUNNER_TERMINALS
         for arg in (*site.node.args, *(k.value for k in site.node.keywords))
         if isinstance(arg, (ast.Name, ast.Attribute)) and (name := prefilter.terminal(arg)) is not None
-    } | (set(_aliased(functions)) if methods else set())
+    } | (set(_aliased(facts, functions)) if methods else set())
 
 
-def _aliased(functions: list) -> dict[str, list]:
+def _aliased(facts: prefilter.Facts, functions: list) -> dict[str, list]:
     """The names of the attributes ``functions`` bind to a local name (``helper = Model.spread``,
     then ``helper(x, n)``), each with the functions that do: what the alias runs, they run."""
+    held = {id(f.node): f for f in functions}
     found: dict[str, list] = {}
-    for function in functions:
-        for node in ast.walk(function.node):
-            if isinstance(node, ast.Assign) and isinstance(node.value, ast.Attribute):
-                found.setdefault(node.value.attr, []).append(function)
+    for site in facts.attribute_binds:
+        for around in site.functions:
+            if id(around) in held:
+                found.setdefault(site.node.value.attr, []).append(held[id(around)])
     return found
 
 
 def _may_pass(call: cst.Call, name: str, position: int | None) -> bool:
     """Whether ``call`` may pass the parameter ``name`` (at ``position``, ``None`` for a
-    keyword-only one): by keyword, by unpacking, or by position, counting from the first
-    parameter, or the second for ``obj.name(...)``, whose ``self`` comes first."""
-    if any(a.star or a.keyword is not None and a.keyword.value == name for a in call.args):
-        return True
-    filled = sum(1 for a in call.args if a.keyword is None) + isinstance(call.func, cst.Attribute)
-    return position is not None and position < filled
+    keyword-only one), counting positions from the first parameter, or the second for
+    ``obj.name(...)``, whose ``self`` comes first."""
+    if position is not None and isinstance(call.func, cst.Attribute):
+        if position == 0:
+            return True  # `self`
+        position -= 1
+    return scopes.call_argument(call, name, position) is not None
 
 
 _NO_VALUE = object()

@@ -374,7 +374,7 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
         it runs as a ``while_loop``."""
         if depth > 4:
             return False
-        for node in self.semantics.find(expr, lambda n: isinstance(n, (cst.Call, cst.Name))):
+        for node in self.semantics.of_kind(expr, cst.Call, cst.Name):
             if isinstance(node, cst.Call) and self.array_function(node.func) and not all(
                 self._shape_only(a.value) for a in node.args
             ):
@@ -647,7 +647,7 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
         if function is None or write.dict_entry or body.unpack is None and body.alias is None and body.carry_param != write.buf:
             return False
         writes = {id(w.call) for w in group}
-        for node in self.semantics.own_nodes(function, lambda n: isinstance(n, (cst.Assign, cst.AugAssign))):
+        for node in self.semantics.own_of_kind(function, cst.Assign, cst.AugAssign):
             if isinstance(node, cst.AugAssign):
                 if isinstance(node.target, cst.Name) and node.target.value == write.buf:
                     return True
@@ -687,7 +687,7 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
             params[k] for k, a in enumerate(value.args[: len(params)])
             if a.keyword is None and not a.star and isinstance(a.value, cst.Name) and a.value.value == buf
         ]
-        returns = self.semantics.own_nodes(helper, lambda n: isinstance(n, cst.Return))
+        returns = self.semantics.own_of_kind(helper, cst.Return)
         return bool(passed) and bool(returns) and all(
             isinstance(r.value, (cst.BinaryOperation, cst.UnaryOperation))
             and any(self.semantics.names_in(r.value, p) for p in passed)
@@ -968,20 +968,13 @@ def _argument_for(call: cst.Call, function: cst.FunctionDef, param: str, params:
     """What ``call`` passes ``function``'s parameter ``param`` (``params``: those it takes by
     position), by keyword or by position (after ``self`` for ``obj.method(...)``); ``None`` where
     the call does not show it (a star argument, the function handed on rather than called)."""
-    if any(a.star for a in call.args):
-        return None
-    for arg in call.args:
-        if arg.keyword is not None and arg.keyword.value == param:
-            return arg.value
-    if param not in params:
-        return None
     name = function.name.value
     called = call.func.value == name if isinstance(call.func, cst.Name) else (
         isinstance(call.func, cst.Attribute) and call.func.attr.value == name
     )
     if not called:
-        return None
+        return next((a.value for a in call.args if a.keyword is not None and a.keyword.value == param), None)
     offset = 1 if isinstance(call.func, cst.Attribute) and params and params[0] in ("self", "cls") else 0
-    positional = [a.value for a in call.args if a.keyword is None]
-    index = params.index(param) - offset
-    return positional[index] if 0 <= index < len(positional) else None
+    index = params.index(param) - offset if param in params else None
+    found = scopes.call_argument(call, param, index if index is None or index >= 0 else None)
+    return found.value if isinstance(found, cst.Arg) else None

@@ -261,7 +261,7 @@ class LoopBodies:
             body.returned = [body.returned_node]
             return body
         statements = function.body.body
-        returns = self.semantics.own_nodes(function, lambda n: isinstance(n, cst.Return))
+        returns = self.semantics.own_of_kind(function, cst.Return)
         last = statements[-1] if statements else None
         if (
             len(returns) != 1
@@ -357,7 +357,7 @@ class LoopBodies:
                     found.append(write)
             return found
         carried = set(body.elements)
-        for assign in self.semantics.own_nodes(function, lambda n: isinstance(n, cst.Assign)):
+        for assign in self.semantics.own_of_kind(function, cst.Assign):
             if len(assign.targets) != 1 or not isinstance(assign.value, cst.Call):
                 continue
             target = assign.targets[0].target

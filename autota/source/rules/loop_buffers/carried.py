@@ -729,12 +729,10 @@ class CarriedBuffers:
             moved = self._reordering(inits, position, remote=plan.remote_init is not None)
             if moved:
                 unsafe.append(moved)
-        if isinstance(scopes.enclosing_scope(self, function), cst.Module) and (
-            not function.name.value.startswith("_") or self._exported(function.name.value)
-        ):
+        if self._used_elsewhere(function):
             unsafe.append(
-                f"the body `{function.name.value}` is a public module-level function whose return value changes; "
-                "other modules may import it"
+                f"the body `{function.name.value}` is a module-level function whose return value changes, which other "
+                "modules may call (it is public, `__all__` names it, a module of the run imports it, or the file imports itself)"
             )
         if plan.key is None and inits is not None:
             init = inits[position]
@@ -916,7 +914,7 @@ class CarriedBuffers:
             return True
         params = {p.name.value for p in all_params(function)}
         bindings: dict[str, list[cst.BaseExpression | None]] = {}
-        for assign in self.semantics.own_nodes(function, lambda n: isinstance(n, (cst.Assign, cst.AnnAssign))):
+        for assign in self.semantics.own_of_kind(function, cst.Assign, cst.AnnAssign):
             targets = [t.target for t in assign.targets] if isinstance(assign, cst.Assign) else [assign.target]
             for target in targets:
                 if isinstance(target, cst.Name):
@@ -926,7 +924,7 @@ class CarriedBuffers:
                 for name in self.semantics.of_kind(target, cst.Name):
                     if self.parent(name) is target or isinstance(self.parent(name), (cst.Element, cst.StarredElement)):
                         bindings.setdefault(name.value, []).append(assign.value if unpacked else None)
-        for node in self.semantics.own_nodes(function, lambda n: isinstance(n, (cst.NamedExpr, cst.For, cst.CompFor))):
+        for node in self.semantics.own_of_kind(function, cst.NamedExpr, cst.For, cst.CompFor):
             for name in self.semantics.of_kind(node.target, cst.Name):
                 bindings.setdefault(name.value, []).append(None)
         # the largest set of names each of whose bindings is a JAX value given the others
@@ -990,9 +988,20 @@ class CarriedBuffers:
             return self._visibly_jax(expr.body, known) and self._visibly_jax(expr.orelse, known)
         return False
 
+    def _used_elsewhere(self, function: cst.FunctionDef) -> bool:
+        """Whether ``function`` is one of the module's that another module may call: public, or
+        private but :meth:`_exported`."""
+        return isinstance(scopes.enclosing_scope(self, function), cst.Module) and (
+            not function.name.value.startswith("_") or self._exported(function.name.value)
+        )
+
     def _exported(self, name: str) -> bool:
-        """Whether the module's ``__all__`` may name ``name``: a display holding its string, or
-        an ``__all__`` built some other way."""
+        """Whether another module may use the module's ``name`` though it is private: the module's
+        ``__all__`` may name it (a display holding its string, or an ``__all__`` built some other
+        way), a module of the run imports it or reads it from its module
+        (:attr:`ProjectFunctions.private_references`), or the file imports a module of its own name."""
+        if name in self.context.imported.private_references or self.imports_itself:
+            return True
         for node in self.semantics.names_in(self.context.module, "__all__"):
             holder = self.parent(self.parent(node)) if isinstance(self.parent(node), cst.AssignTarget) else self.parent(node)
             value = getattr(holder, "value", None) if isinstance(holder, (cst.Assign, cst.AugAssign, cst.AnnAssign)) else None

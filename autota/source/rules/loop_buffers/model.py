@@ -479,7 +479,7 @@ class LoopModeler:
                 else [node.target] if isinstance(node, (cst.AugAssign, cst.AnnAssign)) else []
             )
             for target in targets:
-                for part in self.semantics.find(target, lambda n: isinstance(n, (cst.Attribute, cst.Subscript))):
+                for part in self.semantics.of_kind(target, cst.Attribute, cst.Subscript):
                     root = part.value
                     while isinstance(root, (cst.Attribute, cst.Subscript)):
                         root = root.value
@@ -492,7 +492,7 @@ class LoopModeler:
         """What each ``return`` (or ``yield``) of ``function`` gives: the value, or with
         ``position`` the element there of a tuple display with no ``*`` element (``None`` where one
         gives no such value)."""
-        returns = self.semantics.own_nodes(function, lambda n: isinstance(n, (cst.Return, cst.Yield)))
+        returns = self.semantics.own_of_kind(function, cst.Return, cst.Yield)
         given = [r.value if isinstance(r, cst.Return) else None for r in returns]
         if position is None:
             return given
@@ -610,7 +610,7 @@ class LoopModeler:
         if self.rule.matches(value.func, vocabulary.KEY_FUNCTIONS) is not None or self.exact_dtype(value):
             return True
         return self.rule.matches(value.func, {f"{vocabulary.JNP}.arange"}) is not None and not any(
-            a.keyword is not None or self.semantics.find(a.value, lambda n: isinstance(n, (cst.Float, cst.Imaginary)))
+            a.keyword is not None or self.semantics.of_kind(a.value, cst.Float, cst.Imaginary)
             or self.semantics.find(a.value, lambda n: isinstance(n, cst.BinaryOperation) and isinstance(n.operator, cst.Divide))
             for a in value.args
         )

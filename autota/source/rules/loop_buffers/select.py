@@ -270,7 +270,7 @@ class SelectUpdates:
                 traced = self.traced.by_function.get(ancestor)
                 only_the_loop = isinstance(ancestor, cst.Lambda) or len(
                     self.semantics.names_in(scopes.enclosing_scope(self, ancestor), ancestor.name.value)
-                ) == 2  # a body also called directly may get a vector there
+                ) == 2 and not self._used_elsewhere(ancestor)  # a body also called directly may get a vector there
                 return (
                     only_the_loop
                     and traced is not None
@@ -285,7 +285,7 @@ class SelectUpdates:
 def _may_act(rule, index: cst.BaseExpression) -> bool:
     """Whether evaluating ``index`` may run code of its own or see the row's effects: a call, a
     subscript (a ``__getitem__``, a list the row pops) or an attribute (a property)."""
-    return bool(rule.semantics.find(index, lambda n: isinstance(n, (cst.Call, cst.Subscript, cst.Attribute))))
+    return bool(rule.semantics.of_kind(index, cst.Call, cst.Subscript, cst.Attribute))
 
 
 def _bool_predicate(pred: cst.BaseExpression) -> bool:

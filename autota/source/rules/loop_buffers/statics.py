@@ -144,7 +144,7 @@ class StaticFacts:
         """What in ``expr`` may have effects or raise on its own, so that evaluating it in another
         order may show: a call of anything but JAX's array functions, else a subscript other than
         of a ``.shape``."""
-        found = self.semantics.find(expr, lambda n: isinstance(n, (cst.Call, cst.Subscript)))
+        found = self.semantics.of_kind(expr, cst.Call, cst.Subscript)
         calls = [
             n for n in found
             if isinstance(n, cst.Call) and not self.array_function(n.func)
@@ -228,7 +228,7 @@ class StaticFacts:
         returned = body.returned[position]
         statements = [s for line in function.body.body if isinstance(line, cst.SimpleStatementLine) for s in line.body]
         increments = []
-        for small in self.semantics.own_nodes(function, lambda n: isinstance(n, (cst.Assign, cst.AugAssign))):
+        for small in self.semantics.own_of_kind(function, cst.Assign, cst.AugAssign):
             if isinstance(small, cst.AugAssign) and isinstance(small.target, cst.Name) and small.target.value == counter:
                 if isinstance(small.operator, cst.AddAssign) and int_value(small.value) == 1:
                     increments.append(small)

@@ -113,11 +113,11 @@ class WhileLoops:
         walrus = self.semantics.of_kind(init, cst.NamedExpr)
         if any(isinstance(w.target, cst.Name) and w.target.value in names for w in walrus) or walrus and not names <= {"len"}:
             return True
-        if not self.semantics.find(bound, lambda n: isinstance(n, (cst.Call, cst.Subscript))):
+        if not self.semantics.of_kind(bound, cst.Call, cst.Subscript):
             return False
         if walrus or self._action(init) is not None:
             return True
-        for node in self.semantics.find(init, lambda n: isinstance(n, (cst.Attribute, cst.BinaryOperation, cst.UnaryOperation))):
+        for node in self.semantics.of_kind(init, cst.Attribute, cst.BinaryOperation, cst.UnaryOperation):
             if isinstance(node, cst.Attribute):
                 if not self.qualified_names(node) or not any(q.startswith(("jax.", "numpy.")) for q in self.qualified_names(node)):
                     return True  # `h.buf`: a property may run code
@@ -141,7 +141,7 @@ class WhileLoops:
         names = {n.value for n in self.semantics.variables(bound)}
         # what a call, an item or an attribute reads may change while the body is traced
         # (`len(steps)`, `cfg["data"].shape[0]`); a name alone changes only by a declaration
-        measured = bool(self.semantics.find(bound, lambda n: isinstance(n, (cst.Call, cst.Subscript, cst.Attribute))))
+        measured = bool(self.semantics.of_kind(bound, cst.Call, cst.Subscript, cst.Attribute))
         again = "and the `while_loop` may trace its condition again after the body"
         if measured and self.semantics.defines_attribute("__len__"):
             return f"a class of this file defines `__len__`, which may change what the bound `{self.code_of(bound)}` measures, {again}"
@@ -153,7 +153,7 @@ class WhileLoops:
                     f"change what the bound `{self.code_of(bound)}` measures while it is traced, {again}"
                 )
             carried = {*body.elements, body.carry_param}
-            changes = self.semantics.find(body_function, lambda n: isinstance(n, (cst.AugAssign, cst.AssignTarget, cst.Del)))
+            changes = self.semantics.of_kind(body_function, cst.AugAssign, cst.AssignTarget, cst.Del)
             for change in changes:
                 target = change.target
                 if isinstance(target, (cst.Subscript, cst.Attribute)) or (
@@ -307,7 +307,7 @@ class WhileLoops:
         changed = self._bound_changed_while_tracing(bound, body, cond)
         if changed:
             return changed
-        parts = [bound, *self.semantics.find(bound, lambda n: isinstance(n, (cst.Name, cst.Integer, cst.BinaryOperation)))]
+        parts = [bound, *self.semantics.of_kind(bound, cst.Name, cst.Integer, cst.BinaryOperation)]
         if any(scopes.may_overflow_int32(part, self.semantics.value_sources) for part in parts):
             return (
                 f"the bound `{self.code_of(bound)}` may not fit an int32: the condition compares it with the "
@@ -503,9 +503,7 @@ class WhileLoops:
         held = self.semantics.binding(function) if isinstance(function, cst.Name) else None
         if not isinstance(held, cst.FunctionDef) or self.semantics.find(held, lambda n: isinstance(n, cst.Name) and n.value == index):
             return None  # the body reads the name the index would take (a global `_`)
-        if isinstance(scopes.enclosing_scope(self, held), cst.Module) and (
-            not held.name.value.startswith("_") or self._exported(held.name.value)
-        ):
-            return None  # a public function: other modules may call it with one argument
+        if self._used_elsewhere(held):
+            return None  # other modules may call it with one argument
         params = self._rewritable_parameters(held)
         return f"{index}, {params[0]}" if params is not None and len(params) == 1 else None
