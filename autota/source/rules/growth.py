@@ -1919,9 +1919,9 @@ class GrowthRule(SourceRule):
                     followed.add(name.value)
                     parts = parts + [reaching[1]]
                     pending.append(reaching[1])
-        picks = lambda n: isinstance(n, cst.Subscript) or isinstance(n, cst.Call) and not self.matches(  # noqa: E731
+        picks = lambda n: (isinstance(n, cst.Subscript) or isinstance(n, cst.Call) and not self.matches(  # noqa: E731
             n.func, {"builtins.slice"}
-        )  # (`s = slice(t * d, (t + 1) * d)` moves with the loop)
+        )) and not self._fixed_around(n, loops)  # (`s = slice(t * d, (t + 1) * d)` moves with the loop)
         if any(self.semantics.find(part, picks) for part in parts):
             return True  # `counts.at[tiles[i]]`, or `idx = active_of(j)` ... `full.at[idx]`
         data = set()
@@ -1937,6 +1937,24 @@ class GrowthRule(SourceRule):
                 target = target.elements[1].value  # the counter is not the data
             data |= {n.value for n in self.semantics.of_kind(target, cst.Name)}
         return any(name.value in data for part in parts for name in self.semantics.variables(part))
+
+    def _fixed_around(self, node: cst.CSTNode, loops: list[cst.CSTNode]) -> bool:
+        """Whether ``node`` (a call or a subscript in an index) has one value on every step of
+        ``loops``: it reads no name they bind, and calls only array methods and the functions of
+        ``jax.numpy``, NumPy (not its random numbers) and Python's ``len``/``int``/``min``/``max``
+        (``mask.at[:, lengths.sum() + i]``: an offset fixed around the loop, the slot moving one a step)."""
+        if any(self._rebinds_in(loop, name.value) for loop in loops for name in self.semantics.variables(node)):
+            return False
+        for call in self.semantics.of_kind(node, cst.Call):
+            names = self.qualified_names(call.func)
+            method = isinstance(call.func, cst.Attribute) and call.func.attr.value in vocabulary.ARRAY_METHODS
+            pure = bool(names) and all(
+                q.startswith((f"{JNP}.", "numpy.")) and not q.startswith("numpy.random")
+                or q in ("builtins.len", "builtins.int", "builtins.min", "builtins.max") for q in names
+            )
+            if not (method or pure):
+                return False
+        return True
 
     def _entries_say_where(self, parts: list, loop: cst.CSTNode, value: cst.BaseExpression | None,
                            outer: list[cst.CSTNode]) -> bool:

@@ -1449,8 +1449,11 @@ class _Evaluation:
 
 def _operands(node: cst.BaseExpression) -> list[cst.BaseExpression] | None:
     """The operands of a comparison, a boolean operation or a unary operation, whose value reads
-    just what they read; ``None`` for any other expression."""
+    just what they read; ``None`` for any other expression. An identity test (``buf is not None``)
+    asks of the objects, not of their arrays: it reads nothing."""
     if isinstance(node, cst.Comparison):
+        if all(isinstance(c.operator, (cst.Is, cst.IsNot)) for c in node.comparisons):
+            return []
         return [node.left, *(c.comparator for c in node.comparisons)]
     if isinstance(node, cst.BooleanOperation):
         return [node.left, node.right]
