@@ -150,11 +150,11 @@ class TracedFunctions:
     def _mark_handed(self) -> None:
         """Mark ``"handed"`` each nested function (a closure, reached only through what its factory
         hands out) that no call of the file runs and that a use hands on: returned (``return
-        loglike``, ``return Model(haz)``), bound by a ``partial``,
-        or given to a call of another module's function or of a class (which may store it and
-        call it in a jitted step). Python's own, NumPy's and SciPy's functions run what they are
-        given eagerly (``map(f, xs)``, ``minimize(f, x0)``): not a hand-over; nor a function of
-        this file, whose body says what it does with it."""
+        loglike``, ``return Model(haz)``), bound by a ``partial``, or given to a call of another
+        module's function or of a class (which may store it and call it in a jitted step).
+        Python's own, NumPy's and SciPy's functions run what they are given eagerly (``map(f,
+        xs)``, ``minimize(f, x0)``): not a hand-over; nor a function of this file, whose body says
+        what it does with it."""
         semantics = self.rule.semantics
         candidates = {}
         for definition in semantics.of_kind(self._module, cst.FunctionDef):

@@ -237,6 +237,14 @@ class DonationRule(SourceRule):
             return None
         return scopes.own_method(cls, attribute.attr.value)
 
+    def _bound_to_instance(self, attribute: cst.Attribute, where: cst.CSTNode) -> bool:
+        """Whether ``attribute`` (``self.put``) reads a method from the instance the method around
+        ``where`` takes first (not from its class, ``cls.step`` in a classmethod): a bound method."""
+        method = next((a for a in self.ancestors(where) if isinstance(a, cst.FunctionDef)), None)
+        return method is not None and bool(method.params.params) and isinstance(attribute.value, cst.Name) and (
+            method.params.params[0].name.value == attribute.value.value
+        ) and not any(self.matches(d.decorator, {"builtins.classmethod", "builtins.staticmethod"}) for d in method.decorators)
+
     def _jitted_call(self, call: cst.BaseExpression, where: cst.CSTNode | None = None) -> tuple[cst.FunctionDef | cst.Lambda, int] | None:
         """For ``jax.jit(f)`` of a plain ``def`` or a lambda: the function, and how many of its
         first parameters a ``partial`` fills by position (``jax.jit(partial(store, 2.0))``); a
@@ -247,6 +255,8 @@ class DonationRule(SourceRule):
         function = self.semantics.binding(target) if isinstance(target, cst.Name) else target
         if isinstance(target, cst.Attribute) and where is not None:
             function = self._class_member(target, where)
+            if function is not None and self._bound_to_instance(target, where):
+                bound += 1  # `jax.jit(self.put)`: the method with `self` given, called as `self.jit_put(buf, ...)`
         if isinstance(function, cst.Lambda) or isinstance(function, cst.FunctionDef) and not function.decorators:
             return function, bound
         written = self.updater(target) if function is None or isinstance(function, cst.Attribute) else None
