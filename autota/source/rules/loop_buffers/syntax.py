@@ -255,11 +255,15 @@ def several_slots(rule, index, depth: int = 0) -> bool:
     """Whether ``index`` visibly names several slots (``[i, j]``, ``jnp.array([i, j])``): a write
     there (a swap, a permutation step) is not one slot a step; or is a tuple built as the program
     runs (``x.at[tuple(loc)]``), a position along several axes, as ``x.at[i, j]`` is; or is
-    arithmetic on a vector of positions (``offsets + ell`` with ``offsets = jnp.arange(n) * k``),
-    through names bound once, a few levels."""
+    arithmetic on a vector of positions (``offsets + ell`` with ``offsets = jnp.arange(n) * k``, or
+    a ``jax.vmap`` of a function over one), through names bound once, a few levels."""
     if isinstance(index, cst.Call) and rule.matches(index.func, {"builtins.tuple"}):
         return True
     if isinstance(index, cst.Call) and rule.matches(index.func, RANGES) and index.args:
+        return True
+    if isinstance(index, cst.Call) and isinstance(index.func, cst.Call) and rule.matches(index.func.func, {"jax.vmap"}) and any(
+        not a.keyword and several_slots(rule, a.value, depth + 1) for a in index.args
+    ):  # `jax.vmap(lambda m: m * (2 * L - m) // 2)(jnp.arange(L))`: one position for each mapped one
         return True
     if isinstance(index, cst.BinaryOperation) and depth < 4:
         return several_slots(rule, index.left, depth + 1) or several_slots(rule, index.right, depth + 1)
