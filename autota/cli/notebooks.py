@@ -240,11 +240,12 @@ class Program:
         lines = source.splitlines(keepends=True)
         continued, indent = False, ""
         for i, line in enumerate(lines):
-            if continued or (MAGIC.match(line) and _starts_statement("".join(lines[:i]))):
+            automagic = not continued and _automagic(line)
+            if continued or ((MAGIC.match(line) or automagic) and _starts_statement("".join(lines[:i]))):
                 body = line.rstrip("\r\n")
                 if not continued:  # a `\` continuation line keeps the indent of the magic it continues
                     indent = body[: len(body) - len(body.lstrip(" \t"))]
-                    if self.unread is None and _may_run_python(body):
+                    if self.unread is None and _may_run_python("%" + body.strip() if automagic else body):
                         self.unread = f"the magic `{body.strip()[:40]}` (cell {index})"
                 lines[i] = f"{indent}pass  # <autota-magic {len(self.magics)}>{line[len(body):]}"
                 self.magics.append(body)
@@ -407,6 +408,23 @@ def _cell_magic_line(source: str) -> str | None:
         if stripped and not stripped.startswith("#"):
             return stripped if stripped.startswith("%%") else None
     return None
+
+
+AUTOMAGIC = re.compile(r"[ \t]*(?:%s)(?:[ \t]+[^\n]*)?$" % "|".join(sorted(QUIET_LINE_MAGICS)))
+"""A line that starts with the name of a :data:`QUIET_LINE_MAGICS` magic, without its ``%``."""
+
+
+def _automagic(line: str) -> bool:
+    """Whether IPython's automagic (on by default) runs ``line`` as a magic though it has no
+    ``%`` (``ls data/``, ``cd ..``): its first word names a quiet line magic and it is not Python."""
+    body = line.rstrip("\r\n")
+    if not AUTOMAGIC.match(body):
+        return False
+    try:
+        ast.parse(body.strip())
+    except (SyntaxError, ValueError):
+        return True
+    return False
 
 
 def _may_run_python(line: str) -> bool:

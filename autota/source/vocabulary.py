@@ -255,6 +255,8 @@ ARRAY_METHODS = frozenset({
     "ravel", "flatten", "squeeze", "transpose", "round", "clip", "dot", "conj",
 })
 """Methods of a JAX array that give a JAX array."""
+STOP_GRADIENT = "jax.lax.stop_gradient"
+"""A value ``grad`` does not go through."""
 TYPE_QUESTIONS = frozenset(f"builtins.{name}" for name in ("hasattr", "isinstance", "type", "id", "callable"))
 """Builtins that ask what an object is, not what its arrays hold."""
 ARRAYS_OF_DISPLAYS = frozenset({f"{JNP}.array", f"{JNP}.asarray", "numpy.array", "numpy.asarray"})

@@ -168,6 +168,8 @@ def test_magics_are_skipped_and_kept_by_a_fix(capsys, tmp_path):
         (["%load_ext myext\n"], "the magic `%load_ext myext` (cell 1)"),
         (["%xmode Verbose\n"], "the magic `%xmode Verbose` (cell 1)"),
         (["%xmode Minimal\n", "%reload_ext autoreload\n"], None),
+        # sweep 59a: IPython's automagic runs `ls data/` as `%ls data/` (it is no Python); `ls = 3` is Python
+        (["ls data/\n", "cd ..\n", "ls = 3\n"], None),
     ],
 )
 def test_magics_that_may_run_python_make_fixes_unsafe(capsys, tmp_path, magic, unread):

@@ -1392,15 +1392,18 @@ class GrowthRule(SourceRule):
 
     def _few_rows(self, call: cst.Call) -> bool:
         """Whether the array ``call`` updates is made, where the loop first reads it, by a
-        constructor whose dimension along the written axis (the first the index does not take
-        whole) is a constant of at most :data:`FEW_TRIPS` (``probs = jnp.zeros(4)``,
+        constructor whose dimension along the written axis (the first the index neither takes
+        whole nor holds at a literal slot) is a constant of at most :data:`FEW_TRIPS` (``probs = jnp.zeros(4)``,
         ``dense.at[:, 3 - j]`` of ``jnp.zeros((7, 4))``): the loop writes a few slots whatever its
         length, so each step copies an array that does not grow with it."""
         found = scopes.at_call(call)
         if found is None:
             return False  # (`dynamic_update_slice(out, u, (0, t))`: its start indices say the axis)
         parts = [e.slice for e in call.func.value.slice]
-        axis = next((k for k, part in enumerate(parts) if not _whole_axis(part)), None)
+        axis = next((  # (`x.at[0, 0, s]` holds the first axes at one slot, and moves along the third)
+            k for k, part in enumerate(parts)
+            if not _whole_axis(part) and not (isinstance(part, cst.Index) and scopes.int_value(part.value) is not None)
+        ), None)
         if axis is None or any(isinstance(p, cst.Index) and isinstance(p.value, cst.Ellipsis) for p in parts[:axis + 1]):
             return False  # `out.at[..., t]`: the axis counts from the end
         made = self.semantics.binding(found[0]) if isinstance(found[0], cst.Name) else None

@@ -552,7 +552,7 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
         (``jnp.array([r, c, 3], dtype=jnp.int32)``), or an integer result (``jnp.argmax``, a
         ``jax.random.categorical`` draw: a decoder's next token), also cast (``.astype``), directly or through a name
         bound once to one, or a part of one (``tok[:2]``), a constant shaped like anything
-        (``jnp.zeros_like(tok)``), or a choice between two such (``jnp.where(done, jnp.zeros_like(tok), tok)``). The buffer then collects nothing that
+        (``jnp.zeros_like(tok)``), a value ``lax.stop_gradient`` cuts from ``grad``, or a choice between two such (``jnp.where(done, jnp.zeros_like(tok), tok)``). The buffer then collects nothing that
         ``grad`` could go through (a buffer that starts as constants keeps a zero tangent: JAX
         leaves it out of the differentiated loop), and forward it is updated in place: neither
         AT201's nor AT202's rewrite has anything to offer. The
@@ -572,8 +572,8 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
             return False
         if position is None and (self.matches(row.func, vocabulary.INTEGER_RESULTS) is not None or self._modeler().exact_dtype(row)):
             return True  # (`jnp.array([r, c, 3], dtype=jnp.int32)`: an integer array made, of no gradient)
-        if position is None and self.matches(row.func, vocabulary.CONSTANT_LIKE) is not None:
-            return True  # `jnp.zeros_like(tok)`: a constant, whatever it is shaped like
+        if position is None and self.matches(row.func, vocabulary.CONSTANT_LIKE | {vocabulary.STOP_GRADIENT}) is not None:
+            return True  # `jnp.zeros_like(tok)`: a constant, whatever it is shaped like; `lax.stop_gradient(h)`: no cotangent
         picked = [a.value for a in row.args if a.keyword is None and not a.star]
         if position is None and self.matches(row.func, WHERE) is not None and len(picked) == 3 == len(row.args):
             return self._gradient_free(picked[1]) and self._gradient_free(picked[2])  # `jnp.where(done, 0 * tok, tok)`
