@@ -212,6 +212,11 @@ class ProjectFunctions:
     """Those of :attr:`updaters` that their module decorates with a ``jit`` donating nothing
     (see :func:`autota.source.updaters.jitted_without_donation`): called in a loop of another
     module that rebinds the argument, each call copies it (AT301)."""
+    name_reacher: tuple[str, str] | None = None
+    """``(module, words)`` for the first module of the run that may reach a module's names by a
+    spelling no import shows (``getattr(mod, "_st" + "ep")``, ``sys.modules``, ``vars(mod)``,
+    ``importlib.import_module``, ``run.__globals__``): any of another module's private functions
+    may be called there."""
     private_references: frozenset[str] = frozenset()
     """The private names (``_step``) that a module of the run imports by name (``from mod import
     _step``) or reads from a module it imports (``mod._step``, its own module too): a private
@@ -234,6 +239,11 @@ INT_CONSTANT = re.compile(r"^(\w+)[ \t]*(?::[^=\n]*)?=[ \t]*-?[0-9]", re.M)
 """A module-level binding that may be of an int literal: the files :func:`module_constants` parses,
 where another file imports such a name."""
 FROM_IMPORT = re.compile(r"^[ \t]*from[ \t]+[\w.]+[ \t]+import[ \t]+(\([^)]*\)|[^\n]*)", re.M)
+NAME_REACHERS = re.compile(
+    r"\b(?:getattr|vars|dir|eval|exec|globals|__import__|import_module|attrgetter|methodcaller|getmembers"
+    r"|resolve_name|locate)\s*\(|\b(?:sys\s*\.\s*modules|__dict__|__globals__|f_globals|__getattribute__)\b"
+)
+"""What reaches a module's names otherwise than by an import (see :attr:`ProjectFunctions.name_reacher`)."""
 MODULE_IMPORT = re.compile(r"^[ \t]*import[ \t]+([\w. \t,]+?)[ \t]*(?:#[^\n]*)?$", re.M)
 """``import a.b, c as d``: the names a module binds to modules (``a``, ``d``)."""
 _DEBUGGERS = "|".join(sorted(vocabulary.DEBUGGER_MODULES | {r"IPython\.core\.debugger"}))
@@ -474,6 +484,7 @@ def project_functions(paths: list[str]) -> ProjectFunctions:
         frame_reader=_first_spelling(texts, CALLER_FRAMES, module_of),
         value_checker=_first_spelling(texts, VALUE_CHECKED, module_of),
         lifetime_observer=_first_spelling(texts, vocabulary.LIFETIME_OBSERVERS, module_of),
+        name_reacher=_first_spelling(texts, NAME_REACHERS, module_of),
     )
 
 

@@ -1004,6 +1004,9 @@ def _applicability(capsys, path) -> dict[str, str | None]:
 @pytest.mark.parametrize("user", [
     "from mod import _select, _step\n\nprint(_select(1, 2), _step(1, (0.0, 1.0)))\n",
     "import mod as m\n\nprint(m._select(1, 2), m._step(1, (0.0, 1.0)))\n",
+    # review 76: reached by a spelling no import shows
+    "import mod\n\nstep = getattr(mod, '_st' + 'ep')\n",
+    "import sys\n\nimport mod\n\nselect = sys.modules['mod']._select\n",
 ])
 def test_a_private_body_another_module_of_the_run_calls_is_no_loop_body_alone(capsys, tmp_path, user):
     """Review 75: a private `fori_loop` body that another module of the run imports (by name, or

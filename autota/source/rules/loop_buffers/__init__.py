@@ -267,10 +267,10 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
         uses = self._other_reads(body, write.buf, group)
         # uses that read no rows back but keep the buffer in the body: its shape, the written slot
         one_slot = all(w.index is not None and w.index.deep_equals(write.index) for w in group)  # `t.at[k]` set twice
-        kept = [
+        kept = [  # (`buf is not None` asks of the object, and reads none of its values)
             name for name in uses
             if self._reads_metadata(name) or one_slot and self._reads_written_slot(name, write)
-            or self._written_again(name, write.buf)
+            or self._written_again(name, write.buf) or _identity_test(self.parent(name))
         ]
         reads = [name for name in uses if name not in kept]
         init = args.get(INIT_ARG[kind])  # unknown where a scanned form is called elsewhere
@@ -978,3 +978,8 @@ def _argument_for(call: cst.Call, function: cst.FunctionDef, param: str, params:
     index = params.index(param) - offset if param in params else None
     found = scopes.call_argument(call, param, index if index is None or index >= 0 else None)
     return found.value if isinstance(found, cst.Arg) else None
+
+
+def _identity_test(parent: cst.CSTNode) -> bool:
+    """Whether ``parent``, around a name, tests identity alone (``buf is not None``)."""
+    return isinstance(parent, cst.Comparison) and all(isinstance(c.operator, (cst.Is, cst.IsNot)) for c in parent.comparisons)

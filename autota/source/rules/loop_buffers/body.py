@@ -605,8 +605,6 @@ class LoopBodies:
                 continue  # a nested function's own `buf` (`def inner(i, val)` in a body over `val`)
             if self._shallow_copy(name):
                 continue  # `c = dict(c)`: the same entries under the same name, nothing read
-            if _identity_test(parent):
-                continue  # `if buf is not None:` asks of the object, reads none of its values
             if self.apart(name, [w.call for w in writes], function):
                 continue  # `if debug: write ... else: read`: the trace takes one side for every step
             if writes[0].dict_entry:
@@ -1211,8 +1209,3 @@ def _subscript_index(node: cst.Subscript) -> cst.BaseExpression | None:
     if len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index) and node.slice[0].slice.star is None:
         return node.slice[0].slice.value
     return None
-
-
-def _identity_test(parent: cst.CSTNode) -> bool:
-    """Whether ``parent``, around a name, tests identity alone (``buf is not None``)."""
-    return isinstance(parent, cst.Comparison) and all(isinstance(c.operator, (cst.Is, cst.IsNot)) for c in parent.comparisons)

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import libcst as cst
 
 from autota.catalogue import Edit, Fix
-from autota.source import scopes, vocabulary
+from autota.source import project, scopes, vocabulary
 from autota.source.rules.loop_buffers.syntax import (
     JNP,
     BODY_ARG,
@@ -268,6 +270,9 @@ class CarriedBuffers:
             return False  # `f.__globals__["step"]`, `eval("step(...)")`: a use no name shows
         scope = scopes.enclosing_scope(self, function)
         name = function.name.value
+        if re.search(rf"""(?:->|:)[ \t]*[rRuU]?(["'])[^"'\n]*\b{re.escape(name)}\b""", self.context.source.text):
+            return False  # `step: "_step"`, an annotation `typing.get_type_hints` evaluates to the function (read
+            # from the whole text: the parsed slice may leave out the class that holds it)
         names = self.semantics.variables(scope, name)  # not `body_fun=` nor `obj.body_fun`
         if len(names) == 2:
             return True
@@ -732,7 +737,8 @@ class CarriedBuffers:
         if self._used_elsewhere(function):
             unsafe.append(
                 f"the body `{function.name.value}` is a module-level function whose return value changes, which other "
-                "modules may call (it is public, `__all__` names it, a module of the run imports it, or the file imports itself)"
+                "modules may call (it is public, `__all__` names it, a module of the run imports it or reaches names by "
+                "computed spellings, or the file imports itself)"
             )
         if plan.key is None and inits is not None:
             init = inits[position]
@@ -1000,7 +1006,10 @@ class CarriedBuffers:
         ``__all__`` may name it (a display holding its string, or an ``__all__`` built some other
         way), a module of the run imports it or reads it from its module
         (:attr:`ProjectFunctions.private_references`), or the file imports a module of its own name."""
-        if name in self.context.imported.private_references or self.imports_itself:
+        reacher = self.context.imported.name_reacher
+        if name in self.context.imported.private_references or self.imports_itself or (
+            reacher is not None and reacher[0] != project.module_name(Path(self.context.path))
+        ):
             return True
         for node in self.semantics.names_in(self.context.module, "__all__"):
             holder = self.parent(self.parent(node)) if isinstance(self.parent(node), cst.AssignTarget) else self.parent(node)
