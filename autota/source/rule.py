@@ -393,6 +393,12 @@ class SourceRule:
         return ""
 
     @cached_property
+    def module_name(self) -> str:
+        """The dotted name the file is imported by (a walk up its folders, once a rule): what a
+        module of the run that spells something is compared with (another module, or this one)."""
+        return project.module_name(Path(self.context.path))
+
+    @cached_property
     def imports_itself(self) -> bool:
         """Whether an import of the file names a module of the file's own name: through it, the
         module's functions and names are read and bound from outside their own code."""

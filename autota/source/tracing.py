@@ -158,9 +158,7 @@ class TracedFunctions:
         semantics = self.rule.semantics
         candidates = {}
         for definition in semantics.of_kind(self._module, cst.FunctionDef):
-            if definition in self.by_function or definition.decorators or not isinstance(
-                semantics.enclosing_scope(definition), (cst.FunctionDef, cst.Lambda)
-            ):
+            if definition in self.by_function or definition.decorators or not self._nested(definition):
                 continue  # (a function of the module, which another module may import and call eagerly)
             uses = [  # every read of the name where it is bound (of two `def loglike` in an `if`'s branches, both);
                 # the function around it is parsed whole, so these are all
@@ -181,6 +179,10 @@ class TracedFunctions:
                 candidates.pop(self._function(call.func), None)  # (and `make_loglike(8)(p)`)
         for definition, handing in candidates.items():
             self.by_function[definition] = Traced("handed", handing)
+
+    def _nested(self, definition: cst.CSTNode) -> bool:
+        """Whether ``definition`` is bound inside a function: reached only through what it hands out."""
+        return isinstance(self.rule.semantics.enclosing_scope(definition), (cst.FunctionDef, cst.Lambda))
 
     def _runs_here(self, use: cst.Name) -> bool:
         """Whether ``use`` calls its function (``f(x)``), or names it as a decorator does."""
@@ -290,7 +292,7 @@ class TracedFunctions:
         self.traced_calls.setdefault(definition, {})[call] = None
         root = self.by_function[caller]
         origin = root.origin or root.kind
-        if origin == "handed" and not isinstance(self.rule.semantics.enclosing_scope(definition), (cst.FunctionDef, cst.Lambda)):
+        if origin == "handed" and not self._nested(definition):
             return  # a function of the module or a method: callers other than the handed one may run it eagerly
         if origin in MAY_RUN_TRACED and isinstance(definition, cst.FunctionDef) and definition.name.value == "__init__":
             return  # `Net(...)` in a model's `copy`: whether that runs traced is a guess, and the module is built eagerly

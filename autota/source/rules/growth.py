@@ -12,12 +12,11 @@ import ast
 import itertools
 import re
 from dataclasses import dataclass
-from pathlib import Path
 
 import libcst as cst
 
 from autota.catalogue import Fix
-from autota.source import prefilter, project, scopes, vocabulary
+from autota.source import prefilter, scopes, vocabulary
 from autota.source.rule import FEW_TRIPS, SourceRule
 
 UNSTEADY = (cst.Call, cst.Attribute, cst.Subscript, cst.NamedExpr, cst.Await, cst.Yield, cst.Lambda,
@@ -917,7 +916,7 @@ class GrowthRule(SourceRule):
             where = "module" if isinstance(scope, cst.Module) else "class"
             found.append(f"that nothing reads the names the fix adds: at {where} level they become attributes of the {where}")
         reader = self.context.imported.frame_reader
-        if reader is not None and reader[0] != project.module_name(Path(self.context.path)):
+        if reader is not None and reader[0] != self.module_name:
             found.append(
                 f"that no function of another module reads the loop's frame while it runs: `{reader[0]}` spells "
                 f"`{reader[1]}`, through which a function the loop calls can read `{name}` as {partial}"
@@ -950,7 +949,7 @@ class GrowthRule(SourceRule):
             )
         observer = vocabulary.LIFETIME_OBSERVERS.search(self.context.source.text)
         watcher = self.context.imported.lifetime_observer
-        if observer is not None or watcher is not None and watcher[0] != project.module_name(Path(self.context.path)):
+        if observer is not None or watcher is not None and watcher[0] != self.module_name:
             where = f"the file spells `{observer.group(0)}`" if observer is not None else f"`{watcher[0]}` spells `{watcher[1]}`"
             found.append(
                 f"that nothing observes when an array or a value is freed ({where}): the fix keeps the array the loop "
@@ -975,7 +974,7 @@ class GrowthRule(SourceRule):
         if reached is not None:
             return f"no value check (`jax_debug_nans`) is on: the file reaches JAX's configuration otherwise (`{reached.group(0)}`)"
         checker = self.context.imported.value_checker
-        if checker is not None and checker[0] != project.module_name(Path(self.context.path)):
+        if checker is not None and checker[0] != self.module_name:
             return f"no value check (`jax_debug_nans`) is on: `{checker[0]}` may switch one on (it spells `{checker[1]}`)"
         return None
 

@@ -31,6 +31,7 @@ from autota.source.rules.loop_buffers.syntax import (
     LIFTED_LOOPS,
     LOOPS,
     WHERE,
+    identity_test,
     int_value,
     invariant,
     is_bool_literal,
@@ -270,7 +271,7 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
         kept = [  # (`buf is not None` asks of the object, and reads none of its values)
             name for name in uses
             if self._reads_metadata(name) or one_slot and self._reads_written_slot(name, write)
-            or self._written_again(name, write.buf) or _identity_test(self.parent(name))
+            or self._written_again(name, write.buf) or identity_test(self.parent(name))
         ]
         reads = [name for name in uses if name not in kept]
         init = args.get(INIT_ARG[kind])  # unknown where a scanned form is called elsewhere
@@ -978,8 +979,3 @@ def _argument_for(call: cst.Call, function: cst.FunctionDef, param: str, params:
     index = params.index(param) - offset if param in params else None
     found = scopes.call_argument(call, param, index if index is None or index >= 0 else None)
     return found.value if isinstance(found, cst.Arg) else None
-
-
-def _identity_test(parent: cst.CSTNode) -> bool:
-    """Whether ``parent``, around a name, tests identity alone (``buf is not None``)."""
-    return isinstance(parent, cst.Comparison) and all(isinstance(c.operator, (cst.Is, cst.IsNot)) for c in parent.comparisons)

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import libcst as cst
 
 from autota.catalogue import Edit, Fix
-from autota.source import project, scopes, vocabulary
+from autota.source import scopes, vocabulary
 from autota.source.rules.loop_buffers.syntax import (
     JNP,
     BODY_ARG,
@@ -1008,7 +1007,7 @@ class CarriedBuffers:
         (:attr:`ProjectFunctions.private_references`), or the file imports a module of its own name."""
         reacher = self.context.imported.name_reacher
         if name in self.context.imported.private_references or self.imports_itself or (
-            reacher is not None and reacher[0] != project.module_name(Path(self.context.path))
+            reacher is not None and reacher[0] != self.module_name
         ):
             return True
         for node in self.semantics.names_in(self.context.module, "__all__"):

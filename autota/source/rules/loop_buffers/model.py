@@ -25,6 +25,7 @@ import libcst as cst
 from autota.source import scopes, vocabulary
 from autota.source.rules.loop_buffers.syntax import (
     block_of_rows,
+    identity_test,
     int_value,
     is_bool_literal,
     is_full_slice,
@@ -1451,9 +1452,9 @@ def _operands(node: cst.BaseExpression) -> list[cst.BaseExpression] | None:
     """The operands of a comparison, a boolean operation or a unary operation, whose value reads
     just what they read; ``None`` for any other expression. An identity test (``buf is not None``)
     asks of the objects, not of their arrays: it reads nothing."""
+    if identity_test(node):
+        return []
     if isinstance(node, cst.Comparison):
-        if all(isinstance(c.operator, (cst.Is, cst.IsNot)) for c in node.comparisons):
-            return []
         return [node.left, *(c.comparator for c in node.comparisons)]
     if isinstance(node, cst.BooleanOperation):
         return [node.left, node.right]

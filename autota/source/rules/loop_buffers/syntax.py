@@ -251,6 +251,12 @@ RANGES = frozenset({f"{JNP}.arange", "numpy.arange", f"{JNP}.linspace", "numpy.l
 """Calls that make a vector of positions."""
 
 
+def identity_test(node: cst.CSTNode | None) -> bool:
+    """Whether ``node`` is a comparison by identity alone (``buf is not None``): it asks of the
+    objects, and reads none of their arrays' values."""
+    return isinstance(node, cst.Comparison) and all(isinstance(c.operator, (cst.Is, cst.IsNot)) for c in node.comparisons)
+
+
 def several_slots(rule, index, depth: int = 0) -> bool:
     """Whether ``index`` visibly names several slots (``[i, j]``, ``jnp.array([i, j])``): a write
     there (a swap, a permutation step) is not one slot a step; or is a tuple built as the program
