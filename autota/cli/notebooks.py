@@ -416,9 +416,12 @@ AUTOMAGIC = re.compile(r"[ \t]*(?:%s)(?:[ \t]+[^\n]*)?$" % "|".join(sorted(QUIET
 
 def _automagic(line: str) -> bool:
     """Whether IPython's automagic (on by default) runs ``line`` as a magic though it has no
-    ``%`` (``ls data/``, ``cd ..``): its first word names a quiet line magic and it is not Python."""
+    ``%`` (``ls data/``, ``cd ..``): its first word names a quiet line magic and it is not Python.
+    A word followed by ``=`` or ``,`` is Python's (``history = {`` opening a display on the next
+    lines, ``ls, n = f()``): IPython's assignment check runs it as written, before automagic."""
     body = line.rstrip("\r\n")
-    if not AUTOMAGIC.match(body):
+    words = body.split(maxsplit=1)
+    if not AUTOMAGIC.match(body) or len(words) > 1 and words[1].startswith(("=", ",")):
         return False
     try:
         ast.parse(body.strip())

@@ -20,6 +20,7 @@ from __future__ import annotations
 import ast
 import re
 import sys
+from collections import Counter
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -219,7 +220,8 @@ class ProjectFunctions:
     may be called there."""
     private_references: frozenset[str] = frozenset()
     """The private names (``_step``) that a module of the run imports by name (``from mod import
-    _step``) or reads from a module it imports (``mod._step``, its own module too): a private
+    _step``), or that two of its modules or notebooks spell (``mod._step``, ``alias._step`` where
+    ``alias = mod``, ``getattr_static(mod, "_step")``: one may reach the other's): a private
     function so named may be called outside the loop that runs it."""
     constants: dict[str, int] = field(default_factory=dict)
     """The int constants of the run's modules, by dotted name (``consts.NUMRAD`` for a module's
@@ -231,6 +233,7 @@ class ProjectFunctions:
             self.loop_wrappers or self.growers or self.star_exports or self.stored_attributes or self.stores_built_names
             or self.updaters or self.constants or self.disables_jit or self.frame_reader is not None or self.value_checker is not None
             or self.lifetime_observer is not None or len(self.modules) > 1 or self.stored_builtins
+            or self.private_references or self.name_reacher is not None
         )
 
 
@@ -240,12 +243,15 @@ INT_CONSTANT = re.compile(r"^(\w+)[ \t]*(?::[^=\n]*)?=[ \t]*-?[0-9]", re.M)
 where another file imports such a name."""
 FROM_IMPORT = re.compile(r"^[ \t]*from[ \t]+[\w.]+[ \t]+import[ \t]+(\([^)]*\)|[^\n]*)", re.M)
 NAME_REACHERS = re.compile(
-    r"\b(?:getattr|vars|dir|eval|exec|globals|__import__|import_module|attrgetter|methodcaller|getmembers"
+    r"\b(?:getattr|getattr_static|vars|dir|eval|exec|globals|__import__|import_module|attrgetter|methodcaller|getmembers"
     r"|resolve_name|locate)\s*\(|\b(?:sys\s*\.\s*modules|__dict__|__globals__|f_globals|__getattribute__)\b"
+    r"|\b(?:c?[Pp]ickle|_pickle|dill|cloudpickle|joblib)\s*\.\s*(?:loads?|Unpickler)\b|\bUnpickler\b|\bshelve\b"
+    r"|\bfrom\s+(?:c?[Pp]ickle|_pickle|dill|cloudpickle|joblib)\s+import\b|\btorch\s*\.\s*load\b|\ballow_pickle\b"
 )
-"""What reaches a module's names otherwise than by an import (see :attr:`ProjectFunctions.name_reacher`)."""
-MODULE_IMPORT = re.compile(r"^[ \t]*import[ \t]+([\w. \t,]+?)[ \t]*(?:#[^\n]*)?$", re.M)
-"""``import a.b, c as d``: the names a module binds to modules (``a``, ``d``)."""
+"""What reaches a module's names otherwise than by an import (see :attr:`ProjectFunctions.name_reacher`):
+a computed spelling, or an unpickler, which calls whatever module-level function its data names."""
+PRIVATE_WORD = re.compile(r"\b_\w+")
+"""A word that may name a private function (``_step``; a dunder ``__call__`` is dropped where read)."""
 _DEBUGGERS = "|".join(sorted(vocabulary.DEBUGGER_MODULES | {r"IPython\.core\.debugger"}))
 CALLER_FRAMES = re.compile(
     r"\b(f_locals|" + "|".join(sorted(vocabulary.FRAME_SOURCES)) + "|" + "|".join(sorted({vocabulary.terminal(n) for n in vocabulary.CALLER_FRAME_READERS}
@@ -260,8 +266,17 @@ frame, ``currentframe``, ``_getframe``, ``walk_stack``, ``settrace``... (words o
 debugger's call (``breakpoint()``, ``set_trace()``, IPython's ``embed()``), a signal handler
 installed (``signal.signal(...)``, handed the frame it interrupts), or the import of a debugger's
 module (``import pdb``, ``from cgitb import text``)."""
+CALLER_FRAME_WORDS = (
+    ({"f_locals", "stack()", "IPython"} | vocabulary.FRAME_SOURCES | vocabulary.DEBUGGER_MODULES
+     | {vocabulary.terminal(n) for n in vocabulary.CALLER_FRAME_READERS}) - {"stack", "trace", "embed"}
+)
+"""A word each match of :data:`CALLER_FRAMES` holds: a text with none is not searched (a word
+found by ``in`` costs a tenth of the pattern's search, whose leading ``\\b`` keeps ``re`` from
+skipping ahead)."""
 VALUE_CHECKED = re.compile(r"debug.{0,3}(?:nans|infs)|" + vocabulary.CONFIG_UPDATE_BY_VALUE.pattern, re.I)
 """A module that may switch a value check on (see :attr:`ProjectFunctions.value_checker`)."""
+VALUE_CHECK_WORDS = ("nans", "infs", "config", "_value_holders")
+"""A word each match of :data:`VALUE_CHECKED` holds, in any case (see :data:`CALLER_FRAME_WORDS`)."""
 DISABLES_JIT = re.compile(r"disable.{0,40}?jit", re.I | re.S)
 """``disable_jit`` however spelled (``jax.disable_jit``, ``JAX_DISABLE_JIT``, ``"jax_disable" "_jit"``,
 an escape in a string): a superset of what a module's own check reads."""
@@ -389,10 +404,11 @@ def project_functions(paths: list[str]) -> ProjectFunctions:
     another module's: the files that name a grower found so far are read again, a few rounds."""
     found = ProjectFunctions()
     texts: dict[str, str] = {}
+    notebooks: dict[str, str] = {}  # as stored: their cells' words, and what reaches names, count too
     for path in paths:
-        if path.endswith(".py"):
+        if path.endswith((".py", ".ipynb")):
             try:
-                texts[path] = Path(path).read_text(encoding="utf-8", errors="replace")
+                (texts if path.endswith(".py") else notebooks)[path] = Path(path).read_text(encoding="utf-8", errors="replace")
             except OSError:
                 continue
     trees: dict[str, ast.Module | None] = {}
@@ -469,29 +485,36 @@ def project_functions(paths: list[str]) -> ProjectFunctions:
     }
     disables = any(DISABLES_JIT.search(text) for text in texts.values())
     private = {word for word in imported if word.startswith("_") and not word.startswith("__")}
-    for text in texts.values():
-        aliases = {
-            (part.split(" as ")[-1] if " as " in part else part.split(".")[0]).strip()
-            for names in MODULE_IMPORT.findall(text) for part in names.split(",")
-        }
-        if aliases:
-            spelled = "|".join(re.escape(a) for a in sorted(aliases) if a.isidentifier())
-            private |= set(re.findall(rf"\b(?:{spelled})\s*\.\s*(_(?!_)\w+)", text)) if spelled else set()
+    mentions = Counter(word for text in [*texts.values(), *notebooks.values()] for word in set(PRIVATE_WORD.findall(text)))
+    private |= {  # spelled in two modules: one may reach the other's (`alias = mod; alias._step`, a string)
+        word for word, count in mentions.items() if count > 1 and not (word.startswith("__") and word.endswith("__"))
+    }
     return replace(
         found, stored_attributes=frozenset(stored), stores_built_names=built, constants=constants, disables_jit=disables,
         undonated=frozenset(undonated), modules=frozenset(module_of(path) for path in texts), private_references=frozenset(private),
         stored_builtins=frozenset().union(*(scopes.stored_builtin_names(t) for t in texts.values())),
-        frame_reader=_first_spelling(texts, CALLER_FRAMES, module_of),
-        value_checker=_first_spelling(texts, VALUE_CHECKED, module_of),
+        frame_reader=_first_spelling(texts, CALLER_FRAMES, module_of, CALLER_FRAME_WORDS),
+        value_checker=_first_spelling(texts, VALUE_CHECKED, module_of, VALUE_CHECK_WORDS),
         lifetime_observer=_first_spelling(texts, vocabulary.LIFETIME_OBSERVERS, module_of),
-        name_reacher=_first_spelling(texts, NAME_REACHERS, module_of),
+        name_reacher=_first_spelling({**texts, **notebooks}, NAME_REACHERS, module_of),
     )
 
 
-def _first_spelling(texts: dict[str, str], pattern: re.Pattern, module_of) -> tuple[str, str] | None:
+def _first_spelling(texts: dict[str, str], pattern: re.Pattern, module_of, words=None) -> tuple[str, str] | None:
     """``(module, words)`` for the first module of the run whose text ``pattern`` finds (``module_of``
-    names a file's module), and what it spells."""
-    return next(((module_of(path), found.group(0)) for path, text in texts.items() if (found := pattern.search(text))), None)
+    names a file's module), and what it spells; with ``words``, only in a text that holds one of
+    them (each match of ``pattern`` does; in any case where ``pattern`` ignores case)."""
+    folded = bool(pattern.flags & re.I)
+
+    def may_match(text: str) -> bool:
+        if words is None:
+            return True
+        text = text.lower() if folded else text
+        return any((word.lower() if folded else word) in text for word in words)
+    return next(
+        ((module_of(path), found.group(0)) for path, text in texts.items() if may_match(text) and (found := pattern.search(text))),
+        None,
+    )
 
 
 _FRAME_READER_NAMES = frozenset(vocabulary.terminal(name) for name in vocabulary.FRAME_READERS)

@@ -220,6 +220,8 @@ class TracedFunctions:
         while work:
             caller = work.pop()
             for call in calls.get(caller, ()):
+                if self._at_compile_time(call, caller):
+                    continue  # `with jax.ensure_compile_time_eval():` runs it on concrete values, op by op
                 if _named_callee(call.func):
                     callees = self._callees(call, caller)
                 else:  # `jax.vmap(f)(x)`, `partial(f, k)(x)`: the function the wrapper runs
@@ -235,6 +237,22 @@ class TracedFunctions:
                     if guess is not None and guess not in self.by_function:
                         self.by_function[guess] = Traced("by-name", call)
                         work.append(guess)
+
+    def _at_compile_time(self, call: cst.Call, caller: cst.CSTNode) -> bool:
+        """Whether ``call`` lies in a ``with jax.ensure_compile_time_eval():`` block of ``caller``:
+        JAX runs what it computes from concrete values eagerly while tracing, so a helper called
+        there (a table built from static sizes) runs its loops as Python does, outside the program."""
+        if "ensure_compile_time_eval" not in self.rule.context.source.text:
+            return False
+        for ancestor in self.rule.ancestors(call):
+            if ancestor is caller:
+                return False
+            if isinstance(ancestor, cst.With) and any(
+                isinstance(item.item, cst.Call) and self.rule.matches(item.item.func, {vocabulary.COMPILE_TIME_EVAL})
+                for item in ancestor.items
+            ):
+                return True
+        return False
 
     def _factory(self, method: cst.FunctionDef) -> bool:
         """Whether a model's method is a static or class method (``from_image``, a factory that

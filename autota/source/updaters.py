@@ -98,12 +98,14 @@ def _undonated_jit(decorator: ast.expr) -> bool:
 
 def _rebuilt(expr: ast.expr | None, classes: set[str]) -> list[ast.expr] | None:
     """The fields given to a record rebuilt by ``expr``: ``x._replace(f=...)``,
-    ``x.replace(f=...)``, ``dataclasses.replace(x, f=...)``, or a call of a class the module
+    ``x.replace(f=...)``, ``x.set(f=...)``, ``dataclasses.replace(x, f=...)``, or a call of a class the module
     defines (``State(idx=..., rows=...)``); else ``None``."""
     if not isinstance(expr, ast.Call):
         return None
     func = expr.func
-    named = isinstance(func, ast.Attribute) and func.attr in ("_replace", "replace") or terminal(func) == "replace" or (
+    named = isinstance(func, ast.Attribute) and func.attr in vocabulary.REPLACE_METHODS and (
+        func.attr != "set" or expr.keywords and not expr.args
+    ) or terminal(func) == "replace" or (
         isinstance(func, ast.Name) and func.id in classes
     )
     return [*expr.args, *(k.value for k in expr.keywords)] if named else None

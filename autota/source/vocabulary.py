@@ -132,8 +132,14 @@ into any other it makes an int32 first, and raises ``OverflowError``."""
 NARROW_DTYPE_STRINGS = frozenset({*_INEXACT_DTYPES, *_NARROW_INTEGER_DTYPES, "float", "complex", "bool"})
 WHERE = frozenset({f"{JNP}.where", f"{LAX}.select"})
 TREE_MAP = frozenset({"jax.tree_util.tree_map", "jax.tree.map", "jax.tree_map"})
+COMPILE_TIME_EVAL = "jax.ensure_compile_time_eval"
+"""A context under which JAX computes on concrete values at once, while it traces."""
 REPLACE = frozenset({"dataclasses.replace"})
 """Functions that rebuild a dataclass with some fields changed (``x._replace``/``x.replace`` are methods)."""
+REPLACE_METHODS = frozenset({"_replace", "replace", "set"})
+"""Methods that rebuild a record with the fields given by keyword changed: a NamedTuple's
+``_replace``, ``replace`` of Flax's and chex's dataclasses, ``set`` of jax-md's (``.at[i].set(v)``
+is called on no record, and gives its value by position)."""
 TREE_AT = "equinox.tree_at"
 """Rebuilds a pytree with the leaves a ``where`` function picks replaced: ``tree_at(lambda s:
 (s.x, s.traj), state, (x, traj))``, an Equinox module's ``replace``."""
@@ -482,6 +488,9 @@ MODEL_CLASSES = frozenset(
         "flax.nnx.Module",
         "flax.nnx.module.Module",
         "haiku.Module",
+        "haiku.RNNCore",
+        "flax.linen.RNNCellBase",
+        "flax.linen.recurrent.RNNCellBase",
         "equinox.Module",
         "jumanji.env.Environment",
         "gymnax.environments.environment.Environment",

@@ -170,6 +170,8 @@ def test_magics_are_skipped_and_kept_by_a_fix(capsys, tmp_path):
         (["%xmode Minimal\n", "%reload_ext autoreload\n"], None),
         # sweep 59a: IPython's automagic runs `ls data/` as `%ls data/` (it is no Python); `ls = 3` is Python
         (["ls data/\n", "cd ..\n", "ls = 3\n"], None),
+        # sweeps 60a/60b: `history = {` opens a display on the next lines: Python, not `%history`
+        (["history = {\n", "    'loss': [],\n", "}\n", "ls, n = 1, 2\n"], None),
     ],
 )
 def test_magics_that_may_run_python_make_fixes_unsafe(capsys, tmp_path, magic, unread):

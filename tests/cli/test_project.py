@@ -1007,12 +1007,19 @@ def _applicability(capsys, path) -> dict[str, str | None]:
     # review 76: reached by a spelling no import shows
     "import mod\n\nstep = getattr(mod, '_st' + 'ep')\n",
     "import sys\n\nimport mod\n\nselect = sys.modules['mod']._select\n",
+    # review 77: the module object under another name, `getattr_static`, an unpickler
+    "import mod\n\nalias = mod\nprint(alias._select(1, 2), alias._step(1, (0.0, 1.0)))\n",
+    "import importlib\n\nimport mod\n\nfresh = importlib.reload(mod)\nprint(fresh._select(1, 2), fresh._step(1, (0.0, 1.0)))\n",
+    "import inspect\n\nimport mod\n\nstep = inspect.getattr_static(mod, '_st' + 'ep')\n",
+    "import pickle\n\nstep = pickle.loads(open('step.pkl', 'rb').read())\n",
 ])
 def test_a_private_body_another_module_of_the_run_calls_is_no_loop_body_alone(capsys, tmp_path, user):
     """Review 75: a private `fori_loop` body that another module of the run imports (by name, or
     read from its module) may be called with a vector index there (AT204's scalar predicate) and
     sees its signature and result change (AT201's rewrite): both fixes are unsafe. Alone, or with
-    a module that does not use them, the module's private bodies are the loops' alone: safe."""
+    a module that does not use them, the module's private bodies are the loops' alone: safe.
+    A private name two modules of the run spell is taken to be reached from the other (review 77:
+    `alias = mod; alias._step(...)`, a module in a list, a function returning it)."""
     (tmp_path / "mod.py").write_text(PRIVATE_BODIES)
     assert _applicability(capsys, tmp_path / "mod.py") == {"AT204": "safe", "AT201": "safe"}
     (tmp_path / "other.py").write_text("import mod\n\nprint(mod.run)\n")

@@ -18,14 +18,13 @@ from autota.catalogue import Fix
 from autota.source import prefilter, scopes
 from autota.source.prefilter import UPDATE_METHODS
 from autota.source.rule import SourceRule
-from autota.source.vocabulary import JIT, PARTIAL, TREE_MAP
+from autota.source.vocabulary import JIT, PARTIAL, REPLACE, REPLACE_METHODS, TREE_MAP
 
 LAX = "jax.lax"
 WRITES = frozenset(
     {f"{LAX}.dynamic_update_slice", f"{LAX}.dynamic_update_slice_in_dim", f"{LAX}.dynamic_update_index_in_dim"}
 )
 DONATE = ("donate_argnums", "donate_argnames")
-REPLACE = frozenset({"dataclasses.replace"})
 
 
 class DonationRule(SourceRule):
@@ -596,10 +595,12 @@ class _UpdatedCopies:
 
     def _rebuilt(self, call: cst.Call) -> cst.BaseExpression | None:
         """What ``call`` copies with some fields replaced: ``x`` of ``x._replace(...)``,
-        ``x.replace(...)`` or ``dataclasses.replace(x, ...)``."""
+        ``x.replace(...)``, ``x.set(...)`` (fields by keyword) or ``dataclasses.replace(x, ...)``."""
         if self.rule.matches(call.func, REPLACE):
             return call.args[0].value if call.args and call.args[0].keyword is None else None
-        if isinstance(call.func, cst.Attribute) and call.func.attr.value in ("_replace", "replace"):
+        if isinstance(call.func, cst.Attribute) and call.func.attr.value in REPLACE_METHODS and call.args and all(
+            a.keyword is not None for a in call.args
+        ):
             return call.func.value
         return None
 

@@ -1434,11 +1434,12 @@ class GrowthRule(SourceRule):
 
     def _replaces(self, value: cst.Call, name: str) -> bool:
         """Whether ``value`` is ``name`` rebuilt with some fields replaced (``name.replace(...)``,
-        ``name._replace(...)``, ``dataclasses.replace(name, ...)``): its other fields kept."""
+        ``name._replace(...)``, ``dataclasses.replace(name, ...)``, jax-md's ``name.set(...)``): its
+        other fields kept."""
         func = value.func
-        return isinstance(func, cst.Attribute) and func.attr.value in ("replace", "_replace") and (
+        return isinstance(func, cst.Attribute) and func.attr.value in vocabulary.REPLACE_METHODS and (
             isinstance(func.value, cst.Name) and func.value.value == name
-        ) or bool(self.matches(func, vocabulary.REPLACE) and value.args and (
+        ) and bool(value.args) and all(a.keyword is not None for a in value.args) or bool(self.matches(func, vocabulary.REPLACE) and value.args and (
             isinstance(value.args[0].value, cst.Name) and value.args[0].value.value == name
         ))
 
@@ -1552,7 +1553,7 @@ class GrowthRule(SourceRule):
         copied = self._copied_from(target, loop) if isinstance(target, cst.Name) else set()
         if self._picked_by_data(parts, loops) and (
             method in COMBINING or self._combines_with_old_slot(call, {spelling.receiver} | copied, method)
-            or self._read_whole(buf, statement, loop)
+            or self._read_whole(buf, statement, loop, spelling)
         ):  # two of the three facts of `updates_state`, as AT201 reads them
             return  # added where the data says (a histogram), or a mask read whole and cleared there: state, not rows
         carrying = [  # the loops around this one that keep the buffer from step to step (not made anew in them)
@@ -2208,13 +2209,17 @@ class GrowthRule(SourceRule):
             return f"`{buf}` is rebound in the loop"
         return self._refusal(buf, loop)
 
-    def _read_whole(self, buf: str, statement: cst.Assign, loop: cst.CSTNode) -> bool:
+    def _read_whole(self, buf: str, statement: cst.Assign, loop: cst.CSTNode, spelling: Spelling) -> bool:
         """Whether the loop reads ``buf`` whole besides updating it (``jnp.where(alive, r, -inf)``),
-        not only a slot or band of it (``buf[k]``) or its static facts (``buf.shape``)."""
+        not only a slot or band of it (``buf[k]``) or its static facts (``buf.shape``). The array
+        handed to the helper that updates it (``buf = put(buf, i, v)``) is the update, no read."""
         receiver = scopes.at_call(statement.value)
+        handed = [arg for param, arg in spelling.arguments if param == spelling.receiver]
         for name in self.semantics.names_in(loop, buf):
             parent = self.parent(name)
-            if name is statement.targets[0].target or receiver is not None and name is receiver[0] or (
+            if name is statement.targets[0].target or receiver is not None and name is receiver[0] or any(
+                name is arg for arg in handed
+            ) or (
                 isinstance(loop, cst.For) and self.semantics.within(name, loop.iter) or self.semantics.is_label(name)
             ):
                 continue

@@ -727,13 +727,30 @@ class UnrolledLoopRule(SourceRule):
         if any(
             p.name.value == name.value and p.annotation is not None and _annotated_container(p.annotation.annotation)
             for p in scopes.all_params(function)
-        ):
+        ) or self._given_container(name, function, container):
             return True
         for node in self.semantics.names_in(function.body, name.value):
             role, holder = scopes.binding_role(self.semantics.parents, node)
             if role == "plain" and self.semantics.enclosing_scope(node) is function and container(holder.value):
                 return True
         return self._carried_container(name, function)
+
+    def _given_container(self, name: cst.Name, function: cst.FunctionDef, container) -> bool:
+        """Whether a traced call of this file gives ``function``'s parameter ``name`` a Python
+        container: a display or ``list(...)`` (``weights([x, x + 1.0], n)``), or a name its caller
+        binds to one (``ws = [x, x + 1.0]`` then ``weights(ws, n)``)."""
+        positional = [*function.params.posonly_params, *function.params.params]
+        position = next((i for i, p in enumerate(positional) if p.name.value == name.value), None)
+        if position is None and not any(p.name.value == name.value for p in function.params.kwonly_params):
+            return False
+        for call in self.traced.traced_calls.get(function, {}):
+            arg = scopes.call_argument(call, name.value, position)
+            if not isinstance(arg, cst.Arg) or any(isinstance(a.value, cst.Name) and a.value.value == function.name.value for a in call.args):
+                continue  # left to its default, or through a star; or the function handed on, not called
+            value = arg.value
+            if container(value) or isinstance(value, cst.Name) and container(self.semantics.assigned_value(value)):
+                return True
+        return False
 
     def _carried_container(self, name: cst.Name, function: cst.FunctionDef) -> bool:
         """Whether ``name`` is unpacked from the carry of a ``lax`` loop body (``state, obs, mems

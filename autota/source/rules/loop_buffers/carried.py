@@ -736,8 +736,8 @@ class CarriedBuffers:
         if self._used_elsewhere(function):
             unsafe.append(
                 f"the body `{function.name.value}` is a module-level function whose return value changes, which other "
-                "modules may call (it is public, `__all__` names it, a module of the run imports it or reaches names by "
-                "computed spellings, or the file imports itself)"
+                "modules may call (it is public, `__all__` names it, another module of the run spells its name or reaches "
+                "names by computed spellings or unpickles, or the file imports itself)"
             )
         if plan.key is None and inits is not None:
             init = inits[position]
@@ -1003,7 +1003,7 @@ class CarriedBuffers:
     def _exported(self, name: str) -> bool:
         """Whether another module may use the module's ``name`` though it is private: the module's
         ``__all__`` may name it (a display holding its string, or an ``__all__`` built some other
-        way), a module of the run imports it or reads it from its module
+        way), another module of the run spells it
         (:attr:`ProjectFunctions.private_references`), or the file imports a module of its own name."""
         reacher = self.context.imported.name_reacher
         if name in self.context.imported.private_references or self.imports_itself or (

@@ -241,7 +241,8 @@ class LoopModeler:
                 s for s in cls.body.body if isinstance(s, cst.FunctionDef) and s.name.value == expr.attr.value
             ]
             if not methods and on_self:
-                return self._held_module(cls, expr.attr.value)
+                held = self._held_function(cls, expr.attr.value)
+                return self.callable(held, depth + 1) if held is not None else self._held_module(cls, expr.attr.value)
             if len(methods) != 1:
                 return None
             (method,) = methods
@@ -254,6 +255,24 @@ class LoopModeler:
                 return Function(binding)
             if isinstance(binding, cst.BaseExpression):
                 return self.callable(binding, depth + 1)
+        return None
+
+    def _held_function(self, cls: cst.ClassDef, attribute: str) -> cst.BaseExpression | None:
+        """The one value the methods of ``cls`` store in ``self.<attribute>``, where it is a function
+        (``self._step = functools.partial(self._step_fun, scale=0.1)`` in ``__init__``, a lambda):
+        the body a loop given ``self._step`` runs."""
+        stored = [
+            assign for assign in self.semantics.of_kind(cls, cst.Assign, cst.AugAssign, cst.AnnAssign)
+            for target in (assign.targets if isinstance(assign, cst.Assign) else [assign])
+            for node in [target.target]
+            if isinstance(node, cst.Attribute) and node.attr.value == attribute and isinstance(node.value, cst.Name)
+            and node.value.value == "self"
+        ]
+        if len(stored) != 1 or not isinstance(stored[0], cst.Assign) or len(stored[0].targets) != 1:
+            return None
+        value = stored[0].value
+        if isinstance(value, cst.Lambda) or isinstance(value, cst.Call) and self.rule.matches(value.func, vocabulary.PARTIAL):
+            return value
         return None
 
     def _held_module(self, cls: cst.ClassDef, attribute: str) -> Function | None:
@@ -1313,8 +1332,9 @@ class _Evaluation:
                 return Written(base, index, index_node, node, "dus")
             self.read(base, node)
             return Opaque(node)
-        # `state._replace(f=v)`, `state.replace(f=v)`, `dataclasses.replace(state, f=v)`
-        if isinstance(func, cst.Attribute) and func.attr.value in ("_replace", "replace") and all(
+        # `state._replace(f=v)`, `state.replace(f=v)`, `dataclasses.replace(state, f=v)`; jax-md's
+        # dataclasses spell it `state.set(f=v)` (keywords only: no `.at[i].set(v)`, whose receiver is no record)
+        if isinstance(func, cst.Attribute) and func.attr.value in vocabulary.REPLACE_METHODS and all(
             a.keyword is not None for a in node.args
         ) and node.args:
             base = self.expr(func.value, env, depth)
