@@ -18,6 +18,7 @@ the process that hands files to the workers.
 from __future__ import annotations
 
 import ast
+import json
 import re
 import sys
 from collections import Counter
@@ -243,13 +244,18 @@ INT_CONSTANT = re.compile(r"^(\w+)[ \t]*(?::[^=\n]*)?=[ \t]*-?[0-9]", re.M)
 where another file imports such a name."""
 FROM_IMPORT = re.compile(r"^[ \t]*from[ \t]+[\w.]+[ \t]+import[ \t]+(\([^)]*\)|[^\n]*)", re.M)
 NAME_REACHERS = re.compile(
-    r"\b(?:getattr|getattr_static|vars|dir|eval|exec|globals|__import__|import_module|attrgetter|methodcaller|getmembers"
+    r"\b(?:vars|dir|eval|exec|globals|__import__|import_module|methodcaller|getmembers"
     r"|resolve_name|locate)\s*\(|\b(?:sys\s*\.\s*modules|__dict__|__globals__|f_globals|__getattribute__)\b"
+    r"|\b(?:getattr|getattr_static|attrgetter|getclosurevars|runpy|run_path|run_module|InteractiveInterpreter"
+    r"|InteractiveConsole|runsource|runcode)\b"
     r"|\b(?:c?[Pp]ickle|_pickle|dill|cloudpickle|joblib)\s*\.\s*(?:loads?|Unpickler)\b|\bUnpickler\b|\bshelve\b"
     r"|\bfrom\s+(?:c?[Pp]ickle|_pickle|dill|cloudpickle|joblib)\s+import\b|\btorch\s*\.\s*load\b|\ballow_pickle\b"
 )
 """What reaches a module's names otherwise than by an import (see :attr:`ProjectFunctions.name_reacher`):
-a computed spelling, or an unpickler, which calls whatever module-level function its data names."""
+a computed spelling (``getattr`` called or handed on, ``functools.reduce(getattr, names, mod)``; a
+module's globals returned, ``inspect.getclosurevars``; its code run again, ``runpy.run_path``; a
+string of code run, ``code.InteractiveInterpreter().runsource``), or an unpickler, which calls
+whatever module-level function its data names."""
 PRIVATE_WORD = re.compile(r"\b_\w+")
 """A word that may name a private function (``_step``; a dunder ``__call__`` is dropped where read)."""
 _DEBUGGERS = "|".join(sorted(vocabulary.DEBUGGER_MODULES | {r"IPython\.core\.debugger"}))
@@ -404,13 +410,17 @@ def project_functions(paths: list[str]) -> ProjectFunctions:
     another module's: the files that name a grower found so far are read again, a few rounds."""
     found = ProjectFunctions()
     texts: dict[str, str] = {}
-    notebooks: dict[str, str] = {}  # as stored: their cells' words, and what reaches names, count too
+    notebooks: dict[str, str] = {}  # their code cells: the words they spell, and what reaches names, count too
     for path in paths:
         if path.endswith((".py", ".ipynb")):
             try:
-                (texts if path.endswith(".py") else notebooks)[path] = Path(path).read_text(encoding="utf-8", errors="replace")
+                text = Path(path).read_text(encoding="utf-8", errors="replace")
             except OSError:
                 continue
+            if path.endswith(".py"):
+                texts[path] = text
+            else:
+                notebooks[path] = _notebook_code(text)
     trees: dict[str, ast.Module | None] = {}
     modules: dict[str, str] = {}
     undonated: set[str] = set()
@@ -498,6 +508,17 @@ def project_functions(paths: list[str]) -> ProjectFunctions:
         lifetime_observer=_first_spelling(texts, vocabulary.LIFETIME_OBSERVERS, module_of),
         name_reacher=_first_spelling({**texts, **notebooks}, NAME_REACHERS, module_of),
     )
+
+
+def _notebook_code(text: str) -> str:
+    """The code cells of a notebook's stored text, joined (its outputs, images among them, left
+    out); the whole text where it is no notebook JSON can read."""
+    try:
+        cells = json.loads(text).get("cells", [])
+        sources = [c.get("source", "") for c in cells if isinstance(c, dict) and c.get("cell_type") == "code"]
+        return "\n".join(s if isinstance(s, str) else "".join(map(str, s)) for s in sources)
+    except (ValueError, AttributeError, TypeError, RecursionError):
+        return text
 
 
 def _first_spelling(texts: dict[str, str], pattern: re.Pattern, module_of, words=None) -> tuple[str, str] | None:

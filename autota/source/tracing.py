@@ -744,13 +744,17 @@ class TracedFunctions:
 
     def _function(self, expr: cst.BaseExpression, depth: int = 0) -> cst.FunctionDef | cst.Lambda | None:
         """The function ``expr`` runs when called: a lambda, the ``def`` its name holds where it is
-        read, or what a ``partial``/``jit``/``vmap`` of it wraps (``f = jax.vmap(f)``)."""
+        read, or what a ``partial``/``jit``/``vmap`` of it wraps (``f = jax.vmap(f)``), also where
+        a conditional expression picks one of two spellings of it."""
         if depth > 5:
             return None
         if isinstance(expr, cst.Lambda):
             return expr
         if isinstance(expr, cst.Name):
             return self._held(self.rule.semantics.binding(expr), depth)
+        if isinstance(expr, cst.IfExp):  # `jax.checkpoint(f) if remat else f`: the same function either way
+            chosen = self._function(expr.body, depth + 1)
+            return chosen if chosen is not None and chosen is self._function(expr.orelse, depth + 1) else None
         if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name):  # `scf.eval_orbitals`, `self.update`
             cls = self._instance_class(expr.value)
             named = self.rule.semantics.binding(expr.value) if cls is None and self._has_classes else None

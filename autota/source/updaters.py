@@ -51,15 +51,37 @@ def may_define(text: str) -> bool:
 def file_updaters(tree: ast.Module) -> dict[str, tuple[int, ...]]:
     """The module's top-level functions, and the methods of its top-level classes
     (``Ring.add``, ``self`` at position 0), that return an updated copy of a parameter, by name,
-    with the positions (among the parameters a caller may pass by position) of those parameters."""
-    found = {}
+    with the positions (among the parameters a caller may pass by position) of those parameters.
+    A function that rebinds its parameter to what another updater of the module returns for it
+    (``y, cache = attend(params, x, cache, pos)`` ... ``return y, cache``) is one too: a model's
+    forward pass around the layer that writes the cache, found a few calls up."""
+    found: dict[str, tuple[int, ...]] = {}
     classes = {node.name for node in tree.body if isinstance(node, ast.ClassDef)}
+    writing, calling = [], []
     for name, function in _functions(tree):
-        if _writes(function):
-            positions = _updated_positions(function, classes)
+        called, writes = _calls_and_writes(function)
+        (writing if writes else calling).append((name, function, called))
+    pending = writing
+    while pending:  # the writers, then the functions that call one found, a few calls up
+        for name, function, _ in pending:
+            positions = _updated_positions(function, classes, found)
             if positions:
                 found[name] = positions
+        pending = [entry for entry in calling if entry[0] not in found and entry[2] & found.keys()]
+        calling = [entry for entry in calling if entry not in pending]
     return found
+
+
+def _calls_and_writes(function: ast.FunctionDef) -> tuple[set[str], bool]:
+    """The names ``function`` calls (``attend(...)``), and whether it holds an update (``.at[...]``
+    method or ``dynamic_update_*`` call)."""
+    called, writes = set(), False
+    for node in ast.walk(function):
+        if isinstance(node, ast.Call):
+            if isinstance(node.func, ast.Name):
+                called.add(node.func.id)
+            writes = writes or terminal(node.func) in DYNAMIC_WRITES or at_update_receiver(node) is not None
+    return called, writes
 
 
 def _functions(tree: ast.Module):
@@ -111,19 +133,30 @@ def _rebuilt(expr: ast.expr | None, classes: set[str]) -> list[ast.expr] | None:
     return [*expr.args, *(k.value for k in expr.keywords)] if named else None
 
 
-def _writes(function: ast.FunctionDef) -> bool:
-    """Whether ``function`` holds an update (``.at[...]`` method or ``dynamic_update_*`` call)."""
-    return any(
-        at_update_receiver(node) is not None or isinstance(node, ast.Call) and terminal(node.func) in DYNAMIC_WRITES
-        for node in ast.walk(function)
-    )
+def _handed_back(target: ast.AST, value: ast.expr | None, updaters: dict[str, tuple[int, ...]]) -> set[str] | None:
+    """The names ``target`` binds that ``value``, a call of one of ``updaters``, is given at an
+    updated position (``y, cache = attend(params, x, cache, pos)``: ``{"cache"}``); ``None``
+    where ``value`` is no such call or ``target`` is no tuple of names."""
+    if not (isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id in updaters):
+        return None
+    if not isinstance(target, (ast.Tuple, ast.List)) or not all(isinstance(e, ast.Name) for e in target.elts):
+        return None
+    given = {value.args[p].id for p in updaters[value.func.id] if p < len(value.args) and isinstance(value.args[p], ast.Name)}
+    bound = {e.id for e in target.elts}
+    return given & bound or None
 
 
-def _updated_positions(function: ast.FunctionDef, classes: set[str] = frozenset()) -> tuple[int, ...]:
+def _updated_positions(
+    function: ast.FunctionDef, classes: set[str] = frozenset(), updaters: dict[str, tuple[int, ...]] | None = None,
+) -> tuple[int, ...]:
     """The positions of the parameters ``function`` returns an updated copy of: written
     (``p.at[i].set(v)``, ``dynamic_update_slice(p, ...)``), or a record rebuilt around a write
     of one of its parts (``p._replace(rows=p.rows.at[i].set(v))``, ``p.replace(...)``,
-    ``State(idx=p.idx + 1, rows=p.rows.at[i].set(v))`` of a class of the module, ``classes``)."""
+    ``State(idx=p.idx + 1, rows=p.rows.at[i].set(v))`` of a class of the module, ``classes``),
+    or the result of one of the module's ``updaters`` for it (``cache = put(cache, k)``, or
+    unpacked, ``y, cache = attend(x, cache)``, where the name given at an updated position is the
+    one bound)."""
+    updaters = updaters or {}
     params = [a.arg for a in (*function.args.posonlyargs, *function.args.args)]
     assigned: dict[str, list[ast.expr | None]] = {}
     """Each name the function binds, with the value of each plain ``name = value`` and ``None``
@@ -145,7 +178,13 @@ def _updated_positions(function: ast.FunctionDef, classes: set[str] = frozenset(
             returns.append(node.value)
         elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.NamedExpr)):
             for target in node.targets if isinstance(node, ast.Assign) else [node.target]:
-                bind(target, node.value)
+                handed = _handed_back(target, node.value, updaters)
+                if handed is not None:  # `y, cache = attend(x, cache)`: `cache` is the updater's copy of it
+                    for name in ast.walk(target):
+                        if isinstance(name, ast.Name):
+                            assigned.setdefault(name.id, []).append(node.value if name.id in handed else None)
+                else:
+                    bind(target, node.value)
         elif isinstance(node, (ast.AugAssign, ast.For, ast.AsyncFor)):
             bind(node.target)
         elif isinstance(node, ast.withitem):
@@ -180,6 +219,9 @@ def _updated_positions(function: ast.FunctionDef, classes: set[str] = frozenset(
         receiver = expr.func.value.value.value if at_update_receiver(expr) is not None else None
         if receiver is None and isinstance(expr, ast.Call) and terminal(expr.func) in DYNAMIC_WRITES and expr.args:
             receiver = expr.args[0]
+        if receiver is None and isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) and expr.func.id in updaters:
+            given = {expr.args[p].id for p in updaters[expr.func.id] if p < len(expr.args) and isinstance(expr.args[p], ast.Name)}
+            receiver = next((ast.Name(n) for n in given), None) if len(given) == 1 else None  # `put(cache, k)`
         while isinstance(receiver, (ast.Attribute, ast.Subscript)) and depth > 0:
             receiver = receiver.value  # `state.rows.at[i]`, inside a record rebuilt: a part of `state`
         if not isinstance(receiver, ast.Name):

@@ -745,6 +745,13 @@ def test_a_jitted_step_whose_write_is_in_another_module_is_an_update(capsys, tmp
     (tmp_path / "run_peek.py").write_text(loop.format(name="peek"))
     assert _codes(capsys, "--select", "AT301", str(tmp_path)) == ["run.py:14:22 AT301"]
     assert _codes(capsys, "--select", "AT301", str(tmp_path / "run.py")) == []
+    # sweep 60b: the write two helpers below, each rebinding the cache to what the next returns for it
+    (tmp_path / "model.py").write_text(
+        (tmp_path / "model.py").read_text()
+        + "\n\ndef deep(params, tok, cache, pos):\n    y, cache = forward(params, tok, cache, pos)\n    return y, cache\n"
+    )
+    (tmp_path / "run_deep.py").write_text(loop.format(name="deep"))
+    assert _codes(capsys, "--select", "AT301", str(tmp_path)) == ["run.py:14:22 AT301", "run_deep.py:14:22 AT301"]
 
 
 def test_a_step_jitted_in_another_module_or_an_imported_writer_jitted_here_is_ats301(capsys, tmp_path):
@@ -1012,6 +1019,10 @@ def _applicability(capsys, path) -> dict[str, str | None]:
     "import importlib\n\nimport mod\n\nfresh = importlib.reload(mod)\nprint(fresh._select(1, 2), fresh._step(1, (0.0, 1.0)))\n",
     "import inspect\n\nimport mod\n\nstep = inspect.getattr_static(mod, '_st' + 'ep')\n",
     "import pickle\n\nstep = pickle.loads(open('step.pkl', 'rb').read())\n",
+    # review 78: `getattr` handed on, a module's globals returned, its code run again
+    "import functools\n\nimport mod\n\nstep = functools.reduce(getattr, ['_st' + 'ep'], mod)\n",
+    "import inspect\n\nimport mod\n\nfound = inspect.getclosurevars(mod.run).globals\n",
+    "import runpy\n\nimport mod\n\nfound = runpy.run_path(mod.__file__)\n",
 ])
 def test_a_private_body_another_module_of_the_run_calls_is_no_loop_body_alone(capsys, tmp_path, user):
     """Review 75: a private `fori_loop` body that another module of the run imports (by name, or
@@ -1025,6 +1036,20 @@ def test_a_private_body_another_module_of_the_run_calls_is_no_loop_body_alone(ca
     (tmp_path / "other.py").write_text("import mod\n\nprint(mod.run)\n")
     assert _applicability(capsys, tmp_path) == {"AT204": "safe", "AT201": "safe"}
     (tmp_path / "user.py").write_text(user)
+    assert _applicability(capsys, tmp_path) == {"AT204": "unsafe", "AT201": "unsafe"}
+
+
+def test_a_notebook_of_the_run_that_names_a_private_body_may_call_it(capsys, tmp_path):
+    """Review 77: a notebook's code cell calling `mod._step(...)` is a caller outside the loop too;
+    the notebook's outputs (a cell's printed `_step`) are no code."""
+    (tmp_path / "mod.py").write_text(PRIVATE_BODIES)
+    cells = [{"cell_type": "code", "metadata": {}, "execution_count": 1, "source": ["import mod\n", "mod.run"],
+              "outputs": [{"output_type": "stream", "name": "stdout", "text": ["_select _step\n"]}]}]
+    page = {"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    (tmp_path / "use.ipynb").write_text(json.dumps(page))
+    assert _applicability(capsys, tmp_path) == {"AT204": "safe", "AT201": "safe"}
+    cells[0]["source"] = ["import mod\n", "mod._select(1, 2), mod._step(1, (0.0, 1.0))"]
+    (tmp_path / "use.ipynb").write_text(json.dumps(page))
     assert _applicability(capsys, tmp_path) == {"AT204": "unsafe", "AT201": "unsafe"}
 
 

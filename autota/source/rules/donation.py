@@ -44,11 +44,17 @@ class DonationRule(SourceRule):
         writers = {id(function): function for update in facts.updates for function in update.functions}
         helper_names = {f.name for f in writers.values() if isinstance(f, ast.FunctionDef)}
         helper_names |= facts.updater_names  # a function of another module of the run that writes
-        calling = {  # `put(buf, ...)`, or `pool.update(...)` of a method that writes
-            id(function) for site in facts.calls
-            if isinstance(site.node.func, (ast.Name, ast.Attribute)) and prefilter.terminal(site.node.func) in helper_names
-            for function in site.functions
-        }
+        calling: set[int] = set()
+        for _ in range(3):  # `put(buf, ...)`, `pool.update(...)` of a method that writes, a forward pass around one
+            calling = {
+                id(function) for site in facts.calls
+                if isinstance(site.node.func, (ast.Name, ast.Attribute)) and prefilter.terminal(site.node.func) in helper_names
+                for function in site.functions
+            }
+            wider = helper_names | {f.node.name for f in facts.functions if id(f.node) in calling and isinstance(f.node, ast.FunctionDef)}
+            if wider == helper_names:
+                break
+            helper_names = wider
         jitted = [f for f in facts.jitted() if id(f.node) in writers or id(f.node) in calling]
         imported = _imported_steps(facts)
         if imported:  # `step = jax.jit(put)` of another module's `put`, or its own jitted `update`
@@ -76,10 +82,13 @@ class DonationRule(SourceRule):
         ]
         if not callers:
             return set()
-        called = {  # the records a step rebuilds (`State(...)`) and the helpers that write for it
-            site.node.func.id for site in prefilter.inside(facts.calls, jitted)
-            if isinstance(site.node.func, ast.Name)
-        }
+        called: set[str] = set()
+        reading = list(jitted)
+        for _ in range(3):  # the records a step rebuilds (`State(...)`) and the helpers that write for it, and theirs
+            called |= {site.node.func.id for site in prefilter.inside(facts.calls, reading) if isinstance(site.node.func, ast.Name)}
+            reading = [f for f in facts.functions if isinstance(f.node, ast.FunctionDef) and f.node.name in called and f not in reading]
+            if not reading:
+                break
         helpers = {top for top, cls in facts.classes if cls.name in called} | {
             f.top for f in facts.functions if isinstance(f.node, ast.FunctionDef) and f.node.name in called
         }
@@ -496,12 +505,21 @@ class _UpdatedCopies:
         self.copies: dict[str, str] = {}
 
     def unpack(self, target: cst.Tuple | cst.List, value: cst.BaseExpression) -> None:
-        """``grid, ids = env``: each name holds a part of what ``value`` holds a part of."""
+        """``grid, ids = env``: each name holds a part of what ``value`` holds a part of. Of a
+        helper's result that updates an argument (``y, cache = attend(x, cache)``), the name that
+        argument is bound to holds the updated copy."""
         whole = self.part(value)
+        origin = self.updated(value) if isinstance(value, cst.Call) else None
+        given = {a.value.value for a in value.args if isinstance(a.value, cst.Name) and self._base(a.value) == origin} if (
+            origin is not None
+        ) else set()
         for element in target.elements:
             if isinstance(element.value, cst.Name):
                 self.copies.pop(element.value.value, None)
-                if whole is not None:
+                if element.value.value in given:
+                    self.parts.pop(element.value.value, None)
+                    self.copies[element.value.value] = origin
+                elif whole is not None:
                     self.parts[element.value.value] = whole
                 else:
                     self.parts.pop(element.value.value, None)

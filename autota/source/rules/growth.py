@@ -313,7 +313,7 @@ class GrowthRule(SourceRule):
             receivers = [p for p, arg in arguments.items() if isinstance(arg, cst.Name) and arg.value == acc]
             if len(receivers) == 1 and all(param == receivers[0] for _, param in guards):
                 why = (
-                    f"the array is made in the helper `{value.func.value}` (line {self.start_line(helper)}); the "
+                    f"the helper `{value.func.value}` (line {self.start_line(helper)}) does the update; the "
                     "fix rewrites a call written in the loop"
                 ) if not guards else (
                     f"the helper `{value.func.value}` hands the array back unchanged where `"
@@ -523,8 +523,8 @@ class GrowthRule(SourceRule):
             if made is None or len(receivers) != 1 or not self._parameter_at(helper, receivers[0], made):
                 continue
             why = (
-                f"the array is made in the helper `{value.func.value}` (line {self.start_line(helper)}), which returns "
-                "it in a tuple; the fix rewrites a call written in the loop"
+                f"the helper `{value.func.value}` (line {self.start_line(helper)}) does the update and returns "
+                "the array in a tuple; the fix rewrites a call written in the loop"
             )
             found.append((element.value, Spelling(made, receivers[0], value, why, tuple(arguments.items()))))
         return found
@@ -2023,10 +2023,11 @@ class GrowthRule(SourceRule):
 
     def _looked_up(self, name: cst.Name) -> bool:
         """Whether ``name`` is the key of a mapping's ``.get`` (``index_of.get(entry)``), which
-        reads the slot from a table as ``index_of[entry]`` does."""
+        reads the slot from a table as ``index_of[entry]`` does, or the item a list's ``.index``
+        finds (``species.index(entry)``): the entry's place in a table."""
         arg = self.parent(name)
         call = self.parent(arg) if isinstance(arg, cst.Arg) else None
-        return isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) and call.func.attr.value == "get" and (
+        return isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) and call.func.attr.value in ("get", "index") and (
             bool(call.args) and call.args[0] is arg and arg.keyword is None and not arg.star
         )
 

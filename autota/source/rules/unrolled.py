@@ -321,10 +321,17 @@ class UnrolledLoopRule(SourceRule):
 
     def _makes_layers(self, loop: cst.For) -> bool:
         """Whether the body makes a model's layer or parameter each step (``nn.Dense(16)(x)``,
-        ``Block(...)`` of a model class of this file, ``self.param(...)``, ``hk.get_parameter``):
+        ``Block(...)`` of a model class of this file, ``Conv(16)(x)`` in a model's method of a class
+        it imports, ``self.param(...)``, ``hk.get_parameter``):
         each step has its own parameters, which only the framework's lifted scan could stack."""
+        in_model = any(isinstance(a, cst.ClassDef) and a in self.traced.models for a in self.ancestors(loop))
+
         def makes(call: cst.Call) -> bool:
             func = call.func
+            if in_model and isinstance(func, cst.Call) and isinstance(func.func, cst.Name) and func.func.value[:1].isupper() and any(
+                "." in q for q in self.qualified_names(func.func)
+            ):
+                return True  # `Conv(16)(x)` in a model's method, `Conv` imported (another module's layer)
             if isinstance(func, cst.Attribute) and func.attr.value in vocabulary.INITIALIZER_METHODS and (
                 isinstance(func.value, cst.Name) and func.value.value == "self"
             ):

@@ -54,9 +54,10 @@ class SelectUpdates:
             loops = scopes.enclosing_loops(self, call)
             if not (in_body or loops) or not in_body and all(self.few_trips(loop) for loop in loops):
                 return  # no loop, or a few constant steps (`for idx in [a, b]`, a swap): a fixed cost
-            if in_body and (
+            compiled = in_body or traced is not None and not any(self.traced.concrete_each_step(loop) for loop in loops)
+            if compiled and (
                 self.traced.never_differentiated(call)
-                or self._modeler().exact_dtype(self._carry_initial(call, other, traced))
+                or self._modeler().exact_dtype(self._carry_initial(call, other, traced) if in_body else self._made_as(other))
             ):
                 # compiled, the select costs only under `grad`: XLA makes a select around a one-slot
                 # update an update of the selected slot, forward; here `grad` never comes, or the
@@ -64,7 +65,7 @@ class SelectUpdates:
                 return
             message = (
                 f"selecting between `{buf}` and its one-slot update rewrites the whole buffer every "
-                "step (O(size) a step, O(T^2) in all)" if not in_body else
+                "step (O(size) a step, O(T^2) in all)" if not compiled else
                 f"selecting between `{buf}` and its one-slot update costs the whole buffer every step "
                 "under `jax.grad` (O(size) a step, O(T^2) in all; forward, XLA selects the slot itself)"
             )
@@ -203,6 +204,23 @@ class SelectUpdates:
         floating or complex array. Such a buffer, promoted with any row, goes through an inexact
         dtype at least as wide and back unchanged, so converting the slot alone changes nothing."""
         return self._modeler().strong_inexact(self._carry_initial(call, buf, traced))
+
+    def _made_as(self, buf: cst.BaseExpression) -> cst.BaseExpression | None:
+        """What a buffer that a traced function's Python loop updates was made as, where every
+        binding of its name in that function makes it or updates it (``obs = jnp.zeros(shape,
+        dtype=bool)``, ``obs = obs.at[y, x].set(1)``, a select of such): the one constructor."""
+        if not isinstance(buf, cst.Name):
+            return None
+        made = []
+        for value in self.semantics.bound_values(buf) or [None]:
+            while value is not None and (inner := self._modeler()._updated(value)) is not None:
+                value = inner
+            if isinstance(value, cst.Call) and self.matches(value.func, WHERE):
+                continue  # (a select between it and its update, as judged here)
+            if isinstance(value, cst.Name) and value.value == buf.value:
+                continue
+            made.append(value)
+        return made[0] if len(made) == 1 else None
 
     def _carry_initial(self, call: cst.Call, buf: cst.BaseExpression, traced) -> cst.BaseExpression | None:
         """The loop's initial value of ``buf``, where ``buf`` is the carry of the loop whose body
