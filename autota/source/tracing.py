@@ -310,13 +310,34 @@ class TracedFunctions:
         self.traced_calls.setdefault(definition, {})[call] = None
         root = self.by_function[caller]
         origin = root.origin or root.kind
-        if origin == "handed" and not self._nested(definition):
+        if origin == "handed" and not self._nested(definition) and not self._only_handed_callers(definition):
             return  # a function of the module or a method: callers other than the handed one may run it eagerly
         if origin in MAY_RUN_TRACED and isinstance(definition, cst.FunctionDef) and definition.name.value == "__init__":
             return  # `Net(...)` in a model's `copy`: whether that runs traced is a guess, and the module is built eagerly
         if _overrides(self.by_function.get(definition), origin):
             self.by_function[definition] = Traced("called", call, origin)
             work.append(definition)
+
+    def _only_handed_callers(self, definition) -> bool:
+        """Whether ``definition`` is a private function of the module (``_lag_blocks``) that only
+        functions found ``"handed"`` call: a helper of the model a factory hands to a sampler
+        (``NUTS(model)``) runs where the model runs. (Private: taken to be the module's own; this
+        keeps AT102 off it, which changes no fix.)"""
+        if not isinstance(definition, cst.FunctionDef) or not definition.name.value.startswith("_") or definition.decorators:
+            return False
+        name = definition.name.value
+        if not isinstance(self.rule.semantics.enclosing_scope(definition), cst.Module):
+            return False
+        uses = [
+            n for n in self.rule.semantics.names_in(self._module, name)
+            if scopes.binding_role(self.rule.semantics.parents, n)[0] is None
+        ]
+        for use in uses:
+            caller = next((a for a in self.rule.ancestors(use) if isinstance(a, (cst.FunctionDef, cst.Lambda))), None)
+            traced = self.by_function.get(caller) if caller is not None else None
+            if not self._runs_here(use) or traced is None or (traced.origin or traced.kind) != "handed":
+                return False
+        return bool(uses)
 
     def _callees(self, call: cst.Call, caller: cst.CSTNode) -> list[cst.FunctionDef | cst.Lambda]:
         """The functions of this file that ``call`` may run: a function, a method (with the
@@ -673,6 +694,10 @@ class TracedFunctions:
         """Where the ``def`` that ``expr`` names is one of several of that name in the branches
         of an ``if`` (``if kind == "sizes": def block(...)`` ... ``elif ...: def block(...)``),
         the others: which one a run hands on depends on the branch it took."""
+        while isinstance(expr, cst.Call) and expr.args and not expr.args[0].star and (
+            self.rule.matches(expr.func, PARTIAL) or self.rule.is_jit(expr.func) or self._is_transform(expr.func)
+        ):
+            expr = expr.args[0].value  # `jax.jit(jax.shard_map(body, ...))`: the `def body` of each branch
         if not isinstance(expr, cst.Name):
             return []
         found = self.rule.semantics.binding(expr)

@@ -77,21 +77,29 @@ class DonationRule(SourceRule):
             return set()
         names = {f.node.name for f in jitted if not isinstance(f.node, ast.Lambda)}  # a lambda: by the name bound to it
         names |= {name for name, site in facts.call_assigns if facts.name(site.node.func) in prefilter.JIT_NAMES}
+        factories = {  # `def make_step(): @jax.jit def _step(...): ...; return _step`
+            f.functions[-1].name for f in jitted if f.functions and isinstance(f.functions[-1], ast.FunctionDef)
+        }
+        names |= {name for name, site in facts.call_assigns if prefilter.terminal(site.node.func) in factories}
         callers = [
             s for s in facts.calls if s.in_loop and prefilter.terminal(_jitted_at_call(facts, s.node.func)) in names
         ]
         if not callers:
             return set()
         called: set[str] = set()
+        methods: set[str] = set()  # `store.append(buffer, x)`: the classes defining such a method
         reading = list(jitted)
         for _ in range(3):  # the records a step rebuilds (`State(...)`) and the helpers that write for it, and theirs
-            called |= {site.node.func.id for site in prefilter.inside(facts.calls, reading) if isinstance(site.node.func, ast.Name)}
+            sites = prefilter.inside(facts.calls, reading)
+            called |= {site.node.func.id for site in sites if isinstance(site.node.func, ast.Name)}
+            methods |= {site.node.func.attr for site in sites if isinstance(site.node.func, ast.Attribute)}
             reading = [f for f in facts.functions if isinstance(f.node, ast.FunctionDef) and f.node.name in called and f not in reading]
             if not reading:
                 break
-        helpers = {top for top, cls in facts.classes if cls.name in called} | {
-            f.top for f in facts.functions if isinstance(f.node, ast.FunctionDef) and f.node.name in called
-        }
+        helpers = {
+            top for top, cls in facts.classes
+            if cls.name in called or any(isinstance(m, ast.FunctionDef) and m.name in methods for m in cls.body)
+        } | {f.top for f in facts.functions if isinstance(f.node, ast.FunctionDef) and f.node.name in called}
         return (
             prefilter.tops(jitted) | prefilter.tops(callers) | helpers | _held_units(facts, callers)
             | prefilter.tracing_call_tops(facts, jitted)
@@ -163,6 +171,8 @@ class DonationRule(SourceRule):
         if name is not None and isinstance(call.func, cst.Name) and call.func.value == name:
             binding = self.semantics.binding(call.func)
             return (0, updated) if binding is jit_node or function is not None and binding is function else None
+        if isinstance(call.func, cst.Name) and function is not None and self._made_by_factory(call.func, function):
+            return 0, updated  # `step = make_step()` ... `rows = step(rows, i, x)`
         if function is not None and (self._own_method_call(call, function, name) or self._held_object_call(call, function)):
             return 1, updated
         slot = self._slots.get(id(jit_node))
@@ -170,6 +180,20 @@ class DonationRule(SourceRule):
         if called is not None and called[0] is slot[0] and called[1] == slot[1]:
             return 0, updated  # `out = self._insert(out, ...)` in another method of the class
         return None
+
+    def _made_by_factory(self, name: cst.Name, function) -> bool:
+        """Whether ``name`` holds what a call of a function of the file returns, where each of that
+        function's ``return`` s gives ``function``, a ``def`` nested in it (``step = make_step()``)."""
+        made = self.semantics.binding(name)
+        factory = self.semantics.binding(made.func) if isinstance(made, cst.Call) and isinstance(made.func, cst.Name) else None
+        if not isinstance(factory, cst.FunctionDef) or not isinstance(function, cst.FunctionDef) or not self.semantics.contains(
+            factory, function
+        ):
+            return False
+        returns = self.semantics.own_of_kind(factory, cst.Return)
+        return bool(returns) and all(
+            isinstance(r.value, cst.Name) and self.semantics.binding(r.value) is function for r in returns
+        )
 
     # -- which functions are jitted, and how --------------------------------------------------
     def _jitted(self, module: cst.Module):
@@ -580,8 +604,13 @@ class _UpdatedCopies:
             origins = (self._base(positional[k]) for k in written if k < len(positional))
             return next((origin for origin in origins if origin is not None), None)
         method = self._only_method(expr.func) if self.depth < 2 else None
-        if method is not None and 0 in self.rule.updated_params(method, self.depth + 1):
+        written = self.rule.updated_params(method, self.depth + 1) if method is not None else {}
+        if 0 in written:
             return self._base(expr.func.value)  # `pool.update(idxs, batch)` returning `self.replace(data=self.data.at[...])`
+        if written and not any(a.star or a.keyword is not None for a in expr.args):
+            # `store.append(buffer, x)` returning `buffer` rebuilt around a write: its argument's updated copy
+            origins = (self._base(expr.args[k - 1].value) for k in sorted(written) if 0 < k <= len(expr.args))
+            return next((origin for origin in origins if origin is not None), None)
         return None
 
     def _only_method(self, func: cst.BaseExpression) -> cst.FunctionDef | None:

@@ -725,9 +725,24 @@ class UnrolledLoopRule(SourceRule):
         binds it to a display, a comprehension or ``list(...)`` (anywhere: it may be the value at
         the read), or annotates its parameter so (``memories: List[Memory]``); outside ``function``,
         the one value the module binds to it is one."""
-        def container(value: cst.BaseExpression | None) -> bool:
+        def display(value: cst.BaseExpression | None) -> bool:
             return isinstance(value, (cst.List, cst.Tuple, cst.Dict, cst.ListComp, cst.DictComp)) or (
                 isinstance(value, cst.Call) and self.matches(value.func, PYTHON_CONTAINERS) is not None
+            )
+
+        def container(value: cst.BaseExpression | None) -> bool:
+            """A display, or an item of a display of displays (`idx = index_lists[s]`), or a part of
+            a name whose entries the file appends to (`Ws = params["Ws"]`: a list of layers)."""
+            if display(value):
+                return True
+            root = _root(value) if isinstance(value, (cst.Subscript, cst.Attribute)) else None
+            if not isinstance(root, cst.Name):
+                return False
+            if root.value in self._appended_members():
+                return True
+            outer = self.semantics.assigned_value(root) if isinstance(value, cst.Subscript) and value.value is root else None
+            return isinstance(outer, (cst.List, cst.Tuple)) and bool(outer.elements) and all(
+                not isinstance(e, cst.StarredElement) and display(e.value) for e in outer.elements
             )
         if self.semantics.binding_scope(name) is not function:
             return container(self.semantics.assigned_value(name))
