@@ -990,6 +990,7 @@ class Semantics:
         self.built_strings: list[cst.CSTNode] | None = None
         """The strings the file builds at run time (see :func:`attributes.may_build`), found once."""
         self._bound_values: dict[tuple[int, str], list[cst.BaseExpression] | None] = {}
+        self._module_spellings: dict[str, str | None] = {}
         self._value_sources: dict[tuple[int, str], list[cst.BaseExpression] | None] = {}
         self._bindings: dict[tuple[int, str], list[tuple[str, cst.CSTNode, int]]] = {}
         self._rebound: dict[str, bool] = {}
@@ -1486,11 +1487,12 @@ class Semantics:
     def module_spelling(self, qualified: str) -> str | None:
         """The first of the module's import names for ``qualified`` (``jnp``) that the file
         binds nothing else to and never deletes: a fix's code that spells it reaches that module
-        wherever it stands."""
-        for spelling in module_aliases(self.module, qualified):
-            if not self.rebound(spelling.split(".")[0]):
-                return spelling
-        return None
+        wherever it stands. (Asked by every fix: answered once a module.)"""
+        if qualified not in self._module_spellings:
+            self._module_spellings[qualified] = next(
+                (s for s in module_aliases(self.module, qualified) if not self.rebound(s.split(".")[0])), None
+            )
+        return self._module_spellings[qualified]
 
     def defines_attribute(self, name: str) -> bool:
         """Whether the module gives objects of its own an attribute ``name``: a class field

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import re
+from functools import cached_property
 from dataclasses import dataclass, field
 
 import libcst as cst
@@ -940,6 +941,26 @@ class LoopBodies:
             )
         return isinstance(value, cst.Call) and self.new_jax_array(value, own_memory=True)
 
+    @cached_property
+    def _globals_changed_in_place(self) -> frozenset[str] | _Everything:
+        """The names the file's text stores an item or attribute through (``GAIN[0] = g``,
+        ``cfg.lr = x``, ``sys.modules[__name__].GAIN = g``), calls a mutating method on
+        (``table.update(...)``) or deletes a part of; every name where it stores by name or reaches
+        its globals (``setattr``, ``__dict__``, ``globals()``, ``vars()``). Read once a file: asked
+        of each global a loop reads, a search of the text per name made a file of many loops
+        quadratic."""
+        text = self.context.source.text
+        if re.search(r"\b(setattr|__setattr__|__dict__)\b|\b(globals|vars)\s*\(", text):
+            return _EVERYTHING
+        op = r"([-+*/%&|^@]|//|\*\*|>>|<<)?"
+        stored = rf"\b(\w+)(?=\s*(\[[^\n]*\]|\.\w+)\s*{op}=(?!=))"
+        mutated = rf"\b(\w+)(?=\.({'|'.join(sorted(MUTATORS))})\s*\()"
+        deleted = r"\bdel\s+(\w+)\s*[\[.]"
+        through_module = rf"\.\s*(\w+)(?={_STORE})"  # `sys.modules[__name__].GAIN = g`
+        return frozenset(
+            m.group(1) for pattern in (stored, mutated, deleted, through_module) for m in re.finditer(pattern, text)
+        )
+
     def _changed_in_place(self, name: cst.Name) -> bool:
         """Whether the object ``name`` holds may change without a new binding: an item or an
         attribute is stored through it (``scale[0] = k``, ``cfg.lr = x``), a method that changes
@@ -947,11 +968,7 @@ class LoopBodies:
         module can rebind it unseen (``globals()``, ``vars()``)."""
         scope = self.semantics.binding_scope(name)
         if isinstance(scope, cst.Module):  # a global: the parsed slice may leave out the function that changes it
-            text, word = self.context.source.text, re.escape(name.value)
-            stored = rf"\b{word}\s*(\[[^\n]*\]|\.\w+)\s*([-+*/%&|^@]|//|\*\*|>>|<<)?=(?!=)"
-            mutated = rf"\b{word}\.({'|'.join(sorted(MUTATORS))})\s*\(|\bdel\s+{word}\s*[\[.]"
-            through_module = rf"\.\s*{word}{_STORE}|\b(setattr|__setattr__|__dict__)\b"  # `sys.modules[__name__].GAIN = g`
-            return re.search(f"{stored}|{mutated}|{through_module}|\\b(globals|vars)\\s*\\(", text) is not None
+            return name.value in self._globals_changed_in_place
         for use in self.semantics.names_in(self.context.module, name.value):
             if self.semantics.binding_scope(use) is not scope:
                 continue
@@ -1209,3 +1226,13 @@ def _subscript_index(node: cst.Subscript) -> cst.BaseExpression | None:
     if len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index) and node.slice[0].slice.star is None:
         return node.slice[0].slice.value
     return None
+
+
+class _Everything:
+    """Holds every name: a file that stores by name or reaches its globals may change any."""
+
+    def __contains__(self, name: object) -> bool:
+        return True
+
+
+_EVERYTHING = _Everything()
