@@ -466,13 +466,19 @@ class SourceRule:
         return len(range(*values)) <= FEW_TRIPS
 
     def _constant_int(self, expr: cst.BaseExpression, depth: int = 0) -> int | None:
-        """An int literal, a name bound once to a constant (``M = N``) or imported from a module of
+        """An int literal, a name bound once to a constant (``M = N``, also by unpacking a display,
+        ``dt, chunks = 0.02, 2``) or imported from a module of
         the run that binds it once to one, ``+``, ``-``, ``*`` of constants (``2 + 1``), or the
         builtin ``len`` of a display, followed a few levels."""
         if depth > 4:
             return None
         if isinstance(expr, cst.Name):
             value = self.semantics.assigned_value(expr)
+            if value is None and not self.semantics.is_label(expr):  # `dt, chunk, chunks = 0.02, 8, 2`
+                values = self.semantics.bound_values(expr)
+                value = values[0] if values is not None and len(values) == 1 and not isinstance(
+                    values[0], cst.AugAssign
+                ) and not isinstance(self.parent(values[0]), cst.Arg) else None  # (not a loop target's `range` bound)
             if value is None and self.context.imported.constants:  # `from consts import NUMRAD`
                 return self._of_run(self.context.imported.constants, expr)
             return self._constant_int(value, depth + 1) if value is not None else None
