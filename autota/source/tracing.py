@@ -694,9 +694,7 @@ class TracedFunctions:
         """Where the ``def`` that ``expr`` names is one of several of that name in the branches
         of an ``if`` (``if kind == "sizes": def block(...)`` ... ``elif ...: def block(...)``),
         the others: which one a run hands on depends on the branch it took."""
-        while isinstance(expr, cst.Call) and expr.args and not expr.args[0].star and (
-            self.rule.matches(expr.func, PARTIAL) or self.rule.is_jit(expr.func) or self._is_transform(expr.func)
-        ):
+        while self._wraps_first_argument(expr) and not expr.args[0].star:
             expr = expr.args[0].value  # `jax.jit(jax.shard_map(body, ...))`: the `def body` of each branch
         if not isinstance(expr, cst.Name):
             return []
@@ -790,13 +788,18 @@ class TracedFunctions:
             if cls is None:
                 return None
             return scopes.own_method(cls, expr.attr.value) or self._stored_member(cls, expr.attr.value, depth)
-        if isinstance(expr, cst.Call) and expr.args and (
-            self.rule.matches(expr.func, PARTIAL) or self.rule.is_jit(expr.func) or self._is_transform(expr.func)
-        ):
+        if self._wraps_first_argument(expr):
             return self._function(expr.args[0].value, depth + 1)  # `partial(body, ...)` runs `body`
         if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name):
             return self._made(self.rule.semantics.binding(expr.func), depth)
         return None
+
+    def _wraps_first_argument(self, expr: cst.BaseExpression) -> bool:
+        """Whether ``expr`` is a ``partial``, a ``jit`` or a tracing transform of the function it is
+        given first: calling what it makes runs that function."""
+        return isinstance(expr, cst.Call) and bool(expr.args) and (
+            self.rule.matches(expr.func, PARTIAL) or self.rule.is_jit(expr.func) or self._is_transform(expr.func)
+        )
 
     def _stored_member(self, cls: cst.ClassDef, name: str, depth: int) -> cst.FunctionDef | cst.Lambda | None:
         """The function a method of ``cls`` stores as ``self.name`` (``self.step = _step`` in

@@ -195,7 +195,7 @@ class UnrolledLoopRule(SourceRule):
         function, as :func:`_may_pass` reads its arguments; where it hands it to ``tree_map``, as
         many positional arguments as the trees it maps (``tree_map(project, params)`` passes one);
         where it hands it to anything else, whatever that callee passes."""
-        handed = [a for a in call.args if isinstance(a.value, cst.Name) and a.value.value == function.name.value]
+        handed = _handing(call, function)
         if not handed:
             return _may_pass(call, name, position)
         if not self.matches(call.func, vocabulary.TREE_MAP) or call.args[0] is not handed[0] or len(handed) > 1:
@@ -767,7 +767,7 @@ class UnrolledLoopRule(SourceRule):
             return False
         for call in self.traced.traced_calls.get(function, {}):
             arg = scopes.call_argument(call, name.value, position)
-            if not isinstance(arg, cst.Arg) or any(isinstance(a.value, cst.Name) and a.value.value == function.name.value for a in call.args):
+            if not isinstance(arg, cst.Arg) or _handing(call, function):
                 continue  # left to its default, or through a star; or the function handed on, not called
             value = arg.value
             if container(value) or isinstance(value, cst.Name) and container(self.semantics.assigned_value(value)):
@@ -1143,6 +1143,12 @@ def _aliased(facts: prefilter.Facts, functions: list) -> dict[str, list]:
             if id(around) in held:
                 found.setdefault(site.node.value.attr, []).append(held[id(around)])
     return found
+
+
+def _handing(call: cst.Call, function: cst.FunctionDef) -> list[cst.Arg]:
+    """The arguments of ``call`` that hand ``function`` on by its name (``tree_map(project,
+    params)``): the call runs it elsewhere, with arguments it does not show."""
+    return [a for a in call.args if isinstance(a.value, cst.Name) and a.value.value == function.name.value]
 
 
 def _may_pass(call: cst.Call, name: str, position: int | None) -> bool:

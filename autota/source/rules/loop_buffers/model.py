@@ -376,7 +376,7 @@ class LoopModeler:
         refuses a body that changes them), and through ``x.at[i].set(v)``, an array like ``x``."""
         if depth > 20:
             return None
-        updated = self._updated(expr)
+        updated = self.updated_array(expr)
         if updated is not None:
             return self._value_of(updated, depth + 1)  # `x.at[i].set(v)` has the dtype of `x`
         if not isinstance(expr, cst.Name):
@@ -399,7 +399,7 @@ class LoopModeler:
         init = args.get(vocabulary.INIT_ARG[kind]) if args is not None else None
         return self.initial(init.value, path[1:] if kind == "scan" else path, depth + 1) if init is not None else None
 
-    def _updated(self, expr: cst.BaseExpression) -> cst.BaseExpression | None:
+    def updated_array(self, expr: cst.BaseExpression) -> cst.BaseExpression | None:
         """The array that ``expr`` updates, keeping its dtype: ``x`` of ``x.at[i].set(v)`` or of
         ``lax.dynamic_update_slice(x, ...)``."""
         updated = scopes.at_call(expr)
@@ -463,7 +463,7 @@ class LoopModeler:
         parameter's value at that path or an update of it; ``None`` where the source does not show one."""
         if depth > 20:
             return None
-        while not path and (inner := self._updated(expr)) is not None:
+        while not path and (inner := self.updated_array(expr)) is not None:
             expr = inner  # `x.at[i].set(v)` is an array like `x`
         if isinstance(expr, cst.Name):
             if expr.value in [p.name.value for p in function.params.params] and (
@@ -531,7 +531,7 @@ class LoopModeler:
             if role is None:
                 continue
             value = holder.value if role == "plain" else None
-            while value is not None and (inner := self._updated(value)) is not None:
+            while value is not None and (inner := self.updated_array(value)) is not None:
                 value = inner
             if not (isinstance(value, cst.Name) and value.value == name):
                 return True

@@ -213,7 +213,7 @@ class SelectUpdates:
             return None
         made = []
         for value in self.semantics.bound_values(buf) or [None]:
-            while value is not None and (inner := self._modeler()._updated(value)) is not None:
+            while value is not None and (inner := self._modeler().updated_array(value)) is not None:
                 value = inner
             if isinstance(value, cst.Call) and self.matches(value.func, WHERE):
                 continue  # (a select between it and its update, as judged here)
