@@ -928,6 +928,23 @@ def _walk_names(node: ast.AST):
     return (n for n in ast.walk(node) if isinstance(n, (ast.Name, ast.Attribute)))
 
 
+def _record_makers(facts: Facts, keep: set[int]) -> set[int]:
+    """The units that call a record class of the file (one with annotated fields, a
+    ``struct.dataclass`` or ``NamedTuple``) a field of which the kept units read by attribute: a
+    step that receives the record as a parameter has the dtypes its constructions gave it (an
+    ``owner`` field made ``jnp.zeros(n, jnp.int32)`` in ``reset``)."""
+    fields = {
+        unit.name: {s.target.id for s in unit.body if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name)}
+        for unit in facts.units if isinstance(unit, ast.ClassDef)
+    }
+    fields = {name: found for name, found in fields.items() if found}
+    if not fields:
+        return set()
+    read = {n.attr for k in keep for n in ast.walk(facts.units[k]) if isinstance(n, ast.Attribute)}
+    wanted = {name for name, found in fields.items() if found & read}
+    return {site.top for site in facts.calls_named(wanted)} if wanted else set()
+
+
 def slice_module(text: str, facts: Facts, keep: set[int]) -> tuple[str, list[int]]:
     """``text`` without the top-level definitions not in ``keep``, and where its lines came from.
 
@@ -953,6 +970,7 @@ def slice_module(text: str, facts: Facts, keep: set[int]) -> tuple[str, list[int
         if not facts.top_is_definition[k] and k not in methods for name in _nested_definitions(statement)
     }
     keep = keep | {k for k in tops if facts.units[k].name in kept_names}
+    keep = keep | _record_makers(facts, keep)
     class_units, own_lines = _class_parts(facts, keep, tops)
     keep = keep | class_units
     # a kept class's bases of this file: whether its methods run traced depends on them

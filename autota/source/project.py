@@ -256,6 +256,13 @@ a computed spelling (``getattr`` called or handed on, ``functools.reduce(getattr
 module's globals returned, ``inspect.getclosurevars``; its code run again, ``runpy.run_path``; a
 string of code run, ``code.InteractiveInterpreter().runsource``), or an unpickler, which calls
 whatever module-level function its data names."""
+NAME_REACHER_WORDS = (
+    "vars", "dir", "eval", "exec", "globals", "__import__", "import_module", "methodcaller", "getmembers",
+    "resolve_name", "locate", "modules", "__dict__", "__getattribute__", "getattr", "attrgetter",
+    "getclosurevars", "runpy", "run_path", "run_module", "Interactive", "runsource", "runcode", "ickle", "dill",
+    "joblib", "Unpickler", "shelve", "torch",
+)
+"""A word each match of :data:`NAME_REACHERS` holds (see :data:`CALLER_FRAME_WORDS`)."""
 PRIVATE_WORD = re.compile(r"\b_\w+")
 """A word that may name a private function (``_step``; a dunder ``__call__`` is dropped where read)."""
 _DEBUGGERS = "|".join(sorted(vocabulary.DEBUGGER_MODULES | {r"IPython\.core\.debugger"}))
@@ -283,12 +290,40 @@ VALUE_CHECKED = re.compile(r"debug.{0,3}(?:nans|infs)|" + vocabulary.CONFIG_UPDA
 """A module that may switch a value check on (see :attr:`ProjectFunctions.value_checker`)."""
 VALUE_CHECK_WORDS = ("nans", "infs", "config", "_value_holders")
 """A word each match of :data:`VALUE_CHECKED` holds, in any case (see :data:`CALLER_FRAME_WORDS`)."""
+LIFETIME_WORDS = ("weakref", "getrefcount", "live_", "get_refer", "get_objects", "__del__")
+"""A word each match of :data:`vocabulary.LIFETIME_OBSERVERS` holds (see :data:`CALLER_FRAME_WORDS`)."""
 DISABLES_JIT = re.compile(r"disable.{0,40}?jit", re.I | re.S)
 """``disable_jit`` however spelled (``jax.disable_jit``, ``JAX_DISABLE_JIT``, ``"jax_disable" "_jit"``,
 an escape in a string): a superset of what a module's own check reads."""
 """An absolute star import (under an ``if`` or a ``try`` too)."""
-ATTRIBUTE_STORE = re.compile(r"\.\s*(\w+)\s*(?:[,)\]][^=\n]*)?(?:[-+*/%&|^@]|//|\*\*|<<|>>)?=(?!=)")
-"""An attribute stored (``utils.jnp = numpy``): a module's name rebound from outside it."""
+_ATTRIBUTE = re.compile(r"\.\s*((?!\d)\w+)")
+_STORED_HERE = re.compile(r"\s*(?:[-+*/%&|^@]|//|\*\*|<<|>>)?=(?!=)")
+_TARGET_LIST_GOES_ON = re.compile(r"\s*[,)\]]")
+
+
+def stored_attributes(text: str) -> set[str]:
+    """The attribute names ``text`` may store (``utils.jnp = numpy``, ``a.x += 1``, ``(a.x, b.y) =
+    ...``: a module's name rebound from outside it): an attribute followed by an assignment, or
+    by a comma or a closing bracket with an assignment the next ``=`` of its line (a superset:
+    ``f(a.x, n=1)`` counts). In one pass: a pattern that looked for that ``=`` from each
+    attribute took seconds on a line of 40,000 characters (a table of weights)."""
+    found, equals, searched = set(), -1, -1
+    for match in _ATTRIBUTE.finditer(text):
+        end = match.end()
+        if _STORED_HERE.match(text, end):
+            found.add(match.group(1))
+            continue
+        goes_on = _TARGET_LIST_GOES_ON.match(text, end)
+        if goes_on is None:
+            continue
+        start = goes_on.end()
+        if start > searched:  # the first `=` or line end from here, found again only past the last one
+            newline, equals = text.find("\n", start), text.find("=", start)
+            searched = min(p for p in (newline, equals, len(text)) if p >= 0)
+            equals = searched if searched == equals else -1
+        if equals >= 0 and text[equals + 1:equals + 2] != "=":
+            found.add(match.group(1))
+    return found
 NAMED_STORE = re.compile(r"[\"'](?:[\w.]*\.)?(\w+)[\"']|[(,]\s*(\w+)\s*=(?!=)")
 """A name in a string (its last part: ``mock.patch("utils.jnp", numpy)``) or a keyword
 (``setattr(utils, "jnp", numpy)``, ``utils.__dict__["jnp"]``, ``vars(utils).update(jnp=numpy)``),
@@ -460,7 +495,7 @@ def project_functions(paths: list[str]) -> ProjectFunctions:
             break
         names = {name.rpartition(".")[2] for name in found.growers}  # the files that may call one
         candidates = [path for path, text in texts.items() if "def " in text and any(n in text for n in names)]
-    stored = {name for text in texts.values() for name in ATTRIBUTE_STORE.findall(text)}
+    stored = {name for text in texts.values() for name in stored_attributes(text)}
     stored |= {  # `for a.N in [None]:`, `with nullcontext(None) as a.N:`
         name for text in texts.values() if "for " in text or "as " in text for targets in TARGET_STORE.findall(text)
         for target in targets if "." in target for name in re.findall(r"\.\s*(\w+)", target)
@@ -505,8 +540,8 @@ def project_functions(paths: list[str]) -> ProjectFunctions:
         stored_builtins=frozenset().union(*(scopes.stored_builtin_names(t) for t in texts.values())),
         frame_reader=_first_spelling(texts, CALLER_FRAMES, module_of, CALLER_FRAME_WORDS),
         value_checker=_first_spelling(texts, VALUE_CHECKED, module_of, VALUE_CHECK_WORDS),
-        lifetime_observer=_first_spelling(texts, vocabulary.LIFETIME_OBSERVERS, module_of),
-        name_reacher=_first_spelling({**texts, **notebooks}, NAME_REACHERS, module_of),
+        lifetime_observer=_first_spelling(texts, vocabulary.LIFETIME_OBSERVERS, module_of, LIFETIME_WORDS),
+        name_reacher=_first_spelling({**texts, **notebooks}, NAME_REACHERS, module_of, NAME_REACHER_WORDS),
     )
 
 
@@ -523,7 +558,7 @@ def _notebook_code(text: str) -> str:
 
 def _first_spelling(texts: dict[str, str], pattern: re.Pattern, module_of, words=None) -> tuple[str, str] | None:
     """``(module, words)`` for the first module of the run whose text ``pattern`` finds (``module_of``
-    names a file's module), and what it spells; with ``words``, only in a text that holds one of
+    names a file's module), and what it spells (an indented `import pdb` without its indent); with ``words``, only in a text that holds one of
     them (each match of ``pattern`` does; in any case where ``pattern`` ignores case)."""
     folded = bool(pattern.flags & re.I)
 
@@ -533,7 +568,7 @@ def _first_spelling(texts: dict[str, str], pattern: re.Pattern, module_of, words
         text = text.lower() if folded else text
         return any((word.lower() if folded else word) in text for word in words)
     return next(
-        ((module_of(path), found.group(0)) for path, text in texts.items() if may_match(text) and (found := pattern.search(text))),
+        ((module_of(path), found.group(0).strip()) for path, text in texts.items() if may_match(text) and (found := pattern.search(text))),
         None,
     )
 

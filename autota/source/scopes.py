@@ -782,16 +782,20 @@ def is_constant(node: cst.BaseExpression | None) -> bool:
     return isinstance(node, (cst.Integer, cst.Float)) or isinstance(node, cst.Name) and node.value in ("True", "False")
 
 
-def parent_map(module: cst.Module) -> dict[cst.CSTNode, cst.CSTNode]:
+def parent_map(module: cst.Module, kids: dict[cst.CSTNode, list[cst.CSTNode]] | None = None) -> dict[cst.CSTNode, cst.CSTNode]:
     """Each node's parent, as libcst's ``ParentNodeProvider`` gives it, in source order: a tenth
-    of the provider's cost (see :func:`children`)."""
+    of the provider's cost (see :func:`children`). ``kids``, if given, receives each node's
+    children, for a later walk not to read them again."""
     parents: dict[cst.CSTNode, cst.CSTNode] = {}
     stack: list[tuple[cst.CSTNode, cst.CSTNode | None]] = [(module, None)]
     while stack:
         node, parent = stack.pop()
         if parent is not None:
             parents[node] = parent
-        stack.extend((child, node) for child in reversed(children(node)))
+        found = children(node)
+        if kids is not None:
+            kids[node] = found
+        stack.extend((child, node) for child in reversed(found))
     return parents
 
 
@@ -834,10 +838,13 @@ class _StoredScopeProvider(ScopeProvider):
     nothing, and the context provider's own walk costs as much. The scopes are the same."""
 
     @classmethod
-    def scopes(cls, module: cst.Module, stores: dict[cst.Name, ExpressionContext]) -> dict:
+    def scopes(cls, module: cst.Module, stores: dict[cst.Name, ExpressionContext],
+               kids: dict[cst.CSTNode, list[cst.CSTNode]]) -> dict:
+        """``kids``: each node's children (see :func:`parent_map`)."""
         provider = cls()
         provider.metadata = {ExpressionContextProvider: stores}
         visitor = _ScopeWalk(provider)  # what ``visit_Module`` does, with the walk below
+        visitor.kids = kids
         module.visit(visitor)
         visitor.infer_accesses()
         return provider._computed
@@ -856,6 +863,7 @@ class _ScopeWalk(ScopeVisitor):
     type: ``isinstance`` against libcst's abstract node classes was the next cost. The scopes
     are libcst's, assignment order and all (``tests/source/test_semantics.py`` compares)."""
 
+    kids: dict[cst.CSTNode, list[cst.CSTNode]]
     _visits: dict[type, object] = {}
     _leaves: dict[type, tuple[object, bool]] = {}
 
@@ -865,7 +873,8 @@ class _ScopeWalk(ScopeVisitor):
         if visit is None:
             visit = self._visits[kind] = getattr(type(self), f"visit_{kind.__name__}")
         if visit(self, node) is not False:
-            for child in children(node):
+            found = self.kids.get(node)  # (none for a string annotation's parse, which libcst walks too)
+            for child in found if found is not None else children(node):
                 self.on_visit(child)
                 self.on_leave(child)
         return False
@@ -948,8 +957,9 @@ class Semantics:
         self.module = module
         self.star_names = star_names or {}
         """Names the file's star imports of modules of the run bind, and what each names."""
-        self.parents = parent_map(module)
-        self.scope_of = _StoredScopeProvider.scopes(module, store_contexts(self.parents))
+        kids: dict[cst.CSTNode, list[cst.CSTNode]] = {}
+        self.parents = parent_map(module, kids)
+        self.scope_of = _StoredScopeProvider.scopes(module, store_contexts(self.parents), kids)
         self._positions = None
         self._statement_positions: dict[tuple[cst.CSTNode, bool], tuple[dict, int]] = {}
         self._lines: list[str] | None = None

@@ -969,14 +969,41 @@ class TracedFunctions:
             defs = [d for d in defs if d not in grown]
         return found
 
-    def _undifferentiated_use(self, use: cst.Name | list[cst.Name] | None, found: list) -> bool:
+    def _undifferentiated_use(self, use: cst.Name | list[cst.Name] | None, found: list, depth: int = 0) -> bool:
         """Whether ``use`` (or each of a list of uses) hands its function where autodiff does not
-        follow, or lies in a function of ``found``."""
+        follow, or lies in a function of ``found``, or gives it to a parameter of a function of
+        the file each of whose reads is such a use (``run(step, ...)`` where ``run`` calls
+        ``step_fn`` only inside its ``while_loop`` body), a few hand-overs deep."""
         if isinstance(use, list):
-            return bool(use) and all(self._undifferentiated_use(n, found) for n in use)
-        return use is not None and (
-            id(use) in self._undifferentiated_uses or any(self._inside_undifferentiated(use, f) for f in found)
-        ) and not self._graded(use)
+            return bool(use) and all(self._undifferentiated_use(n, found, depth) for n in use)
+        if use is None or self._graded(use):
+            return False
+        if id(use) in self._undifferentiated_uses or any(self._inside_undifferentiated(use, f) for f in found):
+            return True
+        reads = self._parameter_reads(use) if depth < 3 else None
+        return bool(reads) and all(self._undifferentiated_use(n, found, depth + 1) for n in reads)
+
+    def _parameter_reads(self, use: cst.Name) -> list[cst.Name] | None:
+        """Where ``use`` is an argument of a call of a ``def`` of the file (``run(step, x)``):
+        the reads of the parameter it binds in that function, if nothing there rebinds it."""
+        arg = self.rule.parent(use)
+        call = self.rule.parent(arg) if isinstance(arg, cst.Arg) else None
+        if not (isinstance(call, cst.Call) and isinstance(call.func, cst.Name) and arg.value is use and not arg.star):
+            return None
+        callee = self.rule.semantics.binding(call.func)
+        if not isinstance(callee, cst.FunctionDef) or any(a.star for a in call.args):
+            return None
+        params = [p.name.value for p in callee.params.params]
+        position = call.args.index(arg)
+        param = arg.keyword.value if arg.keyword is not None else params[position] if position < len(params) else None
+        if param is None or param not in params:
+            return None
+        semantics = self.rule.semantics
+        declared = next(p.name for p in callee.params.params if p.name.value == param)
+        own = [n for n in semantics.variables(callee, param) if n is not declared and semantics.binding_scope(n) is callee]
+        if any(scopes.binding_role(semantics.parents, n)[0] is not None for n in own):
+            return None  # rebound in the function: its reads are not only the argument
+        return own
 
     def _alias(self, use: cst.Name) -> list[cst.Name] | None:
         """The reads of the name that ``use`` is given to, where it is given to one name bound

@@ -5,11 +5,13 @@ that reading every file finds."""
 from __future__ import annotations
 
 import ast
+import re
+import time
 from pathlib import Path
 
 import pytest
 
-from autota.source import growers, updaters, wrappers
+from autota.source import growers, project, updaters, vocabulary, wrappers
 from autota.source.project import project_functions
 
 ROOT = Path(__file__).parents[2]
@@ -135,3 +137,57 @@ def test_wrappers_and_growers_are_found():
     grown = growers.file_growers(ast.parse(GROWER), "pkg.cache", {})
     assert growers.may_define(GROWER)
     assert {name: g.grows for name, g in grown.items()} == {"attend": ((1, "cache"),), "extend": ((None, "trajectory"),)}
+
+
+SPELLINGS = """\
+import pdb; pdb.set_trace(); breakpoint(); sys._getframe(1).f_back.f_locals; inspect.stack()
+from IPython import embed; IPython.embed(); signal.signal(signal.SIGINT, h); tb.tb_frame
+jax.config.update("jax_debug_nans", True); jax.config.jax_debug_infs = True; JAX_DEBUG_NANS=1
+jax._src.config; config.update(name, value); _value_holders
+weakref.ref(x); sys.getrefcount(x); jax.live_arrays(); gc.get_referrers(x); gc.get_objects()
+def __del__(self): pass
+vars(mod); dir(mod); eval(s); exec(s); globals()["f"]; __import__("m"); importlib.import_module("m")
+operator.methodcaller("f"); inspect.getmembers(m); pkgutil.resolve_name("m:f"); pydoc.locate("m.f")
+sys . modules["m"]; m.__dict__; f.__globals__; frame.f_globals; m.__getattribute__("f")
+getattr(m, "f"); inspect.getattr_static(m, "f"); operator.attrgetter("f"); inspect.getclosurevars(f)
+runpy.run_path(p); runpy.run_module(m); code.InteractiveInterpreter().runsource(s); c.runcode(s)
+code.InteractiveConsole(); pickle.loads(b); cPickle.load(f); _pickle.Unpickler(f); dill.load(f)
+cloudpickle.loads(b); joblib.load(p); shelve.open(p); from pickle import loads; torch.load(p)
+np.load(p, allow_pickle=True); Unpickler(f)
+"""
+
+
+@pytest.mark.parametrize("pattern, words", [
+    (project.CALLER_FRAMES, project.CALLER_FRAME_WORDS),
+    (project.VALUE_CHECKED, project.VALUE_CHECK_WORDS),
+    (vocabulary.LIFETIME_OBSERVERS, project.LIFETIME_WORDS),
+    (project.NAME_REACHERS, project.NAME_REACHER_WORDS),
+], ids=["frames", "value checks", "lifetimes", "name reachers"])
+def test_each_match_of_a_project_pattern_holds_one_of_its_words(pattern, words):
+    """The project pass searches a text with a pattern only where one of the pattern's words
+    occurs: each match, over the spellings the patterns document and the project's own sources,
+    must hold one."""
+    folded = bool(pattern.flags & re.I)
+    words = [w.lower() for w in words] if folded else list(words)
+    texts = [SPELLINGS, *(p.read_text() for p in ROOT.joinpath("autota").glob("**/*.py")), *(p.read_text() for p in SOURCES)]
+    matches = [m.group(0) for text in texts for m in pattern.finditer(text)]
+    assert len([m for m in pattern.finditer(SPELLINGS)]) >= 4
+    assert [m for m in matches if not any(w in (m.lower() if folded else m) for w in words)] == []
+
+
+def test_attributes_stored_are_read_in_one_pass():
+    text = """\
+utils.jnp = numpy
+a.count += 1
+(a.left, b.right) = pair
+c.first, c.second = pair
+if a.equal == 1: pass
+x = a.read
+a.items[0] = 1
+W = [[0.0728, 0.0657, -0.1149], [0.0502, 0.1107, -0.0826]]
+"""
+    assert project.stored_attributes(text) == {"jnp", "count", "left", "right", "first", "second"}
+    table = "W = [" + ", ".join(f"a.w{k}, 0.{k:05d}" for k in range(20000)) + "]\nb.z = 1\n"
+    start = time.perf_counter()
+    assert project.stored_attributes(table) == {"z"}  # each `.wK,` scanned once to the line's end, not from itself
+    assert time.perf_counter() - start < 1.0

@@ -409,7 +409,7 @@ class UnrolledLoopRule(SourceRule):
         for assign in self.semantics.of_kind(loop.body, cst.Assign):
             for name in (n.value for t in assign.targets for n in _bound_roots(t.target)):
                 if name in carried and (
-                    self._slices(assign.value, name) or self._slicing_helper(assign.value, name)
+                    self._slices(assign.value, name, _loop_var(loop)) or self._slicing_helper(assign.value, name)
                     or self._outer_product(assign.value, name) or self._adds_axis(assign.value, name)
                 ):
                     return True
@@ -462,15 +462,28 @@ class UnrolledLoopRule(SourceRule):
             for e in value.slice
         )
 
-    def _slices(self, expr: cst.CSTNode, name: str) -> bool:
-        """Whether ``expr`` takes a part of ``name`` along an axis (``x[1:]``, ``img[::2]``)."""
+    def _slices(self, expr: cst.CSTNode, name: str, index: str | None = None) -> bool:
+        """Whether ``expr`` takes a part of ``name`` along an axis (``x[1:]``, ``img[::2]``), other
+        than a window of fixed length that moves with the loop's ``index`` (``d[:, k:k + 1]`` in a
+        Floyd-Warshall step, which broadcasts back against ``d``: the same shape every step)."""
         return any(
             isinstance(s.value, cst.Name) and s.value.value == name
             and any(
                 isinstance(e.slice, cst.Slice) and (e.slice.lower, e.slice.upper, e.slice.step) != (None, None, None)
+                and not self._moving_window(e.slice, index)
                 for e in s.slice
             )
             for s in self.semantics.of_kind(expr, cst.Subscript)
+        )
+
+    def _moving_window(self, part: cst.Slice, index: str | None) -> bool:
+        """Whether ``part`` is ``lower:lower + c`` (``c`` an int literal) with ``lower`` reading
+        the loop's ``index``."""
+        upper = part.upper
+        return index is not None and part.lower is not None and part.step is None and (
+            isinstance(upper, cst.BinaryOperation) and isinstance(upper.operator, cst.Add)
+            and isinstance(upper.right, cst.Integer) and self.code_of(upper.left) == self.code_of(part.lower)
+            and bool(self.semantics.names_in(part.lower, index))
         )
 
     def _slicing_helper(self, value: cst.BaseExpression, name: str) -> bool:
@@ -740,9 +753,13 @@ class UnrolledLoopRule(SourceRule):
                 return False
             if root.value in self._appended_members():
                 return True
-            outer = self.semantics.assigned_value(root) if isinstance(value, cst.Subscript) and value.value is root else None
-            return isinstance(outer, (cst.List, cst.Tuple)) and bool(outer.elements) and all(
-                not isinstance(e, cst.StarredElement) and display(e.value) for e in outer.elements
+            if not (isinstance(value, cst.Subscript) and value.value is root):
+                return False
+            outer = self.semantics.assigned_value(root)
+            return any(
+                isinstance(o, (cst.List, cst.Tuple)) and bool(o.elements)
+                and all(not isinstance(e, cst.StarredElement) and display(e.value) for e in o.elements)
+                for o in ([outer] if outer is not None else self._given_arguments(root))
             )
         if self.semantics.binding_scope(name) is not function:
             return container(self.semantics.assigned_value(name))
@@ -773,6 +790,26 @@ class UnrolledLoopRule(SourceRule):
             if container(value) or isinstance(value, cst.Name) and container(self.semantics.assigned_value(value)):
                 return True
         return False
+
+    def _given_arguments(self, name: cst.Name) -> list[cst.BaseExpression]:
+        """Where ``name`` is a parameter of a ``def`` of the file (a factory's ``index_lists``,
+        read by the function it builds), the values the file's calls of that ``def`` give it
+        (``make([[0, 2], [1]], sizes)``)."""
+        scope = self.semantics.binding_scope(name)
+        if not isinstance(scope, cst.FunctionDef):
+            return []
+        positional = [p.name.value for p in (*scope.params.posonly_params, *scope.params.params)]
+        position = positional.index(name.value) if name.value in positional else None
+        if position is None and not any(p.name.value == name.value for p in scope.params.kwonly_params):
+            return []
+        given = []
+        for use in self.semantics.names_in(self.context.module, scope.name.value):
+            call = self.semantics.parents.get(use)
+            if isinstance(call, cst.Call) and call.func is use and self.semantics.binding(use) is scope:
+                arg = scopes.call_argument(call, name.value, position)
+                if isinstance(arg, cst.Arg):
+                    given.append(arg.value)
+        return given
 
     def _carried_container(self, name: cst.Name, function: cst.FunctionDef) -> bool:
         """Whether ``name`` is unpacked from the carry of a ``lax`` loop body (``state, obs, mems
@@ -913,9 +950,19 @@ class UnrolledLoopRule(SourceRule):
         unbound = next((c for c in carried if not self._bound_before(loop, function, c)), None)
         if unbound is not None:
             return f"`{unbound}` is not bound on every path to the loop, and the scan's initial carry reads it"
+        derived = {var}  # `lo = b * 4`, `hi = lo + 4`: names the body computes from the index
+        assigns = self.semantics.of_kind(loop.body, cst.Assign)
+        while True:
+            grown = {
+                n.value for a in assigns if any(self.semantics.names_in(a.value, v) for v in derived)
+                for t in a.targets for n in _bound_roots(t.target)
+            } - derived
+            if not grown:
+                break
+            derived |= grown
         windows = [
             n for n in self.semantics.of_kind(loop.body, cst.Slice)
-            if any(part is not None and self.semantics.names_in(part, var) for part in (n.lower, n.upper))
+            if any(part is not None and self.semantics.names_in(part, v) for part in (n.lower, n.upper) for v in derived)
         ]
         if windows:
             return (

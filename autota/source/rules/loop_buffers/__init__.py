@@ -239,7 +239,7 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
             return  # nothing leaves the loop with a gradient: AT201-AT203 are about costs under `grad`
         writes = self._writes(body)
         for group in by_buffer(writes):
-            if self._through_while(body, group):
+            if self._through_while(body.function, group[0].buf, [w.row for w in group]):
                 continue  # the body hands the buffer to a `while_loop`: `grad` of the loop fails, it saves nothing
             verdict = self._judge_buffer(call, kind, args, body, group)
             if verdict is None:
@@ -253,6 +253,8 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
         # every other spelling of a carried buffer: the loop model sees through it
         model = self._model(call, kind, args)
         for found in self._unseen(model, writes):
+            if model.body is not None and self._through_while(model.body.node, None, [found.write.row]):
+                continue
             if self._modelled_matters(model, found, args[INIT_ARG[kind]].value):
                 self._report_modelled(model, found)
 
@@ -313,19 +315,19 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
         # rows, not the buffer; the buffer is still carried, and the reads keep it in the body
         return Verdict(previous=previous or [], kept=kept + (reads if previous is None else []))
 
-    def _through_while(self, body: Body, group: list[Write]) -> bool:
-        """Whether the body passes ``buf``, or a part of it (``g = U[:, j]``), into the initial
+    def _through_while(self, function, buf: str | None, rows: list) -> bool:
+        """Whether the body ``function`` passes ``buf``, or a part of it (``g = U[:, j]``), into the initial
         carry of a loop it runs that is a ``while_loop`` (a retry loop that resamples a slot until
         it is valid; a ``fori_loop`` whose bound the outer step computes), or that loop's body
-        reads it from the step's scope (an Arnoldi step's inner Gram-Schmidt), or the written row
-        is that loop's result (``w, h = fori_loop(0, k + 1, ...)``, then ``H.at[:, k].set(h)``):
+        reads it from the step's scope (an Arnoldi step's inner Gram-Schmidt), or a written row
+        is that loop's result (``w, h = fori_loop(0, k + 1, ...)``, then ``H.at[:, k].set(h)``;
+        ``s = while_loop(...)``, then ``.set(s.acc)``):
         reverse-mode autodiff cannot go through that loop, so no ``grad`` of the outer loop
-        carries the buffer."""
-        function, buf = body.function, group[0].buf
+        carries the buffer. ``buf`` is ``None`` for a buffer only the loop model names (a record's field)."""
         if function is None:
             return False
         written = {  # the names the written rows read
-            n.value for w in group if w.row is not None for n in self.semantics.of_kind(w.row, cst.Name)
+            n.value for row in rows if row is not None for n in self.semantics.of_kind(row, cst.Name)
         }
         for inner in self.semantics.of_kind(function, cst.Call):
             kind = self._loop_kind(inner.func)
@@ -335,7 +337,7 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
             ):
                 continue
             init = args.get(INIT_ARG[kind])
-            if init is not None and (_holds(init.value, buf) or self._part_of(init.value, buf)):
+            if buf is not None and init is not None and (_holds(init.value, buf) or self._part_of(init.value, buf)):
                 return True
             assign = self.parent(inner)
             if isinstance(assign, cst.Assign) and assign.value is inner and written & {
@@ -343,7 +345,7 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
             }:
                 return True
             inner_body = self._function(args[BODY_ARG[kind]].value) if BODY_ARG[kind] in args else None
-            if inner_body is not None and any(  # `def orth(i, st): ... V[:, i] ...`: the buffer read by closure
+            if buf is not None and inner_body is not None and any(  # `def orth(i, st): ... V[:, i] ...`: the buffer read by closure
                 self.semantics.binding_scope(name) is function for name in self.semantics.names_in(inner_body, buf)
             ):
                 return True

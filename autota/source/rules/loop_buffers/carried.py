@@ -601,6 +601,11 @@ class CarriedBuffers:
                     "the trip count is not provably static (a traced bound makes `jnp.arange` fail where "
                     "`fori_loop` would run as a `while_loop`)"
                 )
+            elif kind == "fori" and (variable := self.public_module_variable(lower) or self.public_module_variable(upper)):
+                unsafe.append(
+                    f"the bounds read the module variable `{variable}`, which code outside the run may set (`mylib.{variable} "
+                    "= True`, a NumPy integer: `fori_loop` refused bounds of two types, where `jnp.arange` takes them)"
+                )
             elif kind == "fori" and not integers:
                 unsafe.append(
                     "the bounds are not provably Python ints (a `static_argnums` argument may be a `bool` or a "
@@ -666,6 +671,11 @@ class CarriedBuffers:
                 lower, upper = args["lower"].value, args["upper"].value
                 if not (self._is_static(lower, call) and self._is_static(upper, call)):
                     unsafe.append("the trip count is not provably static")
+                elif variable := self.public_module_variable(lower) or self.public_module_variable(upper):
+                    unsafe.append(
+                        f"the bounds read the module variable `{variable}`, which code outside the run may set "
+                        f"(`mylib.{variable} = True`: `fori_loop` refused bounds of two types)"
+                    )
                 trips = self._canonical(upper) if int_value(lower) == 0 else None
                 if body.index_param is not None:  # the index still turns from weak to strong int32
                     index_use = self._index_use_problem(function, body.index_param, write)

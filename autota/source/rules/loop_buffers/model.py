@@ -370,6 +370,35 @@ class LoopModeler:
         k = fields.index(field_name) if field_name in fields else None
         return positional[k] if k is not None and k < len(positional) else None
 
+    def record_field_values(self, field_name: str) -> list[cst.BaseExpression]:
+        """What each construction in the file of a record class of the file that declares the
+        field ``field_name`` (``owner: jax.Array`` in a ``struct.dataclass`` or ``NamedTuple``)
+        gives that field, by keyword or position, followed to the value that reaches it; empty
+        where a construction passes it otherwise (a star), leaves it out, or there is none. A
+        loop keeps its carry's dtypes, so a field each construction makes an integer array
+        stays one in a step that receives the record as a parameter (its caller's value unseen:
+        a fact for reporting, not for a fix)."""
+        classes = [
+            c for c in self.semantics.of_kind(self.semantics.module, cst.ClassDef)
+            if any(
+                isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name) and small.target.value == field_name
+                for line in c.body.body if isinstance(line, cst.SimpleStatementLine) for small in line.body
+            )
+        ]
+        values = []
+        for cls in classes:
+            for use in self.semantics.names_in(self.semantics.module, cls.name.value):
+                made = self.semantics.parents.get(use)
+                if not (isinstance(made, cst.Call) and made.func is use) or self.semantics.binding(use) is not cls:
+                    continue
+                given = next((a.value for a in made.args if a.keyword is not None and a.keyword.value == field_name), None)
+                given = given if given is not None else self._positional_field(made, field_name)
+                value = self._value_of(given) if given is not None else None
+                if value is None:
+                    return []
+                values.append(value)
+        return values
+
     def _value_of(self, expr: cst.BaseExpression, depth: int = 0) -> cst.BaseExpression | None:
         """``expr``, or for a name the value that reaches it: through assignments and unpacking,
         through a loop's result, whose carry has the dtypes of the loop's initial carry (JAX
@@ -1000,24 +1029,37 @@ class _Evaluation:
                 return
             for k, element in enumerate(elements):
                 self.bind(element.value, _item(value, k, len(elements)), env, depth)
-        elif (
-            isinstance(target, cst.Subscript)
-            and isinstance(target.value, cst.Name)
-            and self.entry(target, env) is not None
-            and isinstance(env.get(target.value.value), (Carry, Record))
-        ):  # `log["energy"] = ...` on a dict carry: the dict leaves with that entry replaced
-            env[target.value.value] = _replaced(env[target.value.value], {self.entry(target, env): value})
-        elif (
-            isinstance(target, cst.Attribute)
-            and isinstance(target.value, cst.Name)
-            and isinstance(env.get(target.value.value), (Carry, Record))
-        ):  # `val.logprobs = ...` on a carried object: it leaves with that field replaced
-            env[target.value.value] = _replaced(env[target.value.value], {target.attr.value: value})
+        elif (stored := self.stored_into(target, value, env, depth)) is not None:
+            # `log["energy"] = ...`, `info["stats"]["ret"] = ...` on a dict carry, `val.logprobs = ...` on a
+            # carried object: it leaves with that entry or field replaced
+            env[stored[0]] = stored[1]
         else:  # `d["k"] = v`, `self.x = v`: the container is read and changed in place
             self.read(value, target)
             for name in self.modeler.semantics.of_kind(target, cst.Name):
                 if name.value in env:
                     self.read(env[name.value], target)
+
+    def stored_into(self, target: cst.BaseExpression, value: Value, env: dict, depth: int) -> tuple[str, Value] | None:
+        """Where ``target`` is an entry (``d["k"]``) or a field (``o.f``) of a carried dict or
+        object, also nested (``info["stats"]["ret"]``): the carried name and its value with that
+        entry replaced by ``value``; ``None`` elsewhere."""
+        if isinstance(target, cst.Subscript):
+            key = self.entry(target, env)
+        elif isinstance(target, cst.Attribute):
+            key = target.attr.value
+        else:
+            return None
+        if key is None:
+            return None
+        container = target.value
+        current = env.get(container.value) if isinstance(container, cst.Name) else (
+            self.expr(container, env, depth) if isinstance(container, (cst.Subscript, cst.Attribute)) else None
+        )
+        if not isinstance(current, (Carry, Record)):
+            return None
+        if isinstance(container, cst.Name):
+            return container.value, _replaced(current, {key: value})
+        return self.stored_into(container, _replaced(current, {key: value}), env, depth)
 
     # -- expressions -----------------------------------------------------------------------
     def function(self, node: cst.BaseExpression, env: dict, depth: int) -> Value:
@@ -1354,13 +1396,21 @@ class _Evaluation:
         if chosen == vocabulary.COND and values is not None:
             self.read(self.expr(values[0], env, depth), values[0])
             operands = [self.expr(v, env, depth) for v in values[3:]]
+            functions = [self.function(branch, env, depth) for branch in values[1:3]]
+            if not all(isinstance(f, Function) for f in functions):
+                # a branch the model cannot follow (`cfg.sample`) reads what it is given; the other
+                # still reads what it reads (`lambda x: P(e.table[slot])`, the slot it rewrites)
+                for value in operands:
+                    self.read(value, node)
+                for function in functions:
+                    if isinstance(function, Function):
+                        try:
+                            self.call(function, operands, {}, depth + 1)
+                        except _GiveUp:
+                            self.opaque_block(function.node, dict(function.closure or env))
+                return Opaque(node)
             results = []
-            for branch in values[1:3]:
-                function = self.function(branch, env, depth)
-                if not isinstance(function, Function):
-                    for value in operands:
-                        self.read(value, node)
-                    return Opaque(node)
+            for function in functions:
                 try:
                     results.append(self.call(function, operands, {}, depth + 1))
                 except _GiveUp:  # a branch run for its effects (`def _outfeed(): ...` with no return)

@@ -58,6 +58,7 @@ class SelectUpdates:
             if compiled and (
                 self.traced.never_differentiated(call)
                 or self._modeler().exact_dtype(self._carry_initial(call, other, traced) if in_body else self._made_as(other))
+                or self._integer_field(other)
             ):
                 # compiled, the select costs only under `grad`: XLA makes a select around a one-slot
                 # update an update of the selected slot, forward; here `grad` never comes, or the
@@ -222,6 +223,17 @@ class SelectUpdates:
             made.append(value)
         return made[0] if len(made) == 1 else None
 
+    def _integer_field(self, buf: cst.BaseExpression) -> bool:
+        """Whether ``buf`` is a field of a record (``st.owner``) that every construction of the
+        file's record classes declaring it makes an integer or boolean array
+        (``State(owner=jnp.zeros(n, jnp.int32))`` in ``reset``): see
+        :meth:`~.model.LoopModeler.record_field_values`."""
+        if not (isinstance(buf, cst.Attribute) and isinstance(buf.value, cst.Name)):
+            return False
+        modeler = self._modeler()
+        values = modeler.record_field_values(buf.attr.value)
+        return bool(values) and all(modeler.exact_dtype(v) for v in values)
+
     def _carry_initial(self, call: cst.Call, buf: cst.BaseExpression, traced) -> cst.BaseExpression | None:
         """The loop's initial value of ``buf``, where ``buf`` is the carry of the loop whose body
         (used by that loop only) makes ``call``, as the step received it (bound in the body only by
@@ -272,8 +284,10 @@ class SelectUpdates:
         return False
 
     def _scalar_operand(self, expr: cst.BaseExpression) -> bool:
-        if isinstance(expr, (cst.Integer, cst.Float)) or self._is_static(expr, expr):
+        if isinstance(expr, (cst.Integer, cst.Float)):
             return True
+        if self._is_static(expr, expr):  # a module variable an importer may set to an array proves nothing
+            return self.public_module_variable(expr) is None
         if isinstance(expr, cst.BinaryOperation):
             return self._scalar_operand(expr.left) and self._scalar_operand(expr.right)
         if isinstance(expr, cst.Name):

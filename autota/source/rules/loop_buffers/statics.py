@@ -202,6 +202,25 @@ class StaticFacts:
             return (not integer or static_args) and self._static_parameter(expr)
         return False
 
+    def public_module_variable(self, expr: cst.BaseExpression, depth: int = 0) -> str | None:
+        """A variable of the module that ``expr`` reads, directly or through names bound once
+        (``N``, ``N + 1``, ``steps = 2 * N``), whose name is public: a name bound by assignment at
+        module level, not by a ``def``, a ``class`` or an import. Any importer may set it between
+        calls (``mylib.N = True``, an array), and code outside the run is not read; a private
+        name (``_N``) is taken to be the module's own, as a private function is."""
+        if depth > 6:
+            return None
+        for name in self.semantics.variables(expr):
+            value = self.semantics.assigned_value(name)
+            if value is None:
+                continue
+            if isinstance(self.semantics.binding_scope(name), cst.Module) and not name.value.startswith("_"):
+                return name.value
+            found = self.public_module_variable(value, depth + 1)
+            if found is not None:
+                return found
+        return None
+
     def _static_parameter(self, name: cst.Name) -> bool:
         """``name`` is a parameter listed in ``static_argnums``/``static_argnames`` of a ``jit``."""
         scope = scopes.enclosing_scope(self, name)

@@ -32,6 +32,8 @@ class WhileLoops:
         else:
             test = self._counter_bound(cond, body, call)
         if isinstance(test, str):
+            if self._constant_row(self._written_value(write)) and self._stops_on_event(cond):
+                return  # each step reached marked with one value (`codes.at[i].set(3)`): a mask of the steps run, no rows
             self.report(
                 "AT202",
                 write.call,
@@ -88,6 +90,21 @@ class WhileLoops:
             "a `scan`, so `jax.grad` works; AT201 then makes the buffer a stacked output",
             Fix("unsafe", f"run the body as a `fori_loop` over `{plan[1]}` steps (was: `while_loop`)", plan[0]),
             reason=f"it assumes {shared}",
+        )
+
+    def _stops_on_event(self, cond) -> bool:
+        """Whether the condition is a conjunction (``(i < n) & (t >= times[i])``, ``and``,
+        ``jnp.logical_and``): a loop that may stop before its bound, on what the data says."""
+        if not isinstance(cond, (cst.FunctionDef, cst.Lambda)):
+            return False
+        tests = [cond.body] if isinstance(cond, cst.Lambda) else [
+            r.value for r in self.semantics.own_of_kind(cond, cst.Return) if r.value is not None
+        ]
+        return bool(tests) and all(
+            isinstance(t, cst.BinaryOperation) and isinstance(t.operator, cst.BitAnd)
+            or isinstance(t, cst.BooleanOperation) and isinstance(t.operator, cst.And)
+            or isinstance(t, cst.Call) and self.matches(t.func, {f"{JNP}.logical_and"}) is not None
+            for t in tests
         )
 
     def _conditional(self, function: cst.FunctionDef, scope: cst.CSTNode, call: cst.Call) -> bool:
