@@ -190,6 +190,9 @@ class ProjectFunctions:
     disables_jit: bool = False
     """Whether a file of the run mentions ``disable_jit`` (``with jax.disable_jit():`` around a
     call of another module's function): under it a ``fori_loop`` runs as a Python loop."""
+    transforms: frozenset[str] = frozenset()
+    """The words of :data:`vocabulary.FIX_HAZARD_TRANSFORMS` that a file or notebook of the run mentions
+    (``checkify``, ``shard_map``): applied to a function of another module, they see what a fix changes."""
     updaters: dict[str, tuple[int, ...]] = field(default_factory=dict)
     """The functions of the run's modules that return an updated copy of a parameter (see
     :mod:`autota.source.updaters`), by dotted name, with those parameters' positions."""
@@ -232,7 +235,7 @@ class ProjectFunctions:
     def __bool__(self) -> bool:
         return bool(
             self.loop_wrappers or self.growers or self.star_exports or self.stored_attributes or self.stores_built_names
-            or self.updaters or self.constants or self.disables_jit or self.frame_reader is not None or self.value_checker is not None
+            or self.updaters or self.constants or self.disables_jit or self.transforms or self.frame_reader is not None or self.value_checker is not None
             or self.lifetime_observer is not None or len(self.modules) > 1 or self.stored_builtins
             or self.private_references or self.name_reacher is not None
         )
@@ -529,13 +532,16 @@ def project_functions(paths: list[str]) -> ProjectFunctions:
         for name, value in module_constants(parsed).items() if name not in stored
     }
     disables = any(DISABLES_JIT.search(text) for text in texts.values())
+    transforms = frozenset(
+        word for word in vocabulary.FIX_HAZARD_TRANSFORMS if any(word in text for text in [*texts.values(), *notebooks.values()])
+    )
     private = {word for word in imported if word.startswith("_") and not word.startswith("__")}
     mentions = Counter(word for text in [*texts.values(), *notebooks.values()] for word in set(PRIVATE_WORD.findall(text)))
     private |= {  # spelled in two modules: one may reach the other's (`alias = mod; alias._step`, a string)
         word for word, count in mentions.items() if count > 1 and not (word.startswith("__") and word.endswith("__"))
     }
     return replace(
-        found, stored_attributes=frozenset(stored), stores_built_names=built, constants=constants, disables_jit=disables,
+        found, stored_attributes=frozenset(stored), stores_built_names=built, constants=constants, disables_jit=disables, transforms=transforms,
         undonated=frozenset(undonated), modules=frozenset(module_of(path) for path in texts), private_references=frozenset(private),
         stored_builtins=frozenset().union(*(scopes.stored_builtin_names(t) for t in texts.values())),
         frame_reader=_first_spelling(texts, CALLER_FRAMES, module_of, CALLER_FRAME_WORDS),

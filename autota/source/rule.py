@@ -360,6 +360,15 @@ class SourceRule:
                 return bool(self.matches(expr.args[0].value, JIT))
         return False
 
+    def run_mentions(self, word: str) -> str | None:
+        """Where the run mentions ``word`` (``checkify``, ``shard_map``, ``disable_jit``): ``"the
+        module"``, ``"a module of the run"``, or ``None``. A transformation applied in another
+        module reaches this one's functions; one applied outside the run is not seen."""
+        if self.context.source.mentions(word):
+            return "the module"
+        elsewhere = self.context.imported.disables_jit if word == "disable_jit" else word in self.context.imported.transforms
+        return "a module of the run" if elsewhere else None
+
     def module_rebinding(self, names: set[str]) -> str | None:
         """How code may bind one of the module's ``names`` again where no statement of the module
         does (see :data:`vocabulary.MODULE_REBINDERS`): the first such word of the file, an import

@@ -839,15 +839,24 @@ class _StoredScopeProvider(ScopeProvider):
 
     @classmethod
     def scopes(cls, module: cst.Module, stores: dict[cst.Name, ExpressionContext],
-               kids: dict[cst.CSTNode, list[cst.CSTNode]]) -> dict:
-        """``kids``: each node's children (see :func:`parent_map`)."""
+               kids: dict[cst.CSTNode, list[cst.CSTNode]], source: str) -> dict:
+        """``kids``: each node's children (see :func:`parent_map`); ``source``: the module's text."""
         provider = cls()
         provider.metadata = {ExpressionContextProvider: stores}
         visitor = _ScopeWalk(provider)  # what ``visit_Module`` does, with the walk below
         visitor.kids = kids
+        visitor.typing_calls = _TYPING_CALLS | set(_TYPING_ALIAS.findall(source))
         module.visit(visitor)
         visitor.infer_accesses()
         return provider._computed
+
+
+_NOT_BINDINGS = frozenset({cst.Attribute, cst.Call, cst.Subscript})
+"""Nodes that no binding of a scope is (a ``def``, a ``class``, an import or a target is): out of
+an import statement, libcst's scope answers for them by their dotted name alone."""
+_TYPING_CALLS = frozenset({"cast", "NewType", "TypeVar"})
+_TYPING_ALIAS = re.compile(r"\b(?:cast|NewType|TypeVar)\s+as\s+(\w+)")
+"""A name the file imports ``typing.cast``, ``NewType`` or ``TypeVar`` as (``from typing import cast as c``)."""
 
 
 class _ScopeWalk(ScopeVisitor):
@@ -864,6 +873,7 @@ class _ScopeWalk(ScopeVisitor):
     are libcst's, assignment order and all (``tests/source/test_semantics.py`` compares)."""
 
     kids: dict[cst.CSTNode, list[cst.CSTNode]]
+    typing_calls: set[str]
     _visits: dict[type, object] = {}
     _leaves: dict[type, tuple[object, bool]] = {}
 
@@ -878,6 +888,20 @@ class _ScopeWalk(ScopeVisitor):
                 self.on_visit(child)
                 self.on_leave(child)
         return False
+
+    def visit_Call(self, node: cst.Call) -> bool | None:
+        """libcst's ``visit_Call`` asks every call's qualified names, to find ``typing.cast``,
+        ``NewType`` and ``TypeVar`` (whose string arguments are type hints): for a name assigned
+        hundreds of times in one scope, each asking walks every assignment (2 s of a 74 KB
+        file). Only a call spelled as one of those, or as a name the file imports one of them
+        as, can name them; the others get what libcst's method gives them, without the question."""
+        func = node.func
+        spelled = func.value if type(func) is cst.Name else func.attr.value if type(func) is cst.Attribute else None
+        if spelled in self.typing_calls or not hasattr(self, "_ScopeVisitor__in_type_hint_stack"):
+            return super().visit_Call(node)
+        self._ScopeVisitor__top_level_attribute_stack.append(None)
+        self._ScopeVisitor__in_type_hint_stack.append(False)
+        return True
 
     def on_leave(self, original_node: cst.CSTNode) -> None:
         kind = type(original_node)
@@ -959,7 +983,7 @@ class Semantics:
         """Names the file's star imports of modules of the run bind, and what each names."""
         kids: dict[cst.CSTNode, list[cst.CSTNode]] = {}
         self.parents = parent_map(module, kids)
-        self.scope_of = _StoredScopeProvider.scopes(module, store_contexts(self.parents), kids)
+        self.scope_of = _StoredScopeProvider.scopes(module, store_contexts(self.parents), kids, source)
         self._positions = None
         self._statement_positions: dict[tuple[cst.CSTNode, bool], tuple[dict, int]] = {}
         self._lines: list[str] | None = None
@@ -973,6 +997,7 @@ class Semantics:
         self._order = {node: place for place, node in enumerate(self.nodes)}
         self._last: dict[cst.CSTNode, int] | None = None
         self._qualified: dict[cst.CSTNode, set[str]] = {}
+        self._dotted_names: dict[tuple[int, str], set[str]] = {}
         self._resolving: set[cst.CSTNode] = set()
         self._resolved: dict[cst.CSTNode, set[str]] = {}
         self.by_value: dict[str, list[cst.Name]] = {}
@@ -1354,8 +1379,25 @@ class Semantics:
         nodes a rule asks about, rather than computed for every node of the file."""
         if node not in self._qualified:
             scope = self.scope_of.get(node)
-            self._qualified[node] = {q.name for q in scope.get_qualified_names_for(node)} if scope else set()
+            self._qualified[node] = self._scope_names(scope, node) if scope else set()
         return self._qualified[node]
+
+    def _scope_names(self, scope, node: cst.CSTNode) -> set[str]:
+        """``scope.get_qualified_names_for(node)``. For a node that is no access and no part of an
+        import (``jnp.zeros``, ``p.at[i].set``'s callee), libcst checks it against each binding of
+        its first name in the scope before taking them all: hundreds of ``p = ...`` made that a
+        walk per call. Such a node is none of those bindings, so the answer is the one for its
+        dotted name, asked once per scope."""
+        accesses = getattr(scope, "_accesses_by_node", None)
+        if type(node) not in _NOT_BINDINGS or accesses is None or accesses.get(node) or type(self.parents.get(node)) is cst.ImportAlias:
+            return {q.name for q in scope.get_qualified_names_for(node)}
+        full = get_full_name_for_node(node)
+        if full is None:
+            return set()
+        key = (id(scope), full)
+        if key not in self._dotted_names:
+            self._dotted_names[key] = {q.name for q in scope.get_qualified_names_for(full)}
+        return set(self._dotted_names[key])
 
     def resolved_names(self, node: cst.CSTNode) -> set[str]:
         """:meth:`qualified_names`, and for a name bound once at module level to an imported

@@ -160,11 +160,9 @@ class TracedFunctions:
         for definition in semantics.of_kind(self._module, cst.FunctionDef):
             if definition in self.by_function or definition.decorators or not self._nested(definition):
                 continue  # (a function of the module, which another module may import and call eagerly)
-            uses = [  # every read of the name where it is bound (of two `def loglike` in an `if`'s branches, both);
-                # the function around it is parsed whole, so these are all
-                n for n in semantics.names_in(semantics.enclosing_scope(definition), definition.name.value)
-                if scopes.binding_role(semantics.parents, n)[0] is None
-            ]
+            # every read of the name where it is bound (of two `def loglike` in an `if`'s branches, both);
+            # the function around it is parsed whole, so these are all
+            uses = self._reads(semantics.enclosing_scope(definition), definition.name.value)
             if uses and not any(self._runs_here(n) for n in uses):
                 handing = next((n for n in uses if self._hands_on(n)), None)
                 if handing is not None:
@@ -328,16 +326,18 @@ class TracedFunctions:
         name = definition.name.value
         if not isinstance(self.rule.semantics.enclosing_scope(definition), cst.Module):
             return False
-        uses = [
-            n for n in self.rule.semantics.names_in(self._module, name)
-            if scopes.binding_role(self.rule.semantics.parents, n)[0] is None
-        ]
+        uses = self._reads(self._module, name)
         for use in uses:
             caller = next((a for a in self.rule.ancestors(use) if isinstance(a, (cst.FunctionDef, cst.Lambda))), None)
             traced = self.by_function.get(caller) if caller is not None else None
             if not self._runs_here(use) or traced is None or (traced.origin or traced.kind) != "handed":
                 return False
         return bool(uses)
+
+    def _reads(self, scope: cst.CSTNode, name: str) -> list[cst.Name]:
+        """The ``Name`` s spelled ``name`` below ``scope`` that read it rather than bind it."""
+        semantics = self.rule.semantics
+        return [n for n in semantics.names_in(scope, name) if scopes.binding_role(semantics.parents, n)[0] is None]
 
     def _callees(self, call: cst.Call, caller: cst.CSTNode) -> list[cst.FunctionDef | cst.Lambda]:
         """The functions of this file that ``call`` may run: a function, a method (with the

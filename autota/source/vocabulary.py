@@ -175,6 +175,11 @@ INTEGER_RESULTS = INDEX_REDUCTIONS | {"jax.random.categorical", "jax.random.rand
 }
 """Functions whose result is always an integer or boolean array, so it has no gradient: a row
 of one (a decoder's next token, a convergence flag) gives `grad` nothing to go through."""
+_KEEPING_REDUCTIONS = ("sum", "prod", "max", "min", "amax", "amin", "cumsum", "cumprod", "count_nonzero", "any", "all")
+KEEPING_REDUCTIONS = frozenset({f"{JNP}.{name}" for name in _KEEPING_REDUCTIONS})
+"""Reductions of one array whose result has no gradient where that array has none (a count of a
+mask, ``jnp.sum(valid.astype(jnp.int32))``); as methods too, :data:`KEEPING_REDUCTION_METHODS`."""
+KEEPING_REDUCTION_METHODS = frozenset(_KEEPING_REDUCTIONS) - {"amax", "amin", "count_nonzero"}
 MASK_FUNCTIONS = frozenset({f"{JNP}.{name}" for name in (*_BOOLEAN_RESULTS, "any", "all")})
 """Functions whose result is a boolean array: indexing with one picks the slots it marks."""
 MASK_POSITIONS = frozenset(
@@ -274,6 +279,12 @@ LIFETIME_OBSERVERS = re.compile(
 list of live arrays, the garbage collector's view): the fixes keep the array the loop started
 from, its pieces or rows, and each step's value alive until after the loop, where the loop freed
 each as it rebound the name."""
+FIX_HAZARD_TRANSFORMS = ("checkify", "shard_map")
+"""Transformations that see what the fixes change: ``checkify``'s index checks raise ``ValueError``
+on a scatter with an empty index (``row.at[...].set(v)``, the fixes' way of converting a row as a
+write would), and ``shard_map`` checks that a loop's carry keeps its varying mesh axes (a buffer
+made unvarying and written with varying rows fails ``fori_loop``, not the fix's stacked outputs).
+A file or run that mentions one makes those fixes unsafe."""
 VALUE_CHECKS = ("debug_nans", "debug_infs")
 CONFIG_UPDATE_BY_VALUE = re.compile(
     r"(?<![\w.])jax[ \t]*\.[ \t]*config\b(?![ \t]*\.[ \t]*(?:update[ \t]*\((?=\s*[rbuRBU]?(?:\"[^\"\n]*\"|'[^'\n]*')\s*[,)])"
@@ -458,6 +469,7 @@ TRACING_TRANSFORMS = frozenset(
         "flax.linen.checkpoint",
         "jax.experimental.shard_map.shard_map",
         "jax.shard_map",
+        "jax.experimental.checkify.checkify",
         "flax.nnx.vmap",
         "flax.nnx.grad",
         "flax.nnx.value_and_grad",

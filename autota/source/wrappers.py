@@ -57,8 +57,8 @@ _TOP_HEADER = re.compile(r"^(?:async[ \t]+)?def[ \t]+\w+[ \t]*\((.*?)\)[ \t]*(?:
 defaults (a default's call or an annotation's brackets are in, the lazy match grows past them)."""
 
 
-_ANY_HEADER = re.compile(r"^[ \t]*(?:async[ \t]+)?def[ \t]+\w+[ \t]*\((.*?)\)[ \t]*(?:->[^\n]*?)?:", re.M | re.S)
-"""A ``def``'s header at any depth: a method's too."""
+_ANY_HEADER = re.compile(r"^([ \t]*)(?:async[ \t]+)?def[ \t]+\w+[ \t]*\((.*?)\)[ \t]*(?:->[^\n]*?)?:", re.M | re.S)
+"""A ``def``'s header at any depth, with its indent: a method's too."""
 
 
 class TopHeaders:
@@ -67,18 +67,31 @@ class TopHeaders:
     superset of its parameters)."""
 
     def __init__(self, text: str, methods: bool = False) -> None:
-        found = [(m.start(), m.group(1)) for m in (_ANY_HEADER if methods else _TOP_HEADER).finditer(text)]
-        self.starts = [start for start, _ in found]
-        self._headers = [header for _, header in found]
+        found = [
+            (m.start(), len(m.group(1).expandtabs()), m.group(2)) if methods else (m.start(), 0, m.group(1))
+            for m in (_ANY_HEADER if methods else _TOP_HEADER).finditer(text)
+        ]
+        self.starts = [start for start, _, _ in found]
+        self._indents = [indent for _, indent, _ in found]
+        self._headers = [header for _, _, header in found]
         self._words: dict[int, set[str]] = {}
 
     def words_around(self, offset: int) -> set[str]:
-        """The words of the header of the last top-level ``def`` that starts before ``offset``."""
+        """The words of the header of the last ``def`` that starts before ``offset``, and of
+        each less indented one before it up to the top level: the ``def`` s that may hold the
+        place (a method's after a nested helper's ``def``, ``def helper(x): ...`` then
+        ``b.at[...]`` in the function around it)."""
         k = bisect.bisect_right(self.starts, offset) - 1
         if k < 0:
             return set()
         if k not in self._words:
-            self._words[k] = set(re.findall(r"\w+", self._headers[k]))
+            words, indent, j = set(), None, k
+            while j >= 0 and indent != 0:
+                if indent is None or self._indents[j] < indent:
+                    words |= set(re.findall(r"\w+", self._headers[j]))
+                    indent = self._indents[j]
+                j -= 1
+            self._words[k] = words
         return self._words[k]
 
 

@@ -191,3 +191,22 @@ W = [[0.0728, 0.0657, -0.1149], [0.0502, 0.1107, -0.0826]]
     start = time.perf_counter()
     assert project.stored_attributes(table) == {"z"}  # each `.wK,` scanned once to the line's end, not from itself
     assert time.perf_counter() - start < 1.0
+
+
+def test_an_update_after_a_nested_def_is_an_updater():
+    """Sweep 65b: the text test took the nested helper's header for the one around the update."""
+    text = """\
+from functools import partial
+from jax import jit
+
+
+@partial(jit, static_argnums=[0])
+def add_forces(n, f, b):
+    def helper(x):
+        return x * 2.0
+
+    g = helper(f)
+    return b.at[(11 * n)::6].add(-g[0::3])
+"""
+    assert updaters.may_define(text)
+    assert updaters.file_updaters(ast.parse(text)) == {"add_forces": (2,)}

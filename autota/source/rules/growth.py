@@ -1614,6 +1614,12 @@ class GrowthRule(SourceRule):
                 "where the fix's read of the slot raises OverflowError"
             )
         row = call.args[0].value if call.args else None
+        where = self.run_mentions("checkify")
+        if where is not None:  # (review 81)
+            assumptions.append(
+                f"that `checkify` is not applied to the function ({where} mentions it): its index checks raise "
+                "`ValueError` on the fix's scatter with an empty index (`row.at[...].set(v)`)"
+            )
         if self.semantics.defines_attribute("__jax_array__"):
             assumptions.append(
                 "that converting each value to an array has no effect: the fix converts it twice (once to "

@@ -555,7 +555,7 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
         (``jnp.array([r, c, 3], dtype=jnp.int32)``), or an integer result (``jnp.argmax``, a
         ``jax.random.categorical`` draw: a decoder's next token), also cast (``.astype``), directly or through a name
         bound once to one, or a part of one (``tok[:2]``), a constant shaped like anything
-        (``jnp.zeros_like(tok)``), a value ``lax.stop_gradient`` cuts from ``grad``, or a choice between two such (``jnp.where(done, jnp.zeros_like(tok), tok)``). The buffer then collects nothing that
+        (``jnp.zeros_like(tok)``), a value ``lax.stop_gradient`` cuts from ``grad``, a count or other reduction of one (``jnp.sum(ok.astype(jnp.int32))``), or a choice between two such (``jnp.where(done, jnp.zeros_like(tok), tok)``). The buffer then collects nothing that
         ``grad`` could go through (a buffer that starts as constants keeps a zero tangent: JAX
         leaves it out of the differentiated loop), and forward it is updated in place: neither
         AT201's nor AT202's rewrite has anything to offer. The
@@ -582,6 +582,10 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
             return self._gradient_free(picked[1]) and self._gradient_free(picked[2])  # `jnp.where(done, 0 * tok, tok)`
         if position is None and isinstance(row.func, cst.Attribute) and row.func.attr.value == "astype":
             return self._gradient_free(row.func.value)  # `randint(...).astype(float)`: a cast of no gradient has none
+        if position is None and picked and self.matches(row.func, vocabulary.KEEPING_REDUCTIONS) is not None:
+            return self._gradient_free(picked[0])  # `jnp.sum(valid.astype(jnp.int32))`: a count
+        if position is None and isinstance(row.func, cst.Attribute) and row.func.attr.value in vocabulary.KEEPING_REDUCTION_METHODS:
+            return self._gradient_free(row.func.value)  # `mask.sum()`
         function = self._modeler().callable(row.func)
         if function is None or not isinstance(function.node, cst.FunctionDef):
             return False

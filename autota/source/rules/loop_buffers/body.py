@@ -37,6 +37,12 @@ from autota.source.rules.loop_buffers.syntax import (
     index_elements,
 )
 
+def _chained(rule, write: cst.Call) -> bool:
+    """Whether ``write``'s result is updated again in the same expression (``.at[c].set(u).at[h]``)."""
+    parent = rule.parent(write)
+    return isinstance(parent, cst.Attribute) and parent.attr.value == "at"
+
+
 _STORE = r"\s*(\[[^\n]*\])?\s*([-+*/%&|^@]|//|\*\*|>>|<<)?=(?!=)"
 """What follows a name stored to: an optional subscript, then `=` or an augmented one."""
 
@@ -405,8 +411,8 @@ class LoopBodies:
                 if (write := self._write_call(inner, param.name.value, None)) is not None
             ), None))
         found = next((w for w in writes if w is not None), None)
-        if found is None:
-            return None
+        if found is None or any(w is not None and _chained(self, w.call) for w in writes):
+            return None  # (`t.at[c].set(t[h]).at[h].set(t[c])`: two slots a step, a swap, as outside a `cond`)
         if all(w is not None for w in writes) and self.code_of(writes[0].index) == self.code_of(writes[1].index):
             problem = (  # every step writes the slot: only which row is chosen
                 f"both branches of the `lax.cond` (line {self.start_line(call)}) write slot "

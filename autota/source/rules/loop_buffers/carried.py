@@ -583,7 +583,36 @@ class CarriedBuffers:
                 "that `jax.linear_transpose` is not applied to the loop's function: the fix writes the rows with "
                 "one `.at[indices]` scatter, which JAX transposes only for indices it is told are unique"
             )
+        where = self.run_mentions("checkify")
+        if where is not None:  # (review 81)
+            plan.assumptions.append(
+                f"that `checkify` is not applied to the loop's function ({where} mentions it): its index checks "
+                "raise `ValueError` on the fix's scatter with an empty index (`row.at[...].set(v)`, which converts "
+                "the row as the write did)"
+            )
+        where = self.run_mentions("shard_map")
+        if where is not None:
+            plan.assumptions.append(
+                f"that `shard_map` is not applied to the loop's function ({where} mentions it): there the loop "
+                "requires its carry to keep its varying mesh axes (a buffer made unvarying and written with "
+                "varying rows raises `TypeError`), which the fix's stacked outputs do not check"
+            )
         return None
+
+    def _zero_trips_seen(self, lower: cst.BaseExpression, upper: cst.BaseExpression) -> str | None:
+        """Why a ``fori_loop`` that may run no step shows the fix: under ``jax.disable_jit()`` JAX
+        refuses a zero-length ``scan``, where the ``fori_loop`` returned its initial carry. Only
+        where the run mentions ``disable_jit`` and the bounds are not int literals a step apart or more."""
+        low, high = int_value(lower), int_value(upper)
+        if low is not None and high is not None and high > low:
+            return None
+        where = self.run_mentions("disable_jit")
+        if where is None:
+            return None
+        return (
+            f"that the loop runs at least one step or `jax.disable_jit` is off ({where} mentions `disable_jit`): "
+            "under it JAX refuses a zero-length `scan` (`ValueError`), where the `fori_loop` returned its initial carry"
+        )
 
     def _schedule(self, plan: CarriedPlan) -> str | None:
         """Where the step writes: loop step k (from 0) writes at ``start + k``, for a known number
@@ -596,6 +625,9 @@ class CarriedBuffers:
         if offset is not None:
             lower, upper = bounds
             integers = self._is_static(lower, call, integer=True) and self._is_static(upper, call, integer=True)
+            zero = self._zero_trips_seen(lower, upper) if kind == "fori" else None
+            if zero:
+                unsafe.append(zero)
             if kind == "fori" and not (self._is_static(lower, call) and self._is_static(upper, call)):
                 unsafe.append(
                     "the trip count is not provably static (a traced bound makes `jnp.arange` fail where "
@@ -669,6 +701,9 @@ class CarriedBuffers:
             start_code = str(start)
             if kind == "fori":
                 lower, upper = args["lower"].value, args["upper"].value
+                zero = self._zero_trips_seen(lower, upper)
+                if zero:
+                    unsafe.append(zero)
                 if not (self._is_static(lower, call) and self._is_static(upper, call)):
                     unsafe.append("the trip count is not provably static")
                 elif variable := self.public_module_variable(lower) or self.public_module_variable(upper):

@@ -160,6 +160,12 @@ class SelectUpdates:
                     "buffer written with a float32 row loses what float32 cannot hold), where the fix converts the "
                     "slot alone"
                 )
+            where = self.run_mentions("checkify")
+            if where is not None:  # (review 81)
+                problems.append(
+                    f"`checkify` may be applied to the loop's function ({where} mentions it): its index checks raise "
+                    "`ValueError` on the fix's scatter with an empty index (`buf[i].at[...].set(v)`)"
+                )
             if problems:
                 self.report("AT204", call, f"{message}; select the slot instead", Fix("unsafe", fix.message, fix.edits),
                             reason="; and ".join(problems))

@@ -424,9 +424,8 @@ class WhileLoops:
                         f"the {role} function `{function.name.value}` is defined under an `if`, a loop or a `try`, or after the loop: "
                         "where that code did not run, the loop raised, and the fix would not read it"
                     )
-        here = self.context.source.mentions("disable_jit")
-        if here or self.context.imported.disables_jit:
-            where = "the module" if here else "a module of the run"
+        where = self.run_mentions("disable_jit")
+        if where is not None:
             return (
                 f"{where} mentions `disable_jit` (`jax.disable_jit`, `jax_disable_jit`, `JAX_DISABLE_JIT`), under which a `fori_loop` runs as a Python loop and returns the "
                 "carry unconverted (Python ints, NumPy arrays) where the `while_loop` converted it"
