@@ -192,7 +192,8 @@ class ProjectFunctions:
     call of another module's function): under it a ``fori_loop`` runs as a Python loop."""
     transforms: frozenset[str] = frozenset()
     """The words of :data:`vocabulary.FIX_HAZARD_TRANSFORMS` that a file or notebook of the run mentions
-    (``checkify``, ``shard_map``): applied to a function of another module, they see what a fix changes."""
+    (``checkify``, ``shard_map``, ``dtype_promotion``, ``device_put``), in any case: applied to a
+    function of another module, or set for the whole program, they see what a fix changes."""
     updaters: dict[str, tuple[int, ...]] = field(default_factory=dict)
     """The functions of the run's modules that return an updated copy of a parameter (see
     :mod:`autota.source.updaters`), by dotted name, with those parameters' positions."""
@@ -533,7 +534,8 @@ def project_functions(paths: list[str]) -> ProjectFunctions:
     }
     disables = any(DISABLES_JIT.search(text) for text in texts.values())
     transforms = frozenset(
-        word for word in vocabulary.FIX_HAZARD_TRANSFORMS if any(word in text for text in [*texts.values(), *notebooks.values()])
+        word for word in vocabulary.FIX_HAZARD_TRANSFORMS
+        if any(word in text or word in text.lower() for text in [*texts.values(), *notebooks.values()])
     )
     private = {word for word in imported if word.startswith("_") and not word.startswith("__")}
     mentions = Counter(word for text in [*texts.values(), *notebooks.values()] for word in set(PRIVATE_WORD.findall(text)))

@@ -369,6 +369,43 @@ class SourceRule:
         elsewhere = self.context.imported.disables_jit if word == "disable_jit" else word in self.context.imported.transforms
         return "a module of the run" if elsewhere else None
 
+    def mention_reaches(self, word: str, node: cst.CSTNode) -> str | None:
+        """:meth:`run_mentions`, where code spelling ``word`` may run around ``node``: in this
+        module, a name or string spelling it at module level, in the outermost function around
+        ``node``, or in a function that names that one (``with jax.numpy_dtype_promotion("strict"):``
+        in ``strict_inside`` does not reach a loop of ``fill`` that it does not call). A mention
+        only in a comment counts as reaching."""
+        where = self.run_mentions(word)
+        if where != "the module":
+            return where
+        sites = self._word_sites(word)
+        if not sites:
+            return where
+        function = self._outermost_function(node)
+        for site in sites:
+            outer = self._outermost_function(site)
+            if outer is None or outer is function or function is not None and self.semantics.names_in(outer, function.name.value):
+                return where
+        return None
+
+    def _word_sites(self, word: str) -> list[cst.CSTNode]:
+        """The names and strings of the module that spell ``word`` (in any case), found once."""
+        found = getattr(self, "_spelled", None)
+        if found is None:
+            found = self._spelled = {}
+        if word not in found:
+            found[word] = self.semantics.find(self.context.module, lambda n: isinstance(n, (cst.Name, cst.SimpleString)) and (
+                word in n.value.lower()
+            ))
+        return found[word]
+
+    def _outermost_function(self, node: cst.CSTNode) -> cst.FunctionDef | None:
+        outer = None
+        for ancestor in self.ancestors(node):
+            if isinstance(ancestor, cst.FunctionDef):
+                outer = ancestor
+        return outer
+
     def module_rebinding(self, names: set[str]) -> str | None:
         """How code may bind one of the module's ``names`` again where no statement of the module
         does (see :data:`vocabulary.MODULE_REBINDERS`): the first such word of the file, an import
@@ -519,6 +556,8 @@ class SourceRule:
             name, expr = expr, self.semantics.assigned_value(expr)
             if isinstance(expr, cst.List) and not self._only_read(name):
                 return None
+            if expr is None:
+                return self._annotated_tuple_length(name)
         if isinstance(expr, cst.Call) and self.matches(expr.func, vocabulary.ARRAYS_OF_DISPLAYS) and expr.args and (
             expr.args[0].keyword is None and not expr.args[0].star
         ):
@@ -526,6 +565,25 @@ class SourceRule:
         if not isinstance(expr, (cst.Tuple, cst.List)) or any(isinstance(e, cst.StarredElement) for e in expr.elements):
             return None
         return len(expr.elements)
+
+    def _annotated_tuple_length(self, name: cst.Name) -> int | None:
+        """The length of a fixed-length tuple annotation of the parameter ``name`` holds, where
+        its function does not rebind it (``axis_bcs: tuple[BC, BC, BC]``, one entry per axis)."""
+        scope = self.semantics.binding_scope(name)
+        if not isinstance(scope, cst.FunctionDef) or self.semantics.binds_here(scope, name.value):
+            return None
+        param = next((p for p in scopes.all_params(scope) if p.name.value == name.value), None)
+        annotation = param.annotation.annotation if param is not None and param.annotation is not None else None
+        if not (
+            isinstance(annotation, cst.Subscript)
+            and isinstance(annotation.value, (cst.Name, cst.Attribute))
+            and self.code_of(annotation.value).rpartition(".")[2] in ("tuple", "Tuple")
+        ):
+            return None
+        elements = [e.slice.value for e in annotation.slice if isinstance(e.slice, cst.Index)]
+        if len(elements) != len(annotation.slice) or any(isinstance(e, cst.Ellipsis) for e in elements):
+            return None
+        return len(elements)
 
     def _only_read(self, name: cst.Name) -> bool:
         """Whether every use of the list ``name`` in its scope leaves it as it is: the loop it is

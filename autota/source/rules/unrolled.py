@@ -254,10 +254,14 @@ class UnrolledLoopRule(SourceRule):
 
     def _builds_function(self, loop: cst.For, name: str) -> bool:
         """Whether the loop rebinds ``name`` to a transformed function (``split = jax.vmap(split,
-        ...)`` once per axis): composing functions emits no operation, so no program grows."""
+        ...)`` once per axis) or a lambda (``g = lambda v, prev=prev: jax.grad(prev)(v)``, the next
+        derivative): composing functions emits no operation, so no program grows."""
         makers = vocabulary.TRACING_TRANSFORMS | vocabulary.JIT | vocabulary.PARTIAL
         return any(
-            scopes.assign_to(assign, name) and isinstance(assign.value, cst.Call) and self.matches(assign.value.func, makers)
+            scopes.assign_to(assign, name) and (
+                isinstance(assign.value, cst.Lambda)
+                or isinstance(assign.value, cst.Call) and self.matches(assign.value.func, makers)
+            )
             for assign in self.semantics.of_kind(loop.body, cst.Assign)
         )
 

@@ -291,7 +291,8 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
             return None  # one block read and rewritten every step (an accumulator): no history, O(T) memory
         previous = self._previous_rows(call, kind, args, body, group, reads)
         data_slot = self._slot_from_data(call, kind, motions[0])
-        old_slot = self._reads_old_slot(group, kept) or previous is None and self._row_of_whole(
+        moving = not data_slot and not any(fixed)  # each step a slot no earlier step wrote
+        old_slot = self._reads_old_slot(group, kept, implied=not moving) or previous is None and self._row_of_whole(
             write.row, write.index, [n for n in reads if not self._reads_part(n)]
         )
         if updates_state(bool(reads) and previous is None, old_slot, data_slot):

@@ -820,11 +820,12 @@ class LoopBodies:
         read, _ = self._read_of(name)
         return read is not None and reads_slot(self, read, write.index)
 
-    def _reads_old_slot(self, writes: list[Write], kept: list[cst.Name]) -> bool:
+    def _reads_old_slot(self, writes: list[Write], kept: list[cst.Name], implied: bool = True) -> bool:
         """Whether the step reads the old value of the slot it writes (``buf[i]`` before
-        ``buf.at[i].set(...)``, ``lax.dynamic_slice(buf, (i,), ...)`` kept in the body, or
-        ``buf.at[i].add(...)`` itself)."""
-        return any(w.slot_read_when == "before" or w.method != "set" for w in writes) or any(
+        ``buf.at[i].set(...)``, ``lax.dynamic_slice(buf, (i,), ...)`` kept in the body, or, with
+        ``implied``, ``buf.at[i].add(...)`` itself: where the slot moves one a step, the value an
+        ``add`` combines with is the initial buffer's, which no step wrote, a row's, not a state's)."""
+        return any(w.slot_read_when == "before" or implied and w.method != "set" for w in writes) or any(
             self._reads_written_slot(name, writes[0]) for name in kept
         )
 

@@ -583,14 +583,20 @@ class CarriedBuffers:
                 "that `jax.linear_transpose` is not applied to the loop's function: the fix writes the rows with "
                 "one `.at[indices]` scatter, which JAX transposes only for indices it is told are unique"
             )
-        where = self.run_mentions("checkify")
+        where = self.mention_reaches("checkify", plan.call)
         if where is not None:  # (review 81)
             plan.assumptions.append(
                 f"that `checkify` is not applied to the loop's function ({where} mentions it): its index checks "
                 "raise `ValueError` on the fix's scatter with an empty index (`row.at[...].set(v)`, which converts "
                 "the row as the write did)"
             )
-        where = self.run_mentions("shard_map")
+        where = self.mention_reaches("dtype_promotion", plan.call)
+        if where is not None:  # (review 82)
+            plan.assumptions.append(
+                f"that dtype promotion is not strict ({where} mentions `dtype_promotion`): under it the fix's "
+                "`jnp.result_type` of a row raises where the write converted it, or before the write's own error"
+            )
+        where = self.mention_reaches("shard_map", plan.call)
         if where is not None:
             plan.assumptions.append(
                 f"that `shard_map` is not applied to the loop's function ({where} mentions it): there the loop "

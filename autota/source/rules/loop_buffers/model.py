@@ -747,7 +747,7 @@ class LoopModeler:
                 ]
                 whole = next((n for n in reads if not reads_part(self.rule, n)), None)
                 maybe = next((n for p, n, _ in evaluation.reads if len(p) < len(path) and _overlap(p, path)), None)
-                old_slot = value.call if value.method != "set" else next(
+                old_slot = value.call if value.method != "set" and index in ("fixed", "data") else next(
                     (n for n, old in ours if old and reads_slot(self.rule, n, value.index_node)), None
                 )
                 old_whole = next((n for n, old in ours if old and n in reads and not reads_part(self.rule, n)), None)

@@ -160,7 +160,14 @@ class SelectUpdates:
                     "buffer written with a float32 row loses what float32 cannot hold), where the fix converts the "
                     "slot alone"
                 )
-            where = self.run_mentions("checkify")
+            where = self.mention_reaches("dtype_promotion", call)
+            if where is not None:  # (review 82)
+                problems.append(
+                    f"dtype promotion may be strict ({where} mentions `dtype_promotion`): the fix reads the slot "
+                    "before the write's promotion check, so a zero-length buffer raises `IndexError` where the "
+                    "write raised `TypePromotionError`"
+                )
+            where = self.mention_reaches("checkify", call)
             if where is not None:  # (review 81)
                 problems.append(
                     f"`checkify` may be applied to the loop's function ({where} mentions it): its index checks raise "
