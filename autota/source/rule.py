@@ -372,9 +372,9 @@ class SourceRule:
     def mention_reaches(self, word: str, node: cst.CSTNode) -> str | None:
         """:meth:`run_mentions`, where code spelling ``word`` may run around ``node``: in this
         module, a name or string spelling it at module level, in the outermost function around
-        ``node``, or in a function that names that one (``with jax.numpy_dtype_promotion("strict"):``
-        in ``strict_inside`` does not reach a loop of ``fill`` that it does not call). A mention
-        only in a comment counts as reaching."""
+        ``node``, or in a function that names that one, a few calls up (``with
+        jax.numpy_dtype_promotion("strict"):`` in ``strict_inside`` does not reach a loop of ``fill``
+        that it does not call). A mention only in a comment counts as reaching."""
         where = self.run_mentions(word)
         if where != "the module":
             return where
@@ -384,9 +384,26 @@ class SourceRule:
         function = self._outermost_function(node)
         for site in sites:
             outer = self._outermost_function(site)
-            if outer is None or outer is function or function is not None and self.semantics.names_in(outer, function.name.value):
+            if outer is None or function is None or self._may_reach(outer, function):
                 return where
         return None
+
+    def _may_reach(self, caller: cst.FunctionDef, function: cst.FunctionDef) -> bool:
+        """Whether ``caller`` is ``function`` or names it, or names a function of the module that
+        does, a few calls deep (a name is taken for a call)."""
+        seen, frontier = set(), [caller]
+        for _ in range(6):
+            if function in frontier or any(self.semantics.names_in(f, function.name.value) for f in frontier):
+                return True
+            seen.update(frontier)
+            named = {n.value for f in frontier for n in self.semantics.of_kind(f, cst.Name)}
+            frontier = [
+                d for name in named for d in self.semantics.definitions.get(name, ())
+                if isinstance(d, cst.FunctionDef) and d not in seen
+            ]
+            if not frontier:
+                return False
+        return True
 
     def _word_sites(self, word: str) -> list[cst.CSTNode]:
         """The names and strings of the module that spell ``word`` (in any case), found once."""
