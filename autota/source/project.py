@@ -192,7 +192,7 @@ class ProjectFunctions:
     call of another module's function): under it a ``fori_loop`` runs as a Python loop."""
     transforms: frozenset[str] = frozenset()
     """The words of :data:`vocabulary.FIX_HAZARD_TRANSFORMS` that a file or notebook of the run mentions
-    (``checkify``, ``shard_map``, ``dtype_promotion``, ``device_put``), in any case: applied to a
+    (``checkify``, ``shard_map``, ``dtype_promotion``), in any case: applied to a
     function of another module, or set for the whole program, they see what a fix changes."""
     updaters: dict[str, tuple[int, ...]] = field(default_factory=dict)
     """The functions of the run's modules that return an updated copy of a parameter (see

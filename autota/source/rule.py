@@ -363,65 +363,13 @@ class SourceRule:
     def run_mentions(self, word: str) -> str | None:
         """Where the run mentions ``word`` (``checkify``, ``shard_map``, ``disable_jit``): ``"the
         module"``, ``"a module of the run"``, or ``None``. A transformation applied in another
-        module reaches this one's functions; one applied outside the run is not seen."""
+        module reaches this one's functions; one applied outside the run is not seen. Any mention
+        counts, wherever it stands: a setting made in one function reaches a loop of another
+        through calls, aliases, methods and callbacks that no text test follows (review 83)."""
         if self.context.source.mentions(word):
             return "the module"
         elsewhere = self.context.imported.disables_jit if word == "disable_jit" else word in self.context.imported.transforms
         return "a module of the run" if elsewhere else None
-
-    def mention_reaches(self, word: str, node: cst.CSTNode) -> str | None:
-        """:meth:`run_mentions`, where code spelling ``word`` may run around ``node``: in this
-        module, a name or string spelling it at module level, in the outermost function around
-        ``node``, or in a function that names that one, a few calls up (``with
-        jax.numpy_dtype_promotion("strict"):`` in ``strict_inside`` does not reach a loop of ``fill``
-        that it does not call). A mention only in a comment counts as reaching."""
-        where = self.run_mentions(word)
-        if where != "the module":
-            return where
-        sites = self._word_sites(word)
-        if not sites:
-            return where
-        function = self._outermost_function(node)
-        for site in sites:
-            outer = self._outermost_function(site)
-            if outer is None or function is None or self._may_reach(outer, function):
-                return where
-        return None
-
-    def _may_reach(self, caller: cst.FunctionDef, function: cst.FunctionDef) -> bool:
-        """Whether ``caller`` is ``function`` or names it, or names a function of the module that
-        does, a few calls deep (a name is taken for a call)."""
-        seen, frontier = set(), [caller]
-        for _ in range(6):
-            if function in frontier or any(self.semantics.names_in(f, function.name.value) for f in frontier):
-                return True
-            seen.update(frontier)
-            named = {n.value for f in frontier for n in self.semantics.of_kind(f, cst.Name)}
-            frontier = [
-                d for name in named for d in self.semantics.definitions.get(name, ())
-                if isinstance(d, cst.FunctionDef) and d not in seen
-            ]
-            if not frontier:
-                return False
-        return True
-
-    def _word_sites(self, word: str) -> list[cst.CSTNode]:
-        """The names and strings of the module that spell ``word`` (in any case), found once."""
-        found = getattr(self, "_spelled", None)
-        if found is None:
-            found = self._spelled = {}
-        if word not in found:
-            found[word] = self.semantics.find(self.context.module, lambda n: isinstance(n, (cst.Name, cst.SimpleString)) and (
-                word in n.value.lower()
-            ))
-        return found[word]
-
-    def _outermost_function(self, node: cst.CSTNode) -> cst.FunctionDef | None:
-        outer = None
-        for ancestor in self.ancestors(node):
-            if isinstance(ancestor, cst.FunctionDef):
-                outer = ancestor
-        return outer
 
     def module_rebinding(self, names: set[str]) -> str | None:
         """How code may bind one of the module's ``names`` again where no statement of the module

@@ -279,17 +279,22 @@ LIFETIME_OBSERVERS = re.compile(
 list of live arrays, the garbage collector's view): the fixes keep the array the loop started
 from, its pieces or rows, and each step's value alive until after the loop, where the loop freed
 each as it rebound the name."""
-FIX_HAZARD_TRANSFORMS = ("checkify", "shard_map", "dtype_promotion", "device_put")
+FIX_HAZARD_TRANSFORMS = ("checkify", "shard_map", "dtype_promotion", "simplefilter", "filterwarnings")
 """Transformations that see what the fixes change: ``checkify``'s index checks raise ``ValueError``
 on a scatter with an empty index (``row.at[...].set(v)``, the fixes' way of converting a row as a
 write would), and ``shard_map`` checks that a loop's carry keeps its varying mesh axes (a buffer
 made unvarying and written with varying rows fails ``fori_loop``, not the fix's stacked outputs).
-So do two settings: strict dtype promotion (``jax.numpy_dtype_promotion("strict")``, the
+So does strict dtype promotion (``jax.numpy_dtype_promotion("strict")``, the
 ``jax_numpy_dtype_promotion`` option), under which the fixes' ``jnp.result_type`` of a row refuses
-what a write converted (a Python bool into an int buffer) or raises before the write's own error,
-and values committed to devices (``jax.device_put(x, device)``), which the loop refused at the
-first step that mixed them and a fix only where it joins the rows. A file or run that mentions
-one makes those fixes unsafe."""
+what a write converted (a Python bool into an int buffer) or raises before the write's own error.
+So do warnings made errors (``warnings.simplefilter("error")``, ``filterwarnings``): the write's
+``FutureWarning`` for a row it cannot cast safely came before a zero-length buffer's
+``IndexError``, which the fixes' read of the slot raises first. A file or run that mentions one
+makes those fixes unsafe. (Values committed to devices, ``jax.device_put(x, device)`` or
+``device=`` given to a constructor, which a loop refused at the first step that mixed them and a
+fix only where it joins the rows, count where the file itself spells them.)"""
+DEVICE_COMMITMENT = re.compile(r"\bdevice_put\b|\bdevice\s*=(?!=)")
+"""A value committed to a device: ``jax.device_put(x, d)``, ``jnp.asarray(x, device=d)``."""
 VALUE_CHECKS = ("debug_nans", "debug_infs")
 CONFIG_UPDATE_BY_VALUE = re.compile(
     r"(?<![\w.])jax[ \t]*\.[ \t]*config\b(?![ \t]*\.[ \t]*(?:update[ \t]*\((?=\s*[rbuRBU]?(?:\"[^\"\n]*\"|'[^'\n]*')\s*[,)])"

@@ -941,17 +941,17 @@ class GrowthRule(SourceRule):
                 f"that `{patched}` is JAX's own: the file assigns it, or hands it to a call that may assign its "
                 "functions, and the fix calls `jax.numpy` functions the loop did not"
             )
-        where = self.mention_reaches("dtype_promotion", loop)
+        where = self.run_mentions("dtype_promotion")
         if where is not None:  # (review 82)
             found.append(
                 f"that dtype promotion is not strict ({where} mentions `dtype_promotion`): under it the fix's "
                 "`jnp.result_type` refuses what the write converted (a Python bool into an int buffer) or raises "
                 "before the write's own error"
             )
-        where = self.mention_reaches("device_put", loop)
-        if where is not None:
+        if vocabulary.DEVICE_COMMITMENT.search(self.context.source.text):  # (another module's: a gap, or every fix of a big run goes)
             found.append(
-                f"that the values are on one device ({where} mentions `device_put`): the loop raised at the first "
+                "that the values are on one device (the module commits values to devices, `device_put` or `device=`): "
+                "the loop raised at the first "
                 "step that mixed values committed to two devices, the fix only where it joins them after the loop"
             )
         checked = self._value_check()
@@ -1627,7 +1627,14 @@ class GrowthRule(SourceRule):
                 "where the fix's read of the slot raises OverflowError"
             )
         row = call.args[0].value if call.args else None
-        where = self.mention_reaches("checkify", loop)
+        where = self.run_mentions("simplefilter") or self.run_mentions("filterwarnings")
+        if where is not None:  # (review 83)
+            assumptions.append(
+                f"that warnings are not errors ({where} mentions a warnings filter): the write's `FutureWarning` "
+                "for a row it cannot cast safely came before a zero-length buffer's `IndexError`, which the fix's "
+                "read of the slot raises first"
+            )
+        where = self.run_mentions("checkify")
         if where is not None:  # (review 81)
             assumptions.append(
                 f"that `checkify` is not applied to the function ({where} mentions it): its index checks raise "

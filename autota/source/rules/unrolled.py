@@ -992,7 +992,7 @@ class UnrolledLoopRule(SourceRule):
         reader = self.frame_reader(function.body)
         if reader is not None:
             call, name = reader
-            return f"`{name}` (line {self.start_line(call)}) reads the function's locals by name"
+            return f"`{name}` (line {self.start_line(call)}) may read the function's locals by name (a frame it is handed or reaches)"
         return None
 
     def _python_only(self, loop: cst.For, function: cst.FunctionDef, carried: list[str]) -> bool:

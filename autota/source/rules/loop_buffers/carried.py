@@ -562,7 +562,7 @@ class CarriedBuffers:
             reader = self.frame_reader(scope)
             if reader is not None:
                 found, name = reader
-                return f"`{name}` (line {self.start_line(found)}) reads locals by name, which the fix renames and adds"
+                return f"`{name}` (line {self.start_line(found)}) may read locals by name (a frame it is handed or reaches), which the fix renames and adds"
         return None
 
     def _write_checks(self, plan: CarriedPlan) -> None:
@@ -583,20 +583,27 @@ class CarriedBuffers:
                 "that `jax.linear_transpose` is not applied to the loop's function: the fix writes the rows with "
                 "one `.at[indices]` scatter, which JAX transposes only for indices it is told are unique"
             )
-        where = self.mention_reaches("checkify", plan.call)
+        where = self.run_mentions("checkify")
         if where is not None:  # (review 81)
             plan.assumptions.append(
                 f"that `checkify` is not applied to the loop's function ({where} mentions it): its index checks "
                 "raise `ValueError` on the fix's scatter with an empty index (`row.at[...].set(v)`, which converts "
                 "the row as the write did)"
             )
-        where = self.mention_reaches("dtype_promotion", plan.call)
+        where = self.run_mentions("dtype_promotion")
         if where is not None:  # (review 82)
             plan.assumptions.append(
                 f"that dtype promotion is not strict ({where} mentions `dtype_promotion`): under it the fix's "
                 "`jnp.result_type` of a row raises where the write converted it, or before the write's own error"
             )
-        where = self.mention_reaches("shard_map", plan.call)
+        where = self.run_mentions("simplefilter") or self.run_mentions("filterwarnings")
+        if where is not None:  # (review 83)
+            plan.assumptions.append(
+                f"that warnings are not errors ({where} mentions a warnings filter): the write's `FutureWarning` for "
+                "a row it cannot cast safely came before a zero-length buffer's `IndexError`, which the fix's read "
+                "of the slot raises first"
+            )
+        where = self.run_mentions("shard_map")
         if where is not None:
             plan.assumptions.append(
                 f"that `shard_map` is not applied to the loop's function ({where} mentions it): there the loop "
