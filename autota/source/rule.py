@@ -50,8 +50,34 @@ from autota.source.vocabulary import (
     terminal,
 )
 
+SETTING_HAZARDS = {
+    "checkify": (("checkify",), (
+        "`checkify` is not applied to the function ({where} mentions it): its index checks raise `ValueError` on "
+        "the fix's scatter with an empty index (`row.at[...].set(v)`, which converts a row as the write did)"
+    )),
+    "strict promotion": (("dtype_promotion",), (
+        "dtype promotion is not strict ({where} mentions `dtype_promotion`): under it the fix's `jnp.result_type` "
+        "of a row refuses what the write converted (a Python bool into an int buffer), and the fix's read of the "
+        "slot raises before the write's own error"
+    )),
+    "warnings as errors": (("simplefilter", "filterwarnings"), (
+        "warnings are not errors ({where} mentions a warnings filter): the write's `FutureWarning` for a row it "
+        "cannot cast safely came before a zero-length buffer's `IndexError`, which the fix's read of the slot "
+        "raises first"
+    )),
+    "shard_map": (("shard_map",), (
+        "`shard_map` is not applied to the loop's function ({where} mentions it): there the loop requires its "
+        "carry to keep its varying mesh axes (a buffer made unvarying and written with varying rows raises "
+        "`TypeError`), which the fix's stacked outputs do not check"
+    )),
+}
+"""Transformations and settings the module or run may apply to a fixed function, by name: the
+words whose mention counts (see :meth:`SourceRule.run_mentions`), and what a fix then assumes
+(reviews 81-83; see :data:`vocabulary.FIX_HAZARD_TRANSFORMS`)."""
+
 
 @dataclass(frozen=True)
+
 class Construction:
     """A call of a ``jnp`` array constructor, read by :meth:`SourceRule.construction`."""
 
@@ -370,6 +396,18 @@ class SourceRule:
             return "the module"
         elsewhere = self.context.imported.disables_jit if word == "disable_jit" else word in self.context.imported.transforms
         return "a module of the run" if elsewhere else None
+
+    def setting_assumptions(self, *hazards: str) -> list[str]:
+        """What a fix assumes of the ``hazards`` (keys of :data:`SETTING_HAZARDS`) that the module
+        or the run mentions: each a fact that may not hold where the fixed code runs, phrased to
+        follow "it assumes that"."""
+        found = []
+        for hazard in hazards:
+            words, assumption = SETTING_HAZARDS[hazard]
+            where = next((w for w in map(self.run_mentions, words) if w is not None), None)
+            if where is not None:
+                found.append(assumption.format(where=where))
+        return found
 
     def module_rebinding(self, names: set[str]) -> str | None:
         """How code may bind one of the module's ``names`` again where no statement of the module

@@ -941,13 +941,7 @@ class GrowthRule(SourceRule):
                 f"that `{patched}` is JAX's own: the file assigns it, or hands it to a call that may assign its "
                 "functions, and the fix calls `jax.numpy` functions the loop did not"
             )
-        where = self.run_mentions("dtype_promotion")
-        if where is not None:  # (review 82)
-            found.append(
-                f"that dtype promotion is not strict ({where} mentions `dtype_promotion`): under it the fix's "
-                "`jnp.result_type` refuses what the write converted (a Python bool into an int buffer) or raises "
-                "before the write's own error"
-            )
+        found += [f"that {a}" for a in self.setting_assumptions("strict promotion")]  # (review 82)
         if vocabulary.DEVICE_COMMITMENT.search(self.context.source.text):  # (another module's: a gap, or every fix of a big run goes)
             found.append(
                 "that the values are on one device (the module commits values to devices, `device_put` or `device=`): "
@@ -1627,19 +1621,7 @@ class GrowthRule(SourceRule):
                 "where the fix's read of the slot raises OverflowError"
             )
         row = call.args[0].value if call.args else None
-        where = self.run_mentions("simplefilter") or self.run_mentions("filterwarnings")
-        if where is not None:  # (review 83)
-            assumptions.append(
-                f"that warnings are not errors ({where} mentions a warnings filter): the write's `FutureWarning` "
-                "for a row it cannot cast safely came before a zero-length buffer's `IndexError`, which the fix's "
-                "read of the slot raises first"
-            )
-        where = self.run_mentions("checkify")
-        if where is not None:  # (review 81)
-            assumptions.append(
-                f"that `checkify` is not applied to the function ({where} mentions it): its index checks raise "
-                "`ValueError` on the fix's scatter with an empty index (`row.at[...].set(v)`)"
-            )
+        assumptions += [f"that {a}" for a in self.setting_assumptions("warnings as errors", "checkify")]  # (reviews 81, 83)
         if self.semantics.defines_attribute("__jax_array__"):
             assumptions.append(
                 "that converting each value to an array has no effect: the fix converts it twice (once to "

@@ -583,33 +583,9 @@ class CarriedBuffers:
                 "that `jax.linear_transpose` is not applied to the loop's function: the fix writes the rows with "
                 "one `.at[indices]` scatter, which JAX transposes only for indices it is told are unique"
             )
-        where = self.run_mentions("checkify")
-        if where is not None:  # (review 81)
-            plan.assumptions.append(
-                f"that `checkify` is not applied to the loop's function ({where} mentions it): its index checks "
-                "raise `ValueError` on the fix's scatter with an empty index (`row.at[...].set(v)`, which converts "
-                "the row as the write did)"
-            )
-        where = self.run_mentions("dtype_promotion")
-        if where is not None:  # (review 82)
-            plan.assumptions.append(
-                f"that dtype promotion is not strict ({where} mentions `dtype_promotion`): under it the fix's "
-                "`jnp.result_type` of a row raises where the write converted it, or before the write's own error"
-            )
-        where = self.run_mentions("simplefilter") or self.run_mentions("filterwarnings")
-        if where is not None:  # (review 83)
-            plan.assumptions.append(
-                f"that warnings are not errors ({where} mentions a warnings filter): the write's `FutureWarning` for "
-                "a row it cannot cast safely came before a zero-length buffer's `IndexError`, which the fix's read "
-                "of the slot raises first"
-            )
-        where = self.run_mentions("shard_map")
-        if where is not None:
-            plan.assumptions.append(
-                f"that `shard_map` is not applied to the loop's function ({where} mentions it): there the loop "
-                "requires its carry to keep its varying mesh axes (a buffer made unvarying and written with "
-                "varying rows raises `TypeError`), which the fix's stacked outputs do not check"
-            )
+        plan.assumptions += [  # (reviews 81-83)
+            f"that {a}" for a in self.setting_assumptions("checkify", "strict promotion", "warnings as errors", "shard_map")
+        ]
         return None
 
     def _zero_trips_seen(self, lower: cst.BaseExpression, upper: cst.BaseExpression) -> str | None:

@@ -160,26 +160,9 @@ class SelectUpdates:
                     "buffer written with a float32 row loses what float32 cannot hold), where the fix converts the "
                     "slot alone"
                 )
-            where = self.run_mentions("dtype_promotion")
-            if where is not None:  # (review 82)
-                problems.append(
-                    f"dtype promotion may be strict ({where} mentions `dtype_promotion`): the fix reads the slot "
-                    "before the write's promotion check, so a zero-length buffer raises `IndexError` where the "
-                    "write raised `TypePromotionError`"
-                )
-            where = self.run_mentions("simplefilter") or self.run_mentions("filterwarnings")
-            if where is not None:  # (review 83)
-                problems.append(
-                    f"warnings may be errors ({where} mentions a warnings filter): the write's `FutureWarning` for a "
-                    "row it cannot cast safely came before a zero-length buffer's `IndexError`, which the fix's read "
-                    "of the slot raises first"
-                )
-            where = self.run_mentions("checkify")
-            if where is not None:  # (review 81)
-                problems.append(
-                    f"`checkify` may be applied to the loop's function ({where} mentions it): its index checks raise "
-                    "`ValueError` on the fix's scatter with an empty index (`buf[i].at[...].set(v)`)"
-                )
+            problems += [  # (reviews 81-83)
+                f"it assumes that {a}" for a in self.setting_assumptions("strict promotion", "warnings as errors", "checkify")
+            ]
             if problems:
                 self.report("AT204", call, f"{message}; select the slot instead", Fix("unsafe", fix.message, fix.edits),
                             reason="; and ".join(problems))
