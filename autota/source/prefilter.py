@@ -930,9 +930,9 @@ def _walk_names(node: ast.AST):
 
 def _record_makers(facts: Facts, keep: set[int]) -> set[int]:
     """The units that call a record class of the file (one with annotated fields, a
-    ``struct.dataclass`` or ``NamedTuple``) a field of which the kept units read by attribute: a
-    step that receives the record as a parameter has the dtypes its constructions gave it (an
-    ``owner`` field made ``jnp.zeros(n, jnp.int32)`` in ``reset``)."""
+    ``struct.dataclass`` or ``NamedTuple``) a field of which the kept units update
+    (``st.owner.at[slot]``): a step that receives the record as a parameter has the dtypes its
+    constructions gave it (an ``owner`` field made ``jnp.zeros(n, jnp.int32)`` in ``reset``)."""
     fields = {
         unit.name: {s.target.id for s in unit.body if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name)}
         for unit in facts.units if isinstance(unit, ast.ClassDef)
@@ -940,8 +940,11 @@ def _record_makers(facts: Facts, keep: set[int]) -> set[int]:
     fields = {name: found for name, found in fields.items() if found}
     if not fields:
         return set()
-    read = {n.attr for k in keep for n in ast.walk(facts.units[k]) if isinstance(n, ast.Attribute)}
-    wanted = {name for name, found in fields.items() if found & read}
+    updated = {  # `st.owner.at[...]`: a field the kept code updates, whose dtype AT204 asks
+        n.value.attr for k in keep for n in ast.walk(facts.units[k])
+        if isinstance(n, ast.Attribute) and n.attr == "at" and isinstance(n.value, ast.Attribute)
+    }
+    wanted = {name for name, found in fields.items() if found & updated}
     return {site.top for site in facts.calls_named(wanted)} if wanted else set()
 
 
