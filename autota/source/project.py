@@ -533,10 +533,8 @@ def project_functions(paths: list[str]) -> ProjectFunctions:
         for name, value in module_constants(parsed).items() if name not in stored
     }
     disables = any(DISABLES_JIT.search(text) for text in texts.values())
-    transforms = frozenset(
-        word for word in vocabulary.FIX_HAZARD_TRANSFORMS
-        if any(word in text or word in text.lower() for text in [*texts.values(), *notebooks.values()])
-    )
+    lowered = [text.lower() for text in [*texts.values(), *notebooks.values()]]
+    transforms = frozenset(word for word in vocabulary.FIX_HAZARD_TRANSFORMS if any(word in text for text in lowered))
     private = {word for word in imported if word.startswith("_") and not word.startswith("__")}
     mentions = Counter(word for text in [*texts.values(), *notebooks.values()] for word in set(PRIVATE_WORD.findall(text)))
     private |= {  # spelled in two modules: one may reach the other's (`alias = mod; alias._step`, a string)

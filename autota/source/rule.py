@@ -77,7 +77,6 @@ words whose mention counts (see :meth:`SourceRule.run_mentions`), and what a fix
 
 
 @dataclass(frozen=True)
-
 class Construction:
     """A call of a ``jnp`` array constructor, read by :meth:`SourceRule.construction`."""
 

@@ -945,8 +945,8 @@ class GrowthRule(SourceRule):
         if vocabulary.DEVICE_COMMITMENT.search(self.context.source.text):  # (another module's: a gap, or every fix of a big run goes)
             found.append(
                 "that the values are on one device (the module commits values to devices, `device_put` or `device=`): "
-                "the loop raised at the first "
-                "step that mixed values committed to two devices, the fix only where it joins them after the loop"
+                "the loop raised at the first step that mixed values committed to two devices, the fix only where it "
+                "joins them after the loop"
             )
         checked = self._value_check()
         if checked is not None:

@@ -782,9 +782,8 @@ class UnrolledLoopRule(SourceRule):
         """Whether a traced call of this file gives ``function``'s parameter ``name`` a Python
         container: a display or ``list(...)`` (``weights([x, x + 1.0], n)``), or a name its caller
         binds to one (``ws = [x, x + 1.0]`` then ``weights(ws, n)``)."""
-        positional = [*function.params.posonly_params, *function.params.params]
-        position = next((i for i, p in enumerate(positional) if p.name.value == name.value), None)
-        if position is None and not any(p.name.value == name.value for p in function.params.kwonly_params):
+        has, position = _parameter_slot(function, name.value)
+        if not has:
             return False
         for call in self.traced.traced_calls.get(function, {}):
             arg = scopes.call_argument(call, name.value, position)
@@ -800,11 +799,8 @@ class UnrolledLoopRule(SourceRule):
         read by the function it builds), the values the file's calls of that ``def`` give it
         (``make([[0, 2], [1]], sizes)``)."""
         scope = self.semantics.binding_scope(name)
-        if not isinstance(scope, cst.FunctionDef):
-            return []
-        positional = [p.name.value for p in (*scope.params.posonly_params, *scope.params.params)]
-        position = positional.index(name.value) if name.value in positional else None
-        if position is None and not any(p.name.value == name.value for p in scope.params.kwonly_params):
+        has, position = _parameter_slot(scope, name.value) if isinstance(scope, cst.FunctionDef) else (False, None)
+        if not has:
             return []
         given = []
         for use in self.semantics.names_in(self.context.module, scope.name.value):
@@ -1194,6 +1190,16 @@ def _aliased(facts: prefilter.Facts, functions: list) -> dict[str, list]:
             if id(around) in held:
                 found.setdefault(site.node.value.attr, []).append(held[id(around)])
     return found
+
+
+def _parameter_slot(function: cst.FunctionDef, name: str) -> tuple[bool, int | None]:
+    """Whether ``function`` has a parameter ``name`` a call may pass, and its position among those
+    a call may pass by position (``None`` for a keyword-only one), as
+    :func:`scopes.call_argument` takes it."""
+    positional = [p.name.value for p in (*function.params.posonly_params, *function.params.params)]
+    if name in positional:
+        return True, positional.index(name)
+    return any(p.name.value == name for p in function.params.kwonly_params), None
 
 
 def _handing(call: cst.Call, function: cst.FunctionDef) -> list[cst.Arg]:

@@ -21,6 +21,7 @@ from autota.source.rules.loop_buffers.syntax import (
     COND,
     CHOICE_PARAMS,
     block_of_rows,
+    declared_fields,
     ordered_arguments,
     is_full_slice,
     is_none,
@@ -36,6 +37,7 @@ from autota.source.rules.loop_buffers.syntax import (
     LOOPS,
     index_elements,
 )
+
 
 def _chained(rule, write: cst.Call) -> bool:
     """Whether ``write``'s result is updated again in the same expression (``.at[c].set(u).at[h]``)."""
@@ -346,10 +348,7 @@ class LoopBodies:
         cls = self.semantics.binding(node.func)
         return isinstance(cls, cst.ClassDef) and any(
             self.matches(b.value, {"typing.NamedTuple"}) for b in cls.bases if b.keyword is None
-        ) and sum(
-            isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name)
-            for line in cls.body.body if isinstance(line, cst.SimpleStatementLine) for small in line.body
-        ) == size
+        ) and len(declared_fields(cls)) == size
 
     def _writes(self, body: Body) -> list[Write]:
         function = body.function

@@ -588,6 +588,17 @@ class CarriedBuffers:
         ]
         return None
 
+    def _settable_bounds(self, lower: cst.BaseExpression, upper: cst.BaseExpression) -> str | None:
+        """Why a ``fori_loop``'s bounds are not proven Python ints where they read a public module
+        variable (see :meth:`~.statics.StaticFacts.public_module_variable`), else ``None``."""
+        variable = self.public_module_variable(lower) or self.public_module_variable(upper)
+        if variable is None:
+            return None
+        return (
+            f"the bounds read the module variable `{variable}`, which code outside the run may set (`mylib.{variable} "
+            "= True`, a NumPy integer: `fori_loop` refused bounds of two types, where `jnp.arange` takes them)"
+        )
+
     def _zero_trips_seen(self, lower: cst.BaseExpression, upper: cst.BaseExpression) -> str | None:
         """Why a ``fori_loop`` that may run no step shows the fix: under ``jax.disable_jit()`` JAX
         refuses a zero-length ``scan``, where the ``fori_loop`` returned its initial carry. Only
@@ -622,11 +633,8 @@ class CarriedBuffers:
                     "the trip count is not provably static (a traced bound makes `jnp.arange` fail where "
                     "`fori_loop` would run as a `while_loop`)"
                 )
-            elif kind == "fori" and (variable := self.public_module_variable(lower) or self.public_module_variable(upper)):
-                unsafe.append(
-                    f"the bounds read the module variable `{variable}`, which code outside the run may set (`mylib.{variable} "
-                    "= True`, a NumPy integer: `fori_loop` refused bounds of two types, where `jnp.arange` takes them)"
-                )
+            elif kind == "fori" and (settable := self._settable_bounds(lower, upper)):
+                unsafe.append(settable)
             elif kind == "fori" and not integers:
                 unsafe.append(
                     "the bounds are not provably Python ints (a `static_argnums` argument may be a `bool` or a "
@@ -695,11 +703,8 @@ class CarriedBuffers:
                     unsafe.append(zero)
                 if not (self._is_static(lower, call) and self._is_static(upper, call)):
                     unsafe.append("the trip count is not provably static")
-                elif variable := self.public_module_variable(lower) or self.public_module_variable(upper):
-                    unsafe.append(
-                        f"the bounds read the module variable `{variable}`, which code outside the run may set "
-                        f"(`mylib.{variable} = True`: `fori_loop` refused bounds of two types)"
-                    )
+                elif settable := self._settable_bounds(lower, upper):
+                    unsafe.append(settable)
                 trips = self._canonical(upper) if int_value(lower) == 0 else None
                 if body.index_param is not None:  # the index still turns from weak to strong int32
                     index_use = self._index_use_problem(function, body.index_param, write)

@@ -25,6 +25,7 @@ import libcst as cst
 from autota.source import scopes, vocabulary
 from autota.source.rules.loop_buffers.syntax import (
     block_of_rows,
+    declared_fields,
     identity_test,
     int_value,
     is_bool_literal,
@@ -362,10 +363,7 @@ class LoopModeler:
         cls = self.semantics.binding(made.func) if isinstance(made.func, cst.Name) else None
         if not isinstance(cls, cst.ClassDef) or any(a.star for a in made.args):
             return None
-        fields = [
-            small.target.value for line in cls.body.body if isinstance(line, cst.SimpleStatementLine)
-            for small in line.body if isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name)
-        ]
+        fields = declared_fields(cls)
         positional = [a.value for a in made.args if a.keyword is None]
         k = fields.index(field_name) if field_name in fields else None
         return positional[k] if k is not None and k < len(positional) else None
@@ -378,13 +376,7 @@ class LoopModeler:
         loop keeps its carry's dtypes, so a field each construction makes an integer array
         stays one in a step that receives the record as a parameter (its caller's value unseen:
         a fact for reporting, not for a fix)."""
-        classes = [
-            c for c in self.semantics.of_kind(self.semantics.module, cst.ClassDef)
-            if any(
-                isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name) and small.target.value == field_name
-                for line in c.body.body if isinstance(line, cst.SimpleStatementLine) for small in line.body
-            )
-        ]
+        classes = [c for c in self.semantics.of_kind(self.semantics.module, cst.ClassDef) if field_name in declared_fields(c)]
         values = []
         for cls in classes:
             for use in self.semantics.names_in(self.semantics.module, cls.name.value):
@@ -1039,6 +1031,17 @@ class _Evaluation:
                 if name.value in env:
                     self.read(env[name.value], target)
 
+    def branch(self, function: Function, operands: list, env: dict, node: cst.Call, depth: int) -> Value:
+        """What a branch of ``lax.cond`` (``node``) returns given ``operands``; a branch run for its
+        effects (``def _outfeed(): ...`` with no return) reads them and what it reads around it."""
+        try:
+            return self.call(function, operands, {}, depth + 1)
+        except _GiveUp:
+            for value in operands:
+                self.read(value, node)
+            self.opaque_block(function.node, dict(function.closure or env))
+            return Opaque(node)
+
     def stored_into(self, target: cst.BaseExpression, value: Value, env: dict, depth: int) -> tuple[str, Value] | None:
         """Where ``target`` is an entry (``d["k"]``) or a field (``o.f``) of a carried dict or
         object, also nested (``info["stats"]["ret"]``): the carried name and its value with that
@@ -1404,20 +1407,9 @@ class _Evaluation:
                     self.read(value, node)
                 for function in functions:
                     if isinstance(function, Function):
-                        try:
-                            self.call(function, operands, {}, depth + 1)
-                        except _GiveUp:
-                            self.opaque_block(function.node, dict(function.closure or env))
+                        self.branch(function, operands, env, node, depth)
                 return Opaque(node)
-            results = []
-            for function in functions:
-                try:
-                    results.append(self.call(function, operands, {}, depth + 1))
-                except _GiveUp:  # a branch run for its effects (`def _outfeed(): ...` with no return)
-                    for value in operands:
-                        self.read(value, node)
-                    self.opaque_block(function.node, dict(function.closure or env))
-                    results.append(Opaque(node))
+            results = [self.branch(function, operands, env, node, depth) for function in functions]
             return _merge(results[0], results[1], node)
         if chosen in vocabulary.WHERE and values is not None and len(values) == 3:
             self.read(self.expr(values[0], env, depth), values[0])
@@ -1500,13 +1492,7 @@ class _Evaluation:
         classes = [d for d in definitions if isinstance(d, cst.ClassDef)]
         if len(classes) != 1 or len(definitions) != 1:
             return None
-        fields = [
-            small.target.value
-            for line in classes[0].body.body
-            if isinstance(line, cst.SimpleStatementLine)
-            for small in line.body
-            if isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name)
-        ]
+        fields = declared_fields(classes[0])
         if not fields or any(a.star for a, _ in args):
             return None
         values: dict = {}

@@ -319,3 +319,10 @@ def block_of_rows(rule, update: cst.BaseExpression, axis: int | None) -> bool:
     along = 0 if given.get("axis") is None else int_value(given["axis"])
     return along == axis and (int_value(given["slice_size"]) or 0) > 1
 
+
+def declared_fields(cls: cst.ClassDef) -> list[str]:
+    """The fields a record class declares, in order: its annotated names (``seq: jax.Array``)."""
+    return [
+        small.target.value for line in cls.body.body if isinstance(line, cst.SimpleStatementLine)
+        for small in line.body if isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name)
+    ]
