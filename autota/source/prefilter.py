@@ -143,6 +143,7 @@ class Facts:
     """``(unit, callee)`` for calls given a keyword that names such an attribute
     (``SimpleNamespace(shape=v)``): kept unless the callee is a JAX or NumPy function."""
     _passed: list[tuple[Site, frozenset[str], frozenset[str]]] | None = None
+    _passed_by_name: dict[str, list[int]] | None = None
     _wrappings: list[tuple[str, str]] | None = None
     _forms: dict[str, tuple[type, int]] | None = None
     _method_ids: set[int] = field(default_factory=set)
@@ -172,6 +173,19 @@ class Facts:
                 for site in self.calls
             ]
         return self._passed
+
+    def sites_naming(self, names: set[str]) -> list[int]:
+        """The positions in :meth:`passed_names` of the calls that pass one of ``names`` (as an
+        argument or an initializer) or call one (by the callee's last name), in source order:
+        an index, so that a search a few calls up looks at those calls, not at every call of
+        the file each round."""
+        if self._passed_by_name is None:
+            self._passed_by_name = {}
+            for k, (site, passed, initializers) in enumerate(self.passed_names()):
+                callee = terminal(site.node.func)
+                for name in {*passed, *initializers, *((callee,) if callee is not None else ())}:
+                    self._passed_by_name.setdefault(name, []).append(k)
+        return sorted({k for name in names for k in self._passed_by_name.get(name, ())})
 
     def name(self, func: ast.expr) -> str | None:
         """The callee's terminal name, seen through ``import ... as`` aliases."""
@@ -760,7 +774,8 @@ def tracing_call_tops(facts: Facts, functions: list[Site]) -> set[int]:
     for _ in range(3):
         names |= facts.wrappers(names)  # `batched(x)` in jitted code runs `f` of `batched = jax.vmap(f)`
         callers: set[str] = set()
-        for site, passed_names, initializer_names in facts.passed_names():
+        passing = facts.passed_names()
+        for site, passed_names, initializer_names in map(passing.__getitem__, facts.sites_naming(names)):
             call = site.node
             passed = not passed_names.isdisjoint(names)
             initializer = not initializer_names.isdisjoint(names)

@@ -120,6 +120,9 @@ class RuleContext:
     """Code that runs in the file's namespace and that autota does not read (a notebook's
     ``%time`` magic), where there is some: it may bind any name or set JAX's configuration, so
     no fix is proven safe."""
+    traced: TracedFunctions | None = None
+    """Which of the file's functions run traced, built by the first rule that asks and read by
+    every rule of the pass (see :attr:`SourceRule.traced`)."""
 
     def file_identifiers(self) -> set[str]:
         """Every identifier-like word of the whole file (the parsed slice may lack some): a fresh
@@ -159,7 +162,6 @@ class SourceRule:
 
     def __init__(self, context: RuleContext) -> None:
         self.context = context
-        self._traced: TracedFunctions | None = None
 
     def run(self) -> None:
         """Call the rule's ``visit_<Node>`` methods on the file's nodes in source order, as a libcst
@@ -177,10 +179,12 @@ class SourceRule:
 
     @property
     def traced(self) -> TracedFunctions:
-        """Which of the module's functions run traced; built on first use, once per file."""
-        if self._traced is None:
-            self._traced = TracedFunctions(self, self.context.module)
-        return self._traced
+        """Which of the module's functions run traced; built on first use, once per file: the
+        index asks only what every rule answers alike (names, parents, jit wrappers), so the
+        rule that builds it lends it to the others."""
+        if self.context.traced is None:
+            self.context.traced = TracedFunctions(self, self.context.module)
+        return self.context.traced
 
     @property
     def semantics(self) -> scopes.Semantics:

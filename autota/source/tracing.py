@@ -36,13 +36,24 @@ def _overrides(known: Traced | None, kind: str) -> bool:
     and so do the functions it calls (a ``loss`` given to ``jax.grad`` inside a jitted step, and what
     ``loss`` calls, reached first from the ``grad``)."""
     return known is None or known.kind in MAY_RUN_TRACED and kind not in MAY_RUN_TRACED or (
-        (known.origin or known.kind) in ("transform", "collective") and kind in COMPILED
+        (known.origin or known.kind) in ("transform", "collective", "autograph") and kind in COMPILED
+    )
+
+
+def _autograph(call: cst.BaseExpression) -> bool:
+    """Whether a jit-named wrapper is called with ``autograph=True`` (Catalyst's and PennyLane's
+    ``qjit``): it converts the function's Python loops and branches into compiled ones, so it
+    runs traced but a ``for`` over ``range`` is one loop in the program, not unrolled."""
+    return isinstance(call, cst.Call) and any(
+        a.keyword is not None and a.keyword.value == "autograph" and isinstance(a.value, cst.Name) and a.value.value == "True"
+        for a in call.args
     )
 
 
 @dataclass(frozen=True)
 class Traced:
-    """Why a function is traced: ``"jit"``, ``"loop-body"``, ``"branch"`` (of a ``cond`` or
+    """Why a function is traced: ``"jit"``, ``"autograph"`` (a jit-named wrapper that converts
+    Python control flow, ``qjit(autograph=True)``: traced, its loops not unrolled), ``"loop-body"``, ``"branch"`` (of a ``cond`` or
     ``switch``), ``"transform"`` (``vmap``, ``grad``...),
     ``"called"`` (called from a traced function of this module), ``"elsewhere"`` (called from
     traced code of another module of the run), ``"by-name"`` (the one method of this file of
@@ -65,7 +76,7 @@ class Traced:
 
 
 class TracedFunctions:
-    """Index of the module's traced functions, built once per file and rule."""
+    """Index of the module's traced functions, built once per file and shared by its rules."""
 
     def __init__(self, rule, module: cst.Module) -> None:
         self.rule = rule
@@ -130,7 +141,7 @@ class TracedFunctions:
                     elif self._is_transform(decorator.decorator):
                         self.by_function.setdefault(node, Traced("transform", decorator))
                     elif self._jit_named(decorator.decorator):  # `@jit_method`: a project's own wrapper of `jit`
-                        self._record(node, Traced("jit", node))
+                        self._record(node, Traced("autograph" if _autograph(decorator.decorator) else "jit", node))
             else:
                 self._record_call(node)
         if self._wrapper_params:
@@ -544,7 +555,7 @@ class TracedFunctions:
         elif self.rule.matches(call.func, vocabulary.MODEL_TRANSFORMS) and call.args:
             self._mark(call.args[0].value, Traced("model", call))
         elif not isinstance(call.func, cst.Call) and self._jit_named(call.func) and call.args and call.args[0].keyword is None:  # `K.jit(f)`: a project's wrapper
-            self._mark(call.args[0].value, Traced("jit", call))
+            self._mark(call.args[0].value, Traced("autograph" if _autograph(call) else "jit", call))
         if self.rule.matches(call.func, vocabulary.COLLECTIVES):
             caller = next((a for a in self.rule.ancestors(call) if isinstance(a, (cst.FunctionDef, cst.Lambda))), None)
             self._record(caller, Traced("collective", call))

@@ -2013,8 +2013,23 @@ class GrowthRule(SourceRule):
                     pending += given
         return any(
             isinstance(self.parent(name), (cst.Attribute, cst.Index, cst.Subscript)) or self._looked_up(name)
-            or self._read_by_helper(name)
+            or self._read_by_helper(name) or self._asked_of_lister(name, loop.iter)
             for source in sources for name in self.semantics.variables(source) if name.value in entries
+        )
+
+    def _asked_of_lister(self, name: cst.Name, iterated: cst.BaseExpression) -> bool:
+        """Whether ``name`` is handed to a method of the object whose method or attribute lists
+        the loop's entries (``structure.select(element)`` in ``for element in
+        structure.get_unique_elements()``): the object gives back the slots it holds for each
+        entry it lists, a table lookup wherever its class is written."""
+        arg = self.parent(name)
+        call = self.parent(arg) if isinstance(arg, cst.Arg) else None
+        if not (isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) and isinstance(call.func.value, cst.Name)):
+            return False
+        lister = iterated.func if isinstance(iterated, cst.Call) and not iterated.args else iterated
+        return isinstance(lister, cst.Attribute) and isinstance(lister.value, cst.Name) and (
+            lister.value.value == call.func.value.value and lister.value.value != "self"
+            or lister.value.value == "self" == call.func.value.value
         )
 
     def _converts_itself(self, assign: cst.Assign, buf: str) -> bool:
@@ -2078,8 +2093,9 @@ class GrowthRule(SourceRule):
     def _read_by_helper(self, name: cst.Name) -> bool:
         """Whether ``name`` is passed by position to a function of this file that reads a field
         of that parameter (``l_y, l_x = place(item, h, w)`` where ``place`` returns ``item["y"] %
-        h, ...``; a method, ``self.place(item, h, w)``, the file's one of that name): the slot is
-        read from the entry there."""
+        h, ...``; a method, ``self.place(item, h, w)``, the file's one of that name) or looks a
+        slot up by it (``jnp.nonzero(self.types == self.type_of[element])[0]``): the slot is read
+        from the entry there."""
         arg = self.parent(name)
         call = self.parent(arg) if isinstance(arg, cst.Arg) else None
         if not isinstance(call, cst.Call) or arg.keyword is not None or arg.star:
@@ -2096,7 +2112,19 @@ class GrowthRule(SourceRule):
         params = [*helper.params.posonly_params, *helper.params.params][bound:]
         if position >= len(params) or any(a.star for a in call.args[:position]):
             return False
-        return any(self._field_read(read) for read in self.semantics.names_in(helper.body, params[position].name.value))
+        return any(
+            self._field_read(read) or self._keyed_by(read)
+            for read in self.semantics.names_in(helper.body, params[position].name.value)
+        )
+
+    def _keyed_by(self, name: cst.Name) -> bool:
+        """Whether ``name`` is the key of a lookup: ``table[name]`` (the whole index), or
+        ``index_of.get(name)``: the slot the table holds for the entry, as the loop itself reading
+        ``table[entry]`` is."""
+        index = self.parent(name)
+        element = self.parent(index) if isinstance(index, cst.Index) else None
+        subscript = self.parent(element) if isinstance(element, cst.SubscriptElement) else None
+        return isinstance(subscript, cst.Subscript) and len(subscript.slice) == 1 or self._looked_up(name)
 
     def _field_read(self, name: cst.Name) -> bool:
         """Whether ``name`` is read for a field: ``item["y"]`` (a string key) or ``item.y`` (not a

@@ -848,14 +848,19 @@ class _Evaluation:
         if id(node) in self.active or depth > INLINE_DEPTH:
             raise _GiveUp("the body calls a helper recursively or too deeply")
         params = node.params
-        if isinstance(params.star_arg, cst.Param) or params.star_kwarg is not None:  # a bare `*` is fine
+        # a helper's `*args` holds the positional arguments left over (`def map_tree(fn, tree,
+        # *rest): return tree_map(fn, tree, *rest)`); the loop's own body must take them one by one
+        extra = params.star_arg if isinstance(params.star_arg, cst.Param) and depth > 0 else None
+        if isinstance(params.star_arg, cst.Param) and extra is None or params.star_kwarg is not None:  # a bare `*` is fine
             raise _GiveUp("the body takes `*args` or `**kwargs`")
         names = [p.name.value for p in (*params.posonly_params, *params.params)]
         values = [*function.bound, *args]
         kwargs = {**function.keywords, **kwargs}
-        if len(values) > len(names):
+        if len(values) > len(names) and extra is None:
             raise _GiveUp("the body does not take the loop's arguments one by one")
         env = {**(function.closure or {}), **dict(zip(names, values))}
+        if extra is not None:
+            env[extra.name.value] = Pack(values[len(names):])
         for p in (*params.posonly_params, *params.params, *params.kwonly_params):
             name = p.name.value
             if name in kwargs:
@@ -1420,9 +1425,12 @@ class _Evaluation:
             for value in sides:  # `jnp.where(mask, outs, 0.0)` reads the buffer whole
                 self.read(value, node)
             return Opaque(node)
-        if rule.matches(func, vocabulary.TREE_MAP) and len(node.args) >= 2 and not any(a.keyword or a.star for a in node.args):
+        mapped = rule.matches(func, vocabulary.TREE_MAP) and len(node.args) >= 2 and not node.args[0].star and not any(
+            a.keyword for a in node.args
+        )
+        trees = _packs_spread([(a, self.expr(a.value, env, depth)) for a in node.args[1:]]) if mapped else None
+        if trees is not None:  # `tree_map(f, bufs, xs)`, `tree_map(fn, tree, *rest)` of a helper's `*rest`
             function = self.function(node.args[0].value, env, depth)
-            trees = [self.expr(a.value, env, depth) for a in node.args[1:]]
             if isinstance(function, Function):
                 result = self.call(function, trees, {}, depth + 1)
                 if isinstance(result, Written) and isinstance(result.base, Carry):
@@ -1434,6 +1442,11 @@ class _Evaluation:
             return Opaque(node)
         callee = self.function(func, env, depth)
         args = [(a, self.expr(a.value, env, depth)) for a in node.args]
+        if all(a.star != "*" or isinstance(v, Pack) for a, v in args):  # `put(*rest)` of a helper's `*rest`: its items
+            args = [
+                pair for a, v in args
+                for pair in ([(a.with_changes(star=""), item) for item in v.items] if a.star == "*" else [(a, v)])
+            ]
         if isinstance(callee, Opaque) and isinstance(func, cst.Name):
             record = self.record(func, args)
             if record is not None:
@@ -1549,6 +1562,21 @@ def _shift(value: Value, offset: int) -> Value:
     if isinstance(value, Counted):
         return Counted(value.carry, value.offset + offset, value.symbolic)
     return OPAQUE
+
+
+def _packs_spread(args: list) -> list | None:
+    """The values of positional ``args`` (pairs of argument and value), a ``*value`` that is a
+    known tuple (a helper's ``*rest``) spread into its items; ``None`` where a star spreads
+    something else."""
+    values = []
+    for arg, value in args:
+        if not arg.star:
+            values.append(value)
+        elif arg.star == "*" and isinstance(value, Pack):
+            values.extend(value.items)
+        else:
+            return None
+    return values
 
 
 def _spread(callee: Function, args: list, carry_sizes: dict[tuple, int]) -> list | None:
