@@ -291,7 +291,11 @@ class Facts:
         ``partial``: ``jax.jit(partial(store, scale=2.0))``, and those the ``partial`` binds as
         arguments, which the function it wraps calls)."""
         passed, lambdas = set(), set()
-        for site in self.calls_named(JIT_NAMES):
+        wrapping = [  # `jax.jit(f)`, and a project's wrapper called, `K.jit(f)` (see `_jit_named`)
+            s for s in self.calls
+            if self.name(s.node.func) in JIT_NAMES or "jit" in (terminal(s.node.func) or "").lower() and _jit_named(s.node.func)
+        ]
+        for site in wrapping:
             for arg in site.node.args[:1]:
                 # `jax.jit(partial(store, scale=2.0))`, `jax.jit(jax.vmap(step))`
                 while isinstance(arg, ast.Call) and self.name(arg.func) in TRACING_TERMINALS and arg.args:

@@ -485,7 +485,8 @@ class SourceRule:
         :data:`FEW_TRIPS` steps, or over a tuple or list display of at most :data:`FEW_DISPLAYED`
         elements (``for dim in (3, 4, 6)``, or a name bound once to such a tuple); or over ``zip`` of
         iterables one of which is such (``zip(ks, colors)`` stops at the end of ``colors``), or
-        ``enumerate`` of one of those."""
+        ``enumerate`` of one of those; or a ``range`` whose stop is its start plus a few
+        (``range(j - 1, j + 2)``)."""
         if isinstance(loop, cst.For):
             iterated = loop.iter
             if isinstance(iterated, cst.Call) and self.matches(iterated.func, {"builtins.enumerate"}) and iterated.args:
@@ -513,6 +514,9 @@ class SourceRule:
         if 1 not in given:
             return False
         values = [self._constant_int(given[k]) if k in given else default for k, default in ((0, 0), (1, None), (2, 1))]
+        if values[2] is not None and values[2] > 0 and None in values[:2] and 0 in given:
+            span = _linear_difference(given[1], given[0])  # `range(j - 1, j + 2)`: three steps, whatever `j` is
+            return span is not None and len(range(0, span, values[2])) <= FEW_TRIPS
         if None in values or values[2] == 0:
             return False
         return len(range(*values)) <= FEW_TRIPS
@@ -754,6 +758,48 @@ class SourceRule:
 def _joined(reason: str | None, more: str) -> str:
     """``reason`` with ``more`` added: the reasons a finding's fix is withheld or unsafe, in turn."""
     return f"{reason}; {more}" if reason else more
+
+
+def _linear_difference(stop: cst.BaseExpression, start: cst.BaseExpression) -> int | None:
+    """``stop - start`` where the two are sums of the same terms and int literals (``j + 2`` and
+    ``j - 1``: 3; a term is a name, or an attribute or constant-index item of one, read twice in
+    the one call with the same value); ``None`` where a term is left over."""
+    terms: dict[str, int] = {}
+    constant = 0
+
+    def add(expr: cst.BaseExpression, sign: int) -> bool:
+        nonlocal constant
+        value = scopes.int_value(expr)
+        if value is not None:
+            constant += sign * value
+            return True
+        if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, (cst.Add, cst.Subtract)):
+            return add(expr.left, sign) and add(expr.right, sign if isinstance(expr.operator, cst.Add) else -sign)
+        if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, (cst.Minus, cst.Plus)):
+            return add(expr.expression, -sign if isinstance(expr.operator, cst.Minus) else sign)
+        term = _term(expr)
+        if term is None:
+            return False
+        terms[term] = terms.get(term, 0) + sign
+        return True
+
+    if not (add(stop, 1) and add(start, -1)) or any(terms.values()):
+        return None
+    return constant
+
+
+def _term(expr: cst.BaseExpression) -> str | None:
+    """A spelling of ``expr`` where it reads a name, an attribute of one or an item of one at an
+    int literal (``j``, ``mesh.ng``, ``shape[0]``): calls nothing, so two reads agree."""
+    if isinstance(expr, cst.Name):
+        return expr.value
+    if isinstance(expr, cst.Attribute):
+        inner = _term(expr.value)
+        return None if inner is None else f"{inner}.{expr.attr.value}"
+    if isinstance(expr, cst.Subscript) and len(expr.slice) == 1 and isinstance(expr.slice[0].slice, cst.Index):
+        inner, index = _term(expr.value), scopes.int_value(expr.slice[0].slice.value)
+        return None if inner is None or index is None else f"{inner}[{index}]"
+    return None
 
 
 FEW_TRIPS = 4

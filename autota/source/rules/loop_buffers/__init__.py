@@ -22,7 +22,9 @@ from autota.source import prefilter, scopes, vocabulary
 from autota.source.rule import SourceRule
 from autota.source.rules.loop_buffers.body import Body, LoopBodies, Verdict, Write, by_buffer
 from autota.source.rules.loop_buffers.carried import CarriedBuffers, updates_state
-from autota.source.rules.loop_buffers.model import OPAQUE, BufferWrite, Function, LoopModel, LoopModeler, display_item, string_key
+from autota.source.rules.loop_buffers.model import (
+    OPAQUE, BufferWrite, Function, LoopModel, LoopModeler, Written, display_item, string_key,
+)
 from autota.source.rules.loop_buffers.select import SelectUpdates
 from autota.source.rules.loop_buffers.statics import StaticFacts
 from autota.source.rules.loop_buffers.syntax import (
@@ -36,6 +38,7 @@ from autota.source.rules.loop_buffers.syntax import (
     invariant,
     is_bool_literal,
     is_none,
+    ordered_arguments,
 )
 from autota.source.rules.loop_buffers.while_loops import WhileLoops
 
@@ -310,7 +313,9 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
             return None  # a boundary held at one value (`salt.at[0, 2:5].set(0.0)` each step): state, no rows
         if reads and previous is None and not slots:
             return Verdict(read=reads[0])  # beyond single slots: `grad` may save as much as the buffer every step
-        if exact or integer_row or self._constant_row(value) or self._gradient_free(value) or self._invariant(body, write.row):
+        if exact or integer_row or self._constant_row(value) or self._gradient_free(value) or self._invariant(
+            body, value, pure_calls=True
+        ):
             return None  # no cotangent, or a buffer cleared or filled with one value or flags: nothing `grad` goes through
         # read at single slots along the written axis only (`buf[t - 2]`): `grad` saves at most those
         # rows, not the buffer; the buffer is still carried, and the reads keep it in the body
@@ -528,12 +533,16 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
         )
         if updates_state(found.read is not None, old_slot, self._slot_from_data(model.call, model.kind, found.index)):
             return False  # the loop's state updated in place: no rows
+        row = self._written_value(found.write)  # (the update of a block, `ids.reshape(b, 1)`, where no row is read)
         if model.kind == "while":
-            return not (exact or self._gradient_free(found.write.row) or found.index == "fixed" or (
+            return not (exact or self._gradient_free(row) or found.index == "fixed" or (
                 found.write.index_node is not None and invariant(self, found.write.index_node, model.body.node)
             ))
         at201 = found.read is None or found.index == "fixed" or found.slot_reads
-        return not at201 or not (exact or self._constant_row(found.write.row) or self._gradient_free(found.write.row))
+        return not at201 or not (
+            exact or self._constant_row(row) or self._gradient_free(row)
+            or row is not None and invariant(self, row, model.body.node, pure_calls=True)  # one value every step
+        )
 
     def _constant_row(self, row: cst.BaseExpression | None) -> bool:
         """Whether the written row has one value every step: a literal, or an array of one made
@@ -549,28 +558,32 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
             return scopes.is_constant(fill)
         return True
 
-    def _gradient_free(self, row: cst.BaseExpression | None) -> bool:
+    def _gradient_free(self, row: cst.BaseExpression | None, depth: int = 0) -> bool:
         """Whether a written row visibly has no gradient: a bool literal (a mask cleared slot by
         slot, ``mask.at[i].set(False)``), a comparison or a logical combination of comparisons
         (``(err == 0) & (err != 1)``), an integer or boolean array made or cast
         (``jnp.array([r, c, 3], dtype=jnp.int32)``), or an integer result (``jnp.argmax``, a
         ``jax.random.categorical`` draw: a decoder's next token), also cast (``.astype``), directly or through a name
         bound once to one, or a part of one (``tok[:2]``), a constant shaped like anything
-        (``jnp.zeros_like(tok)``), a value ``lax.stop_gradient`` cuts from ``grad``, a count or other reduction of one (``jnp.sum(ok.astype(jnp.int32))``), or a choice between two such (``jnp.where(done, jnp.zeros_like(tok), tok)``). The buffer then collects nothing that
+        (``jnp.zeros_like(tok)``), a value ``lax.stop_gradient`` cuts from ``grad``, a count or other reduction of one (``jnp.sum(ok.astype(jnp.int32))``), or a choice between two such (``jnp.where(done, jnp.zeros_like(tok), tok)``, a ``lax.cond`` whose branches each return one). The buffer then collects nothing that
         ``grad`` could go through (a buffer that starts as constants keeps a zero tangent: JAX
         leaves it out of the differentiated loop), and forward it is updated in place: neither
         AT201's nor AT202's rewrite has anything to offer. The
         result of a function of this file counts where each of its ``return`` s gives such a value
-        there (``tok, _ = self.pick(logits)`` where ``pick`` returns ``jnp.argmax(...), None``)."""
+        there (``tok, _ = self.pick(logits)`` where ``pick`` returns ``jnp.argmax(...), None``), a
+        few calls deep (``depth``)."""
         position: int | None = None
-        while (inner := self._reshaped(row)) is not None:  # `tok[:2]`, `tok.reshape(-1, 1)`: still an integer array
-            row = inner
-        if isinstance(row, cst.Name) and not is_bool_literal(row):
+        for _ in range(4):  # `ids = lax.cond(...)`, then `ids = ids.reshape(b, 1)`: each binding followed
+            while (inner := self._reshaped(row)) is not None:  # `tok[:2]`, `tok.reshape(-1, 1)`: still an integer array
+                row = inner
+            if position is not None or not isinstance(row, cst.Name) or is_bool_literal(row):
+                break
             reaching = self.semantics.reaching_value(row)
-            if reaching is not None and len(reaching[0]) <= 1:
-                position = reaching[0][0] if reaching[0] else None
-                row = reaching[1]
-        if is_bool_literal(row) or position is None and _logical(row, self._gradient_free):
+            if reaching is None or len(reaching[0]) > 1:
+                break
+            position = reaching[0][0] if reaching[0] else None
+            row = reaching[1]
+        if is_bool_literal(row) or position is None and _logical(row, lambda part: self._gradient_free(part, depth)):
             return True
         if not isinstance(row, cst.Call):
             return False
@@ -580,28 +593,36 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
             return True  # `jnp.zeros_like(tok)`: a constant, whatever it is shaped like; `lax.stop_gradient(h)`: no cotangent
         picked = [a.value for a in row.args if a.keyword is None and not a.star]
         if position is None and self.matches(row.func, WHERE) is not None and len(picked) == 3 == len(row.args):
-            return self._gradient_free(picked[1]) and self._gradient_free(picked[2])  # `jnp.where(done, 0 * tok, tok)`
+            return self._gradient_free(picked[1], depth) and self._gradient_free(picked[2], depth)  # `jnp.where(done, 0 * tok, tok)`
         if position is None and isinstance(row.func, cst.Attribute) and row.func.attr.value == "astype":
-            return self._gradient_free(row.func.value)  # `randint(...).astype(float)`: a cast of no gradient has none
+            return self._gradient_free(row.func.value, depth)  # `randint(...).astype(float)`: a cast of no gradient has none
         if position is None and picked and self.matches(row.func, vocabulary.KEEPING_REDUCTIONS) is not None:
-            return self._gradient_free(picked[0])  # `jnp.sum(valid.astype(jnp.int32))`: a count
+            return self._gradient_free(picked[0], depth)  # `jnp.sum(valid.astype(jnp.int32))`: a count
         if position is None and isinstance(row.func, cst.Attribute) and row.func.attr.value in vocabulary.KEEPING_REDUCTION_METHODS:
-            return self._gradient_free(row.func.value)  # `mask.sum()`
-        function = self._modeler().callable(row.func)
-        if function is None or not isinstance(function.node, cst.FunctionDef):
-            return False
-        given = self._modeler().returned(function.node, position)
-        given = [  # `nt = jax.random.categorical(...)` then `return nt`
-            reaching[1] if isinstance(v, cst.Name) and (reaching := self.semantics.reaching_value(v)) is not None
-            and reaching[0] == () else v
-            for v in given
-        ]
-        return bool(given) and all(
-            isinstance(v, cst.Call) and self.matches(v.func, vocabulary.INTEGER_RESULTS) is not None for v in given
-        )
+            return self._gradient_free(row.func.value, depth)  # `mask.sum()`
+        if self.matches(row.func, {vocabulary.COND}) is not None:  # `lax.cond(hot, sample, greedy, logits)`
+            chosen = ordered_arguments(row, vocabulary.CHOICE_PARAMS[vocabulary.COND], "operand")
+            branches = [self._modeler().callable(b) for b in chosen[1:3]] if chosen is not None and len(chosen) >= 3 else []
+            return bool(branches) and all(self._returns_gradient_free(b, position, depth) for b in branches)
+        return self._returns_gradient_free(self._modeler().callable(row.func), position, depth)
 
-    def _written_value(self, write: Write) -> cst.BaseExpression | None:
-        """The row a write sets, or where the rewrite cannot take it as one (``.set(v, mode=...)``,
+    def _returns_gradient_free(self, function, position: int | None, depth: int) -> bool:
+        """Whether each ``return`` of a function of this file (a ``def``, or a lambda's body)
+        gives a value of no gradient (:meth:`_gradient_free`; with ``position``, the element
+        there of the tuple it returns): an integer result, also cast, `jax.random.categorical(k,
+        l).astype(jnp.int32)`, followed a few calls deep."""
+        if function is None or depth > 2:
+            return False
+        if isinstance(function.node, cst.Lambda):
+            given = [function.node.body] if position is None else []
+        elif isinstance(function.node, cst.FunctionDef):
+            given = self._modeler().returned(function.node, position)
+        else:
+            return False
+        return bool(given) and all(v is not None and self._gradient_free(v, depth + 1) for v in given)
+
+    def _written_value(self, write: Write | Written) -> cst.BaseExpression | None:
+        """The row a write sets (read as written, or by the loop model), or where the rewrite cannot take it as one (``.set(v, mode=...)``,
         an update not visibly one slot thick, ``ids.reshape(-1, 1)``) the value it writes: whether
         that has a gradient does not depend on its shape."""
         if write.row is not None or write.form not in ("at", "dus", "dus_in_dim", "dui_in_dim"):

@@ -1122,10 +1122,10 @@ class LoopBodies:
                 return
             yield ancestor
 
-    def _invariant(self, body: Body, expr: cst.BaseExpression | None) -> bool:
+    def _invariant(self, body: Body, expr: cst.BaseExpression | None, pure_calls: bool = False) -> bool:
         """Whether ``expr`` (a written index or row of the body) is the same every step (see
         :func:`.syntax.invariant`)."""
-        return body.function is not None and expr is not None and invariant(self, expr, body.function)
+        return body.function is not None and expr is not None and invariant(self, expr, body.function, pure_calls)
 
     def _slot_read_order(self, function, read: cst.Subscript, write: Write) -> str | None:
         """``"before"`` when ``buf[i]`` reads the slot the step is about to overwrite (inside the write,

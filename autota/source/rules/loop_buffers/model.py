@@ -16,8 +16,8 @@ bound to a new name, through ``state.buf``, ``state[2]`` or ``state._replace(buf
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
-
 from functools import partial
 
 import libcst as cst
@@ -67,6 +67,9 @@ class Index(Value):
     element: bool = False
     symbolic: bool = False
     reverse: bool = False
+    clamped: bool = False
+    """Held inside bounds (``jnp.clip(i, 0, n - 1)``): one slot a step until the bound holds it.
+    Only the judgment of the write reads it; arithmetic on it is not followed."""
 
 
 @dataclass(eq=False)
@@ -77,6 +80,8 @@ class Counted(Value):
     carry: Carry
     offset: int
     symbolic: bool = False
+    clamped: bool = False
+    """Held inside bounds, as :attr:`Index.clamped`."""
 
 
 @dataclass(eq=False)
@@ -1242,16 +1247,11 @@ class _Evaluation:
         (a name from around the body, the shape of a carried array): the loop index, moved by a
         value fixed for the loop; so too a carried value plus ``c`` (``nh + t``, which a counter
         ``t`` moves one slot a step)."""
-        semantics = self.modeler.semantics
+        if any(isinstance(v, (Index, Counted)) and v.clamped for v in (left, right)):
+            return None
 
         def fixed(value: Value) -> bool:
-            if isinstance(value, Const):
-                return True
-            if not isinstance(value, Opaque) or value.node is None:
-                return False
-            return not any(  # (`A.shape` of a carried array is the same every step)
-                n.value in env and not scopes.static_read(semantics, n) for n in semantics.of_kind(value.node, cst.Name)
-            ) and not semantics.of_kind(value.node, cst.Call)
+            return self._fixed(value, env)
         if isinstance(left, Index) and not left.reverse and fixed(right):
             return Index(left.offset, left.element, symbolic=True)
         if isinstance(right, Index) and not right.reverse and fixed(left):
@@ -1260,6 +1260,39 @@ class _Evaluation:
             if isinstance(carried, (Carry, Counted)) and fixed(other):
                 counted = carried if isinstance(carried, Counted) else Counted(carried, 0)
                 return Counted(counted.carry, counted.offset, symbolic=True)
+        return None
+
+    def _fixed(self, value: Value, env: dict) -> bool:
+        """Whether ``value`` reads nothing the step computes: a constant, or code that reads only
+        names from around the body (``A.shape`` of a carried array is the same every step) and
+        calls nothing."""
+        if isinstance(value, Const):
+            return True
+        if not isinstance(value, Opaque) or value.node is None:
+            return False
+        semantics = self.modeler.semantics
+        return not any(
+            n.value in env and not scopes.static_read(semantics, n) for n in semantics.of_kind(value.node, cst.Name)
+        ) and not semantics.of_kind(value.node, cst.Call)
+
+    def clamp(self, node: cst.Call, place: int | None, env: dict, depth: int) -> Value | None:
+        """``jnp.clip(it, 0, n - 1)`` (``place``: where the held value stands; ``None``: either of
+        two, ``jnp.minimum``) of the loop index or a carried counter and bounds the step does not
+        compute: that index, clamped; else ``None`` (read as any other call)."""
+        if any(a.star or a.keyword is not None for a in node.args) or not 2 <= len(node.args) <= 3:
+            return None
+        values = [self.expr(a.value, env, depth) for a in node.args]
+        for value in values:  # (a carried array held so, `jnp.minimum(buf, 1.0)`, is read whole)
+            self.read(value, node)
+        places = [place] if place is not None else [0, 1] if len(values) == 2 else []
+        for k in places:
+            held = values[k] if k < len(values) else None
+            if isinstance(held, Carry):
+                held = Counted(held, 0)
+            if isinstance(held, (Index, Counted)) and not held.clamped and all(
+                self._fixed(v, env) for j, v in enumerate(values) if j != k
+            ):
+                return dataclasses.replace(held, clamped=True)
         return None
 
     def entry(self, node: cst.Subscript, env: dict) -> str | None:
@@ -1382,6 +1415,10 @@ class _Evaluation:
                 return Written(base, index, index_node, node, "dus")
             self.read(base, node)
             return Opaque(node)
+        clamp = rule.matches(func, vocabulary.CLAMPS)
+        held = self.clamp(node, vocabulary.CLAMPS[clamp], env, depth) if clamp is not None else None
+        if held is not None:
+            return held
         # `state._replace(f=v)`, `state.replace(f=v)`, `dataclasses.replace(state, f=v)`; jax-md's
         # dataclasses spell it `state.set(f=v)` (keywords only: no `.at[i].set(v)`, whose receiver is no record)
         if isinstance(func, cst.Attribute) and func.attr.value in vocabulary.REPLACE_METHODS and all(
@@ -1555,6 +1592,8 @@ def _changes_binding(function: cst.FunctionDef) -> bool:
 
 # -- value algebra --------------------------------------------------------------------------
 def _shift(value: Value, offset: int) -> Value:
+    if isinstance(value, (Index, Counted)) and value.clamped:
+        return OPAQUE  # `jnp.clip(i, 0, n - 1) + 1`: not followed
     if isinstance(value, Index):
         return Index(value.offset + offset, value.element, value.symbolic, value.reverse)
     if isinstance(value, Carry):
@@ -1701,8 +1740,13 @@ def _merge(a: Value, b: Value, node: cst.CSTNode, static: bool = False) -> Value
         # it leaves either side (a field one side leaves alone is the base's)
         if a.fields.keys() != b.fields.keys() and a.base is None:
             return Opaque(node)
-        pick = lambda r, k: r.fields[k] if k in r.fields else _attribute(r.base, k[1:] if k.startswith(".") else k)
-        return Record({k: _merge(pick(a, k), pick(b, k), node, static) for k in {**a.fields, **b.fields}}, a.base)
+        return Record({k: _merge(_field_of(a, k), _field_of(b, k), node, static) for k in {**a.fields, **b.fields}}, a.base)
+    built = a if isinstance(a, Record) and a.base is None else b if isinstance(b, Record) and b.base is None else None
+    based = (b if built is a else a) if built is not None else None
+    if isinstance(based, Record) and based.base is not None and set(based.fields) <= set(built.fields):
+        # `s._replace(step=s.step + 1)` beside `S(step=s.step + 1, lat=...)`: each field the
+        # construction sets, as it leaves either side
+        return Record({k: _merge(_field_of(a, k), _field_of(b, k), node, static) for k in built.fields})
     if isinstance(a, Written) and isinstance(b, Written) and _same(a.base, b.base) and _same(a.index, b.index) and (
         a.method == b.method and a.axis == b.axis
     ):
@@ -1714,6 +1758,11 @@ def _merge(a: Value, b: Value, node: cst.CSTNode, static: bool = False) -> Value
                 written.base, written.index, written.index_node, written.call, form, written.row, written.method, written.axis
             )
     return Opaque(node)
+
+
+def _field_of(record: Record, key: str) -> Value:
+    """The field ``key`` of ``record``: set there, or its base's."""
+    return record.fields[key] if key in record.fields else _attribute(record.base, key[1:] if key.startswith(".") else key)
 
 
 def string_key(node: cst.Subscript) -> str | None:

@@ -8,7 +8,7 @@ from autota.source import scopes
 from autota.source.scopes import all_params, int_value  # noqa: F401  (the rules import them from here)
 
 
-from autota.source.vocabulary import PART_READERS, ROW_READERS
+from autota.source.vocabulary import ARRAY_METHODS, PART_READERS, ROW_READERS
 from autota.source.vocabulary import (  # noqa: F401  (the rules import them from here)
     LAX,
     JNP,
@@ -157,11 +157,13 @@ def reads_slot(rule, read: cst.CSTNode, index: cst.BaseExpression) -> bool:
     return code in {rule.code_of(e) for e in starts}
 
 
-def invariant(rule, expr: cst.BaseExpression, body: cst.CSTNode) -> bool:
-    """Whether ``expr`` (a written index or row) is the same every step: it calls nothing, and no
-    function around it up to the loop's body binds a name it reads (``i * B`` or ``big`` of the
-    function that runs the loop)."""
-    if rule.semantics.of_kind(expr, cst.Call):
+def invariant(rule, expr: cst.BaseExpression, body: cst.CSTNode, pure_calls: bool = False) -> bool:
+    """Whether ``expr`` (a written index or row) is the same every step: it calls nothing (with
+    ``pure_calls``, nothing but JAX's and NumPy's array functions, which give the same array for
+    the same arguments: ``c * jnp.ones((k,))``), and no function around it up to the loop's body
+    binds a name it reads (``i * B`` or ``big`` of the function that runs the loop)."""
+    calls = rule.semantics.of_kind(expr, cst.Call)
+    if calls and not (pure_calls and all(_pure(rule, call) for call in calls)):
         return False
     names = {n.value for n in rule.semantics.of_kind(expr, cst.Name)}
     for scope in rule.ancestors(expr):
@@ -173,6 +175,17 @@ def invariant(rule, expr: cst.BaseExpression, body: cst.CSTNode) -> bool:
             if scope is body:
                 return True
     return True
+
+
+def _pure(rule, call: cst.Call) -> bool:
+    """Whether ``call`` is a ``jax.numpy``, ``jax.lax`` or NumPy function (not ``numpy.random``,
+    which draws anew each call) or an array method that gives an array."""
+    if isinstance(call.func, cst.Attribute) and call.func.attr.value in ARRAY_METHODS and not rule.qualified_names(call.func):
+        return True
+    names = rule.qualified_names(call.func)
+    return bool(names) and all(
+        q.startswith(("jax.numpy.", "jax.lax.", "numpy.")) and not q.startswith("numpy.random") for q in names
+    )
 
 
 def is_bool_literal(node) -> bool:
