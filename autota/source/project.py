@@ -207,6 +207,10 @@ class ProjectFunctions:
     lifetime_observer: tuple[str, str] | None = None
     """``(module, word)`` for the first module of the run that may see when an object is freed
     (see :data:`vocabulary.LIFETIME_OBSERVERS`)."""
+    jax_patcher: tuple[str, str] | None = None
+    """``(module, spelling)`` for the first module of the run that may replace a function of a
+    JAX module (see :func:`jax_patch`): a fix that calls JAX's functions the loop did not, or drops
+    ones it did, changes which of them run."""
     frame_reader: tuple[str, str] | None = None
     """``(module, word)`` for the first module of the run whose text may reach the frames of the
     functions that call it (``inspect.currentframe().f_back``, ``sys._getframe``, a tracer):
@@ -238,6 +242,7 @@ class ProjectFunctions:
             self.loop_wrappers or self.growers or self.star_exports or self.stored_attributes or self.stores_built_names
             or self.updaters or self.constants or self.disables_jit or self.transforms or self.frame_reader is not None or self.value_checker is not None
             or self.lifetime_observer is not None or len(self.modules) > 1 or self.stored_builtins
+            or self.jax_patcher is not None
             or self.private_references or self.name_reacher is not None
         )
 
@@ -547,8 +552,42 @@ def project_functions(paths: list[str]) -> ProjectFunctions:
         frame_reader=_first_spelling(texts, CALLER_FRAMES, module_of, CALLER_FRAME_WORDS),
         value_checker=_first_spelling(texts, VALUE_CHECKED, module_of, VALUE_CHECK_WORDS),
         lifetime_observer=_first_spelling(texts, vocabulary.LIFETIME_OBSERVERS, module_of, LIFETIME_WORDS),
+        jax_patcher=next(((module_of(path), found) for path, text in texts.items() if (found := jax_patch(text))), None),
         name_reacher=_first_spelling({**texts, **notebooks}, NAME_REACHERS, module_of, NAME_REACHER_WORDS),
     )
+
+
+JAX_IMPORT = re.compile(
+    r"^[ \t]*import[ \t]+(jax(?:\.\w+)*)(?:[ \t]+as[ \t]+(\w+))?"
+    r"|^[ \t]*from[ \t]+jax(?:\.\w+)*[ \t]+import[ \t]+(?:\(([^)]*)\)|([^#\n(]*))",
+    re.M,
+)
+"""An import of JAX or of what it holds (``import jax.numpy as jnp``, ``from jax import lax, numpy as np``)."""
+
+
+def jax_patch(text: str) -> str | None:
+    """What a module spells that may replace a function of a JAX module, where it spells one:
+    an attribute stored on a name it imports from JAX (``jnp.where = f``, ``lax.fori_loop = g``,
+    ``jax.numpy.stack = h``), ``setattr`` or ``mock.patch.object`` given one, its ``__dict__`` or
+    ``__setattr__``, or ``mock.patch("jax...")``. Read from the text: a name rebound later still
+    counts (an over-approximation)."""
+    if "jax" not in text:
+        return None
+    names = {"jax"}
+    for dotted, alias, enclosed, listed in JAX_IMPORT.findall(text):
+        if dotted:
+            names.add(alias or dotted.split(".")[0])
+        for item in (enclosed or listed).split(","):
+            words = item.split()
+            if words:
+                names.add(words[-1])
+    spelled = "|".join(sorted(re.escape(n) for n in names if n.isidentifier()))
+    found = re.search(
+        rf"(?<![\w.])(?:{spelled}|jax(?:[ \t]*\.[ \t]*(?!config\b)\w+)+)[ \t]*\.[ \t]*(?:\w+[ \t]*=(?!=)|__dict__|__setattr__)"
+        rf"|\b(?:setattr|patch[ \t]*\.[ \t]*object)[ \t]*\([ \t]*(?:{spelled})\b|\bpatch[ \t]*\([ \t]*[rbuRBU]?[\"']jax\.",
+        text,
+    )
+    return found.group(0).strip() if found else None
 
 
 def _notebook_code(text: str) -> str:

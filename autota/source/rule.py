@@ -412,6 +412,25 @@ class SourceRule:
                 found.append(assumption.format(where=where))
         return found
 
+    def jax_patch_assumptions(self, own_file: bool = True) -> list[str]:
+        """What a fix assumes where the run may replace a function of a JAX module (see
+        :func:`autota.source.project.jax_patch`): in this file's text (unless ``own_file`` is
+        false: the rule reads the file's patches itself), or in another module of the run
+        (review 85: `lax.fori_loop` patched elsewhere ran the loop as the patch said, the fix's
+        `lax.scan` as JAX does). Phrased to follow "it assumes that"."""
+        own = project.jax_patch(self.context.source.text) if own_file else None
+        other = self.context.imported.jax_patcher
+        if own is not None:
+            where = f"the module spells `{own}`"
+        elif other is not None and other[0] != self.module_name:
+            where = f"`{other[0]}` spells `{other[1]}`"
+        else:
+            return []
+        return [
+            f"JAX's functions are its own ({where}, which may replace one): the fix calls JAX functions the loop "
+            "did not, and may drop ones it called"
+        ]
+
     def module_rebinding(self, names: set[str]) -> str | None:
         """How code may bind one of the module's ``names`` again where no statement of the module
         does (see :data:`vocabulary.MODULE_REBINDERS`): the first such word of the file, an import

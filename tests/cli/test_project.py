@@ -1058,3 +1058,68 @@ def test_a_module_that_imports_itself_may_call_its_private_bodies(capsys, tmp_pa
     outside its loop; one file alone shows it."""
     (tmp_path / "selfimp.py").write_text(PRIVATE_BODIES + "\n\ndef peek():\n    import selfimp as me\n    return me._step(1, (0.0, 1.0))\n")
     assert _applicability(capsys, tmp_path / "selfimp.py") == {"AT204": "unsafe", "AT201": "unsafe"}
+
+
+PATCHED_LOOPS = """\
+import jax.numpy as jnp
+from jax import lax
+
+
+def _select(i, buf):
+    buf = jnp.where(i % 2 == 0, buf.at[i].set(-1), buf)
+    return buf
+
+
+def run(xs):
+    def step(i, carry):
+        h, out = carry
+        h = h + xs[i]
+        out = out.at[i].set(h)
+        return h, out
+
+    selected = lax.fori_loop(0, 4, _select, xs)
+    h, out = lax.fori_loop(0, 4, step, (0.0, jnp.zeros(4)))
+    return selected, h, out
+
+
+def fill(x, n):
+    buf = jnp.zeros(n)
+    for t in range(n):
+        buf = buf.at[t].set(x * t)
+    return buf
+"""
+
+
+@pytest.mark.parametrize("patch, reason", [
+    # review 85: another module rebinds a name the fixes read in the loops' module, or replaces a
+    # JAX function the fixes call or drop (the original ran the patch, the fix JAX's own, or back)
+    ("import loops\n\nloops.range = lambda *a: [0]\n", "stores an attribute `range`"),
+    ("import numpy\n\nimport loops\n\nloops.jnp = numpy\n", "stores an attribute `jnp`"),
+    ("from jax import lax\n\n_fori = lax.fori_loop\nlax.fori_loop = lambda lo, hi, f, x: _fori(lo, hi - 1, f, x)\n",
+     "`patch` spells `lax.fori_loop =`"),
+    ("import jax.numpy as jnp\n\n_where = jnp.where\njnp.where = lambda c, a, b: _where(c, a, b) + 0.5\n",
+     "`patch` spells `jnp.where =`"),
+    ("import jax\n\n_stack = jax.numpy.stack\njax.numpy.stack = lambda xs, *a, **k: _stack(xs, *a, **k) * 10\n",
+     "`patch` spells `jax.numpy.stack =`"),
+])
+def test_a_module_of_the_run_that_rebinds_the_fixes_names_makes_them_unsafe(capsys, tmp_path, patch, reason):
+    """Review 85: the same three loops get safe fixes until a module of the run stores a name into
+    the loops' module that a fix reads anew, or replaces a JAX function a fix calls or drops; then
+    those fixes are unsafe and the reason names the module and what it spells."""
+    (tmp_path / "loops.py").write_text(PATCHED_LOOPS)
+    (tmp_path / "other.py").write_text("import loops\n\nprint(loops.run, loops.fill)\n")
+    main(["check", "--no-progress", "--exit-zero", "--output-format", "json", str(tmp_path)])
+    found = json.loads(capsys.readouterr().out)
+    assert sorted((f["code"], f["fix"]["applicability"]) for f in found) == [("AT102", "safe"), ("AT201", "safe"), ("AT204", "safe")]
+    (tmp_path / "patch.py").write_text(patch)
+    main(["check", "--no-progress", "--exit-zero", "--output-format", "json", str(tmp_path)])
+    found = json.loads(capsys.readouterr().out)
+    assert {f["code"] for f in found} == {"AT102", "AT201", "AT204"}
+    # a stored name reaches the fixes that call it anew: AT201's `tuple(range(...))` and `jnp`
+    # functions; AT102's `jnp` functions (its loop keeps the `range` the original called); not
+    # AT204's `jnp.where`, which the loop called too
+    exposed = {"AT201"} if "`range`" in reason else {"AT102", "AT201"} if "`jnp`" in reason else {"AT102", "AT201", "AT204"}
+    for finding in found:
+        if finding["code"] in exposed:
+            assert finding["fix"] is None or finding["fix"]["applicability"] == "unsafe", finding
+    assert "AT201" in {f["code"] for f in found if reason in (f.get("details", {}).get("reason") or "")}

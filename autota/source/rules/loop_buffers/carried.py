@@ -583,9 +583,19 @@ class CarriedBuffers:
                 "that `jax.linear_transpose` is not applied to the loop's function: the fix writes the rows with "
                 "one `.at[indices]` scatter, which JAX transposes only for indices it is told are unique"
             )
-        plan.assumptions += [  # (reviews 81-83)
-            f"that {a}" for a in self.setting_assumptions("checkify", "strict promotion", "warnings as errors", "shard_map")
+        plan.assumptions += [  # (reviews 81-83, 85)
+            f"that {a}" for a in (
+                *self.setting_assumptions("checkify", "strict promotion", "warnings as errors", "shard_map"),
+                *self.jax_patch_assumptions(),
+            )
         ]
+        names = {"tuple", "range", *(n.split(".")[0] for n in (plan.jnp_name, plan.lax_name) if n)}
+        rebinding = self.module_rebinding(names)
+        if rebinding is not None:  # (review 85: `loops.range = ...`, `loops.jnp = numpy` in another module)
+            plan.assumptions.append(
+                f"that nothing binds a name the fix's code reads ({', '.join(f'`{n}`' for n in sorted(names))}) in this "
+                f"module again: {rebinding}"
+            )
         return None
 
     def _settable_bounds(self, lower: cst.BaseExpression, upper: cst.BaseExpression) -> str | None:

@@ -160,8 +160,10 @@ class SelectUpdates:
                     "buffer written with a float32 row loses what float32 cannot hold), where the fix converts the "
                     "slot alone"
                 )
-            problems += [  # (reviews 81-83)
-                f"it assumes that {a}" for a in self.setting_assumptions("strict promotion", "warnings as errors", "checkify")
+            problems += [  # (reviews 81-83, 85)
+                f"it assumes that {a}" for a in (
+                    *self.setting_assumptions("strict promotion", "warnings as errors", "checkify"), *self.jax_patch_assumptions()
+                )
             ]
             if problems:
                 self.report("AT204", call, f"{message}; select the slot instead", Fix("unsafe", fix.message, fix.edits),
