@@ -449,111 +449,206 @@ def star_exports(tree: ast.Module, module: str, text: str, submodules: frozenset
     }
 
 
-def project_functions(paths: list[str]) -> ProjectFunctions:
-    """The loop wrappers, growers and updaters the Python files of ``paths`` define. A grower may call
-    another module's: the files that name a grower found so far are read again, a few rounds."""
-    found = ProjectFunctions()
-    texts: dict[str, str] = {}
-    notebooks: dict[str, str] = {}  # their code cells: the words they spell, and what reaches names, count too
-    for path in paths:
-        if path.endswith((".py", ".ipynb")):
-            try:
-                text = Path(path).read_text(encoding="utf-8", errors="replace")
-            except OSError:
-                continue
-            if path.endswith(".py"):
-                texts[path] = text
-            else:
-                notebooks[path] = _notebook_code(text)
-    trees: dict[str, ast.Module | None] = {}
-    modules: dict[str, str] = {}
-    undonated: set[str] = set()
+@dataclass
+class FileFacts:
+    """What :func:`project_functions` reads from one file on its own: the parse and the text
+    searches of each file are independent, so a run over many files computes them in parallel
+    (see :func:`file_facts`), and only what joins the files (growers that call another module's,
+    star imports, a constant another module imports) is worked out once, in order."""
 
-    def module_of(path: str) -> str:  # a walk up the folders, once a file
-        if path not in modules:
-            modules[path] = module_name(Path(path))
-        return modules[path]
+    module: str
+    notebook: bool = False
+    wrappers: dict[str, LoopWrapper] = field(default_factory=dict)
+    updaters: dict[str, tuple[int, ...]] = field(default_factory=dict)
+    undonated: frozenset[str] = frozenset()
+    may_grow: bool = False
+    stored: frozenset[str] = frozenset()
+    star_names: tuple[str, ...] = ()
+    builds_stores: bool = False
+    imported: frozenset[str] = frozenset()
+    int_names: frozenset[str] = frozenset()
+    constants: dict[str, int] = field(default_factory=dict)
+    """Its names bound once to an int literal, where it binds a name that way at all."""
+    disables_jit: bool = False
+    transforms: frozenset[str] = frozenset()
+    private: frozenset[str] = frozenset()
+    stored_builtins: frozenset[str] = frozenset()
+    spellings: dict[str, str] = field(default_factory=dict)
+    """By kind (``frame_reader``, ``value_checker``, ``lifetime_observer``, ``name_reacher``,
+    ``jax_patcher``): what the file spells that makes it one, where it does."""
+
+
+_SPELLINGS = {
+    "frame_reader": (lambda: CALLER_FRAMES, CALLER_FRAME_WORDS),
+    "value_checker": (lambda: VALUE_CHECKED, VALUE_CHECK_WORDS),
+    "lifetime_observer": (lambda: vocabulary.LIFETIME_OBSERVERS, LIFETIME_WORDS),
+    "name_reacher": (lambda: NAME_REACHERS, NAME_REACHER_WORDS),
+}
+"""The kinds of module a run notes the first of, by the pattern that finds one and the words each
+of its matches holds (a text with none is not searched; see :data:`CALLER_FRAME_WORDS`)."""
+
+
+def file_facts(path: str) -> FileFacts | None:
+    """The facts of one ``.py`` or ``.ipynb`` file of a run (``None`` where it cannot be read)."""
+    try:
+        text = Path(path).read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+    module = module_name(Path(path))
+    if path.endswith(".ipynb"):  # its code cells: the words they spell, and what reaches names, count too
+        code = _notebook_code(text)
+        return FileFacts(
+            module, notebook=True, transforms=_transforms(code), private=frozenset(PRIVATE_WORD.findall(code)),
+            spellings=_spelled(code, ("name_reacher",)),
+        )
+    parsed: list[ast.Module | None] = []
+
+    def tree() -> ast.Module | None:
+        if not parsed:
+            try:
+                parsed.append(ast.parse(text))
+            except (SyntaxError, ValueError, RecursionError, MemoryError):
+                parsed.append(None)
+        return parsed[0]
+
+    facts = FileFacts(module)
+    if wrappers.may_define(text) and tree() is not None:
+        facts.wrappers = {w.name: w for w in wrappers.file_wrappers(tree(), module).values()}
+    if updaters.may_define(text) and tree() is not None:
+        written = updaters.file_updaters(tree())
+        facts.updaters = {f"{module}.{name}": positions for name, positions in written.items()}
+        facts.undonated = frozenset(f"{module}.{name}" for name in updaters.jitted_without_donation(tree(), set(written)))
+    facts.may_grow = growers.may_define(text)
+    stored = stored_attributes(text)
+    if "for " in text or "as " in text:  # `for a.N in [None]:`, `with nullcontext(None) as a.N:`
+        stored |= {
+            name for targets in TARGET_STORE.findall(text) for target in targets if "." in target
+            for name in re.findall(r"\.\s*(\w+)", target)
+        }
+    if any(word in text for word in STORES_BY_NAME):
+        stored |= {name for match in NAMED_STORE.findall(text) for name in match if name}
+    facts.stored = frozenset(stored)
+    facts.star_names = tuple(STAR_IMPORT.findall(text))
+    facts.builds_stores = any(word in text for word in BUILT_STORE_WORDS) and BUILT_STORE.search(text) is not None
+    facts.imported = frozenset(word for names in FROM_IMPORT.findall(text) for word in re.findall(r"\w+", names))
+    facts.int_names = frozenset(INT_CONSTANT.findall(text))
+    if facts.int_names and tree() is not None:
+        facts.constants = module_constants(tree())
+    facts.disables_jit = DISABLES_JIT.search(text) is not None
+    facts.transforms = _transforms(text)
+    facts.private = frozenset(PRIVATE_WORD.findall(text))
+    facts.stored_builtins = frozenset(scopes.stored_builtin_names(text))
+    facts.spellings = _spelled(text, tuple(_SPELLINGS))
+    patch = jax_patch(text)
+    if patch is not None:
+        facts.spellings["jax_patcher"] = patch
+    return facts
+
+
+def _transforms(text: str) -> frozenset[str]:
+    lowered = text.lower()
+    return frozenset(word for word in vocabulary.FIX_HAZARD_TRANSFORMS if word in lowered)
+
+
+def _spelled(text: str, kinds: tuple[str, ...]) -> dict[str, str]:
+    """For each of ``kinds`` (see :data:`_SPELLINGS`), what ``text`` first spells of its pattern
+    (an indented `import pdb` without its indent), where it does."""
+    found = {}
+    for kind in kinds:
+        pattern, words = _SPELLINGS[kind][0](), _SPELLINGS[kind][1]
+        folded = bool(pattern.flags & re.I)
+        seen = text.lower() if folded else text
+        if any((word.lower() if folded else word) in seen for word in words) and (match := pattern.search(text)):
+            found[kind] = match.group(0).strip()
+    return found
+
+
+def project_functions(paths: list[str], each=map) -> ProjectFunctions:
+    """The loop wrappers, growers and updaters the Python files of ``paths`` define. A grower may call
+    another module's: the files that name a grower found so far are read again, a few rounds.
+    ``each`` maps :func:`file_facts` over the paths (``map``, or a process pool's)."""
+    paths = [path for path in paths if path.endswith((".py", ".ipynb"))]
+    by_path = {path: facts for path, facts in zip(paths, each(file_facts, paths)) if facts is not None}
+    modules = {path: facts.module for path, facts in by_path.items()}
+    sources = {path: facts for path, facts in by_path.items() if not facts.notebook}
+    found = ProjectFunctions()
+    for facts in sources.values():
+        found.loop_wrappers.update(facts.wrappers)
+        found.updaters.update(facts.updaters)
+    texts: dict[str, str] = {}
+    trees: dict[str, ast.Module | None] = {}
+
+    def text_of(path: str) -> str:
+        if path not in texts:
+            texts[path] = Path(path).read_text(encoding="utf-8", errors="replace")
+        return texts[path]
 
     def tree(path: str) -> ast.Module | None:
         if path not in trees:
             try:
-                trees[path] = ast.parse(texts[path])
-            except (SyntaxError, ValueError, RecursionError, MemoryError):
+                trees[path] = ast.parse(text_of(path))
+            except (SyntaxError, ValueError, RecursionError, MemoryError, OSError):
                 trees[path] = None
         return trees[path]
 
-    for path, text in texts.items():
-        if wrappers.may_define(text) and (parsed := tree(path)) is not None:
-            found.loop_wrappers.update(
-                {w.name: w for w in wrappers.file_wrappers(parsed, module_of(path)).values()}
-            )
-    for path, text in texts.items():
-        if updaters.may_define(text) and (parsed := tree(path)) is not None:
-            module = module_of(path)
-            written = updaters.file_updaters(parsed)
-            found.updaters.update({f"{module}.{name}": positions for name, positions in written.items()})
-            undonated |= {f"{module}.{name}" for name in updaters.jitted_without_donation(parsed, set(written))}
-    candidates = [path for path, text in texts.items() if growers.may_define(text)]
+    candidates = [path for path, facts in sources.items() if facts.may_grow]
     for _ in range(4):
         before = len(found.growers)
         for path in candidates:
             parsed = tree(path)
             if parsed is not None:
-                found.growers.update({g.name: g for g in growers.file_growers(parsed, module_of(path), found.growers).values()})
+                found.growers.update({g.name: g for g in growers.file_growers(parsed, modules[path], found.growers).values()})
         if len(found.growers) == before:
             break
         names = {name.rpartition(".")[2] for name in found.growers}  # the files that may call one
-        candidates = [path for path, text in texts.items() if "def " in text and any(n in text for n in names)]
-    stored = {name for text in texts.values() for name in stored_attributes(text)}
-    stored |= {  # `for a.N in [None]:`, `with nullcontext(None) as a.N:`
-        name for text in texts.values() if "for " in text or "as " in text for targets in TARGET_STORE.findall(text)
-        for target in targets if "." in target for name in re.findall(r"\.\s*(\w+)", target)
-    }
-    stored |= {
-        name for text in texts.values() if any(word in text for word in STORES_BY_NAME)
-        for match in NAMED_STORE.findall(text) for name in match if name
-    }
+        candidates = [path for path in sources if "def " in (t := text_of(path)) and any(n in t for n in names)]
+    stored = frozenset().union(*(facts.stored for facts in sources.values()))
     run_paths: dict[str, str] | None = None  # the run's files by their resolved paths, as `star_module` gives them
-    for path, text in texts.items():
-        for name in STAR_IMPORT.findall(text):
+    for path, facts in sources.items():
+        for name in facts.star_names:
             source = star_module(path, name)
             if source is None or source in found.star_exports:
                 continue
             if run_paths is None:
-                run_paths = {str(Path(p).resolve()): p for p in texts}
+                run_paths = {str(Path(p).resolve()): p for p in sources}
             given = run_paths.get(source)
             parsed = tree(given) if given is not None else None
             if parsed is None:  # outside the run, or unreadable: its names are not known
                 found.star_exports[source] = None
                 continue
-            exports = star_exports(parsed, module_of(given), texts[given], _submodules(given))
+            exports = star_exports(parsed, modules[given], text_of(given), _submodules(given))
             found.star_exports[source] = exports and {  # (`utils.jnp = numpy` in another module of the run)
                 local: None if local in stored else dotted for local, dotted in exports.items()
             }
-    built = any(any(word in text for word in BUILT_STORE_WORDS) and BUILT_STORE.search(text) for text in texts.values())
-    imported = {word for text in texts.values() for names in FROM_IMPORT.findall(text) for word in re.findall(r"\w+", names)}
+    built = any(facts.builds_stores for facts in sources.values())
+    imported = frozenset().union(*(facts.imported for facts in sources.values()))
     constants = {} if built else {  # (only a name a file imports by name is read as a constant there)
-        f"{module_of(path)}.{name}": value
-        for path, text in texts.items() if imported.intersection(INT_CONSTANT.findall(text)) and (parsed := tree(path)) is not None
-        for name, value in module_constants(parsed).items() if name not in stored
+        f"{facts.module}.{name}": value
+        for facts in sources.values() if imported & facts.int_names
+        for name, value in facts.constants.items() if name not in stored
     }
-    disables = any(DISABLES_JIT.search(text) for text in texts.values())
-    lowered = [text.lower() for text in [*texts.values(), *notebooks.values()]]
-    transforms = frozenset(word for word in vocabulary.FIX_HAZARD_TRANSFORMS if any(word in text for text in lowered))
     private = {word for word in imported if word.startswith("_") and not word.startswith("__")}
-    mentions = Counter(word for text in [*texts.values(), *notebooks.values()] for word in set(PRIVATE_WORD.findall(text)))
+    mentions = Counter(word for facts in by_path.values() for word in facts.private)
     private |= {  # spelled in two modules: one may reach the other's (`alias = mod; alias._step`, a string)
         word for word, count in mentions.items() if count > 1 and not (word.startswith("__") and word.endswith("__"))
     }
+
+    def first(kind: str, among) -> tuple[str, str] | None:
+        return next(((facts.module, facts.spellings[kind]) for facts in among if kind in facts.spellings), None)
+
+    notebooks = [facts for facts in by_path.values() if facts.notebook]
     return replace(
-        found, stored_attributes=frozenset(stored), stores_built_names=built, constants=constants, disables_jit=disables, transforms=transforms,
-        undonated=frozenset(undonated), modules=frozenset(module_of(path) for path in texts), private_references=frozenset(private),
-        stored_builtins=frozenset().union(*(scopes.stored_builtin_names(t) for t in texts.values())),
-        frame_reader=_first_spelling(texts, CALLER_FRAMES, module_of, CALLER_FRAME_WORDS),
-        value_checker=_first_spelling(texts, VALUE_CHECKED, module_of, VALUE_CHECK_WORDS),
-        lifetime_observer=_first_spelling(texts, vocabulary.LIFETIME_OBSERVERS, module_of, LIFETIME_WORDS),
-        jax_patcher=next(((module_of(path), found) for path, text in texts.items() if (found := jax_patch(text))), None),
-        name_reacher=_first_spelling({**texts, **notebooks}, NAME_REACHERS, module_of, NAME_REACHER_WORDS),
+        found, stored_attributes=stored, stores_built_names=built, constants=constants,
+        disables_jit=any(facts.disables_jit for facts in sources.values()),
+        transforms=frozenset().union(*(facts.transforms for facts in by_path.values())),
+        undonated=frozenset().union(*(facts.undonated for facts in sources.values())),
+        modules=frozenset(modules[path] for path in sources), private_references=frozenset(private),
+        stored_builtins=frozenset().union(*(facts.stored_builtins for facts in sources.values())),
+        frame_reader=first("frame_reader", sources.values()),
+        value_checker=first("value_checker", sources.values()),
+        lifetime_observer=first("lifetime_observer", sources.values()),
+        name_reacher=first("name_reacher", [*sources.values(), *notebooks]),
+        jax_patcher=first("jax_patcher", sources.values()),
     )
 
 
@@ -599,23 +694,6 @@ def _notebook_code(text: str) -> str:
         return "\n".join(s if isinstance(s, str) else "".join(map(str, s)) for s in sources)
     except (ValueError, AttributeError, TypeError, RecursionError):
         return text
-
-
-def _first_spelling(texts: dict[str, str], pattern: re.Pattern, module_of, words=None) -> tuple[str, str] | None:
-    """``(module, words)`` for the first module of the run whose text ``pattern`` finds (``module_of``
-    names a file's module), and what it spells (an indented `import pdb` without its indent); with ``words``, only in a text that holds one of
-    them (each match of ``pattern`` does; in any case where ``pattern`` ignores case)."""
-    folded = bool(pattern.flags & re.I)
-
-    def may_match(text: str) -> bool:
-        if words is None:
-            return True
-        text = text.lower() if folded else text
-        return any((word.lower() if folded else word) in text for word in words)
-    return next(
-        ((module_of(path), found.group(0).strip()) for path, text in texts.items() if may_match(text) and (found := pattern.search(text))),
-        None,
-    )
 
 
 _FRAME_READER_NAMES = frozenset(vocabulary.terminal(name) for name in vocabulary.FRAME_READERS)

@@ -1123,3 +1123,17 @@ def test_a_module_of_the_run_that_rebinds_the_fixes_names_makes_them_unsafe(caps
         if finding["code"] in exposed:
             assert finding["fix"] is None or finding["fix"]["applicability"] == "unsafe", finding
     assert "AT201" in {f["code"] for f in found if reason in (f.get("details", {}).get("reason") or "")}
+
+
+def test_the_run_s_facts_read_in_parallel_are_those_read_in_one_process(capsys, tmp_path):
+    """With several workers each file's own facts (its wrappers, stores, patches...) are read in
+    parallel and joined in order: the findings, fixes and reasons are those of one process."""
+    (tmp_path / "loops.py").write_text(PATCHED_LOOPS)
+    (tmp_path / "patch.py").write_text("import jax.numpy as jnp\n\n_where = jnp.where\njnp.where = lambda c, a, b: _where(c, a, b)\n")
+    (tmp_path / "other.py").write_text("import loops\n\nloops.jnp = loops.jnp\n")
+    outputs = []
+    for jobs in ("1", "2"):
+        main(["check", "--no-progress", "--exit-zero", "--output-format", "json", "-j", jobs, str(tmp_path)])
+        outputs.append(json.loads(capsys.readouterr().out))
+    assert outputs[0] == outputs[1] and len(outputs[0]) == 3
+    assert all(f["fix"]["applicability"] == "unsafe" for f in outputs[0])

@@ -353,16 +353,16 @@ def run(args: argparse.Namespace) -> int:
             return _run_stdin(args, mode, plan, excludes_of, force_exclude)
         files, errors = discover(args.paths, excludes_of, force_exclude)
         tasks = [Task(str(path), *plan(str(path))) for path in files]
+        workers = workers_for(args.jobs, len(tasks))
         after_check = mode.command == "check" and not mode.diff
         if len(tasks) > 1:
-            tasks = _with_project_functions(tasks)
+            tasks = _with_project_functions(tasks, workers)
         if len(tasks) > 1 and not after_check:
             tasks = _with_project(tasks)
     except (_Setup, UnknownCodeError, config_module.ConfigError) as exc:
         print(f"autota: error: {exc}", file=sys.stderr)
         return EXIT_ERROR
 
-    workers = workers_for(args.jobs, len(tasks))
     if args.verbose:
         _describe(args, resolver, tasks, workers)
     outcomes: list[Outcome] = []
@@ -420,13 +420,49 @@ def _with_project(tasks: list[Task]) -> list[Task]:
     return [replace(t, traced_elsewhere=traced[t.path]) if t.path in traced else t for t in tasks]
 
 
-def _with_project_functions(tasks: list[Task]) -> list[Task]:
+def _with_project_functions(tasks: list[Task], workers: int) -> list[Task]:
     """The tasks, each told of the loop wrappers and growers the files of the run define (see
-    :func:`autota.source.project.project_functions`): a module's call of another's is a loop or a growth."""
+    :func:`autota.source.project.project_functions`): a module's call of another's is a loop or a growth.
+    With several workers, each file's own facts are read in parallel: done in this process
+    alone, the pass held the other cores idle for a seventh of a run over jax-md."""
     from autota.source import project
 
-    found = project.project_functions([t.path for t in tasks])
+    paths = [t.path for t in tasks]
+    found = project.project_functions(paths, each=_in_parallel(workers) if workers > 1 else map)
     return [replace(t, imported=found) for t in tasks] if found else tasks
+
+
+def _in_parallel(workers: int):
+    """``map`` over ``workers`` processes, in chunks, the results in order; an interrupt stops the
+    chunks not started and is raised again, and a pool that breaks (a worker killed) leaves the
+    rest to this process."""
+
+    def each(function, items: list) -> list:
+        size = max(1, -(-len(items) // (4 * workers)))
+        chunks = [items[k : k + size] for k in range(0, len(items), size)]
+        context = _worker_context()
+        blocked = _block_sigint()  # the workers start ignoring SIGINT
+        try:
+            pool = ProcessPoolExecutor(max_workers=workers, mp_context=context)
+            futures = [pool.submit(_map_chunk, function, chunk) for chunk in chunks]
+        finally:
+            _unblock_sigint(blocked)
+        try:
+            results = []
+            for future, chunk in zip(futures, chunks, strict=True):
+                try:
+                    results.extend(future.result())
+                except BrokenProcessPool:
+                    results.extend(map(function, chunk))
+            return results
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)
+
+    return each
+
+
+def _map_chunk(function, items: list) -> list:
+    return [function(item) for item in items]
 
 
 def _may_update(path: str) -> bool:
