@@ -93,13 +93,13 @@ combines the row with the slot's old value, which a loop that writes each slot o
 holding the initial buffer's. The other combining methods are left alone until each has its own
 proof (``min``/``max`` split their gradient at ties, for one)."""
 DUS = f"{LAX}.dynamic_update_slice"
+DUS_IN_DIM = f"{LAX}.dynamic_update_slice_in_dim"
+DUI_IN_DIM = f"{LAX}.dynamic_update_index_in_dim"
+DYNAMIC_WRITES = frozenset({DUS, DUS_IN_DIM, DUI_IN_DIM})
 CLAMPS = {f"{JNP}.clip": 0, f"{JNP}.minimum": None, f"{LAX}.clamp": 1}
 """Calls that hold a value inside bounds, by the position of the value held (``None``: either
 of two): ``jnp.clip(it, 0, n - 1)``, ``jnp.minimum(i, n - 1)``, ``lax.clamp(0, i, n - 1)``. A
 counter held so moves one slot a step until it reaches the bound."""
-DUS_IN_DIM = f"{LAX}.dynamic_update_slice_in_dim"
-DUI_IN_DIM = f"{LAX}.dynamic_update_index_in_dim"
-DYNAMIC_WRITES = frozenset({DUS, DUS_IN_DIM, DUI_IN_DIM})
 CONSTRUCTORS = frozenset(
     f"{JNP}.{name}" for name in ("zeros", "ones", "empty", "full", "zeros_like", "ones_like", "full_like", "empty_like")
 )

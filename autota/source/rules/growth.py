@@ -2028,8 +2028,7 @@ class GrowthRule(SourceRule):
             return False
         lister = iterated.func if isinstance(iterated, cst.Call) and not iterated.args else iterated
         return isinstance(lister, cst.Attribute) and isinstance(lister.value, cst.Name) and (
-            lister.value.value == call.func.value.value and lister.value.value != "self"
-            or lister.value.value == "self" == call.func.value.value
+            lister.value.value == call.func.value.value
         )
 
     def _converts_itself(self, assign: cst.Assign, buf: str) -> bool:

@@ -1249,9 +1249,7 @@ class _Evaluation:
         ``t`` moves one slot a step)."""
         if any(isinstance(v, (Index, Counted)) and v.clamped for v in (left, right)):
             return None
-
-        def fixed(value: Value) -> bool:
-            return self._fixed(value, env)
+        fixed = partial(self._fixed, env=env)
         if isinstance(left, Index) and not left.reverse and fixed(right):
             return Index(left.offset, left.element, symbolic=True)
         if isinstance(right, Index) and not right.reverse and fixed(left):
@@ -1465,8 +1463,9 @@ class _Evaluation:
         mapped = rule.matches(func, vocabulary.TREE_MAP) and len(node.args) >= 2 and not node.args[0].star and not any(
             a.keyword for a in node.args
         )
-        trees = _packs_spread([(a, self.expr(a.value, env, depth)) for a in node.args[1:]]) if mapped else None
-        if trees is not None:  # `tree_map(f, bufs, xs)`, `tree_map(fn, tree, *rest)` of a helper's `*rest`
+        spread = _packs_spread([(a, self.expr(a.value, env, depth)) for a in node.args[1:]]) if mapped else None
+        if spread is not None:  # `tree_map(f, bufs, xs)`, `tree_map(fn, tree, *rest)` of a helper's `*rest`
+            trees = [value for _, value in spread]
             function = self.function(node.args[0].value, env, depth)
             if isinstance(function, Function):
                 result = self.call(function, trees, {}, depth + 1)
@@ -1479,11 +1478,7 @@ class _Evaluation:
             return Opaque(node)
         callee = self.function(func, env, depth)
         args = [(a, self.expr(a.value, env, depth)) for a in node.args]
-        if all(a.star != "*" or isinstance(v, Pack) for a, v in args):  # `put(*rest)` of a helper's `*rest`: its items
-            args = [
-                pair for a, v in args
-                for pair in ([(a.with_changes(star=""), item) for item in v.items] if a.star == "*" else [(a, v)])
-            ]
+        args = _packs_spread(args) or args  # `put(*rest)` of a helper's `*rest`: its items
         if isinstance(callee, Opaque) and isinstance(func, cst.Name):
             record = self.record(func, args)
             if record is not None:
@@ -1604,18 +1599,18 @@ def _shift(value: Value, offset: int) -> Value:
 
 
 def _packs_spread(args: list) -> list | None:
-    """The values of positional ``args`` (pairs of argument and value), a ``*value`` that is a
-    known tuple (a helper's ``*rest``) spread into its items; ``None`` where a star spreads
+    """``args`` (pairs of argument and value) with each ``*value`` that is a known tuple (a
+    helper's ``*rest``) spread into its items, one an argument; ``None`` where a star spreads
     something else."""
-    values = []
+    spread = []
     for arg, value in args:
         if not arg.star:
-            values.append(value)
+            spread.append((arg, value))
         elif arg.star == "*" and isinstance(value, Pack):
-            values.extend(value.items)
+            spread.extend((arg.with_changes(star=""), item) for item in value.items)
         else:
             return None
-    return values
+    return spread
 
 
 def _spread(callee: Function, args: list, carry_sizes: dict[tuple, int]) -> list | None:

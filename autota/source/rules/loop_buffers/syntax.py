@@ -168,7 +168,8 @@ def invariant(rule, expr: cst.BaseExpression, body: cst.CSTNode, pure_calls: boo
     names = {n.value for n in rule.semantics.of_kind(expr, cst.Name)}
     for scope in rule.ancestors(expr):
         if isinstance(scope, (cst.FunctionDef, cst.Lambda)):
-            if any(p.name.value in names for p in all_params(scope)) or isinstance(scope, cst.FunctionDef) and any(
+            stars = [p for p in (scope.params.star_arg, scope.params.star_kwarg) if isinstance(p, cst.Param)]
+            if any(p.name.value in names for p in (*all_params(scope), *stars)) or isinstance(scope, cst.FunctionDef) and any(
                 rule.semantics.binds_here(scope, n) for n in names
             ):
                 return False
