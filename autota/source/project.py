@@ -677,12 +677,21 @@ def jax_patch(text: str) -> str | None:
             if words:
                 names.add(words[-1])
     spelled = "|".join(sorted(re.escape(n) for n in names if n.isidentifier()))
-    found = re.search(
+    pattern = re.compile(
         rf"(?<![\w.])(?:{spelled}|jax(?:[ \t]*\.[ \t]*(?!config\b)\w+)+)[ \t]*\.[ \t]*(?:\w+[ \t]*=(?!=)|__dict__|__setattr__)"
-        rf"|\b(?:setattr|patch[ \t]*\.[ \t]*object)[ \t]*\([ \t]*(?:{spelled})\b|\bpatch[ \t]*\([ \t]*[rbuRBU]?[\"']jax\.",
-        text,
+        rf"|\b(?:setattr|patch[ \t]*\.[ \t]*object)[ \t]*\([ \t]*(?:{spelled})\b|\bpatch[ \t]*\([ \t]*[rbuRBU]?[\"']jax\."
     )
+    found = next((m for m in pattern.finditer(text) if not _annotation(text, m.start())), None)
     return found.group(0).strip() if found else None
+
+
+def _annotation(text: str, at: int) -> bool:
+    """Whether what stands at ``at`` follows a colon on its line: an annotation with a default
+    (``dtype: jnp.dtype = jnp.float32``), no store into ``jnp``."""
+    k = at - 1
+    while k >= 0 and text[k] in " \t":
+        k -= 1
+    return k >= 0 and text[k] == ":"
 
 
 def _notebook_code(text: str) -> str:

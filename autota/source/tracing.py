@@ -801,8 +801,8 @@ class TracedFunctions:
             return scopes.own_method(cls, expr.attr.value) or self._stored_member(cls, expr.attr.value, depth)
         if self._wraps_first_argument(expr):
             return self._function(expr.args[0].value, depth + 1)  # `partial(body, ...)` runs `body`
-        if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name):
-            return self._made(self.rule.semantics.binding(expr.func), depth)
+        if isinstance(expr, cst.Call) and isinstance(expr.func, (cst.Name, cst.Attribute)):  # `make_cell(6)`, `self.make_adder()`
+            return self._made(self._function(expr.func, depth + 1), depth)
         return None
 
     def _wraps_first_argument(self, expr: cst.BaseExpression) -> bool:

@@ -179,6 +179,12 @@ INTEGER_RESULTS = INDEX_REDUCTIONS | {"jax.random.categorical", "jax.random.rand
 }
 """Functions whose result is always an integer or boolean array, so it has no gradient: a row
 of one (a decoder's next token, a convergence flag) gives `grad` nothing to go through."""
+INTEGER_ELEMENTS = {f"{LAX}.top_k": 1, f"{LAX}.approx_max_k": 1, f"{LAX}.approx_min_k": 1}
+"""Functions that return a tuple one element of which, at this position, is always an integer
+array: ``vals, idx = lax.top_k(logits, k)`` (a sampler's candidate tokens)."""
+GATHERS = frozenset({f"{JNP}.take_along_axis", f"{JNP}.take"})
+"""Functions whose result holds elements of their first argument, of its dtype: a gather from an
+integer array (``jnp.take_along_axis(idx, choice[..., None], axis=-1)``) is an integer array."""
 _KEEPING_REDUCTIONS = ("sum", "prod", "max", "min", "amax", "amin", "cumsum", "cumprod", "count_nonzero", "any", "all")
 KEEPING_REDUCTIONS = frozenset({f"{JNP}.{name}" for name in _KEEPING_REDUCTIONS})
 """Reductions of one array whose result has no gradient where that array has none (a count of a

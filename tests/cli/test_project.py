@@ -1107,7 +1107,10 @@ def test_a_module_of_the_run_that_rebinds_the_fixes_names_makes_them_unsafe(caps
     the loops' module that a fix reads anew, or replaces a JAX function a fix calls or drops; then
     those fixes are unsafe and the reason names the module and what it spells."""
     (tmp_path / "loops.py").write_text(PATCHED_LOOPS)
-    (tmp_path / "other.py").write_text("import loops\n\nprint(loops.run, loops.fill)\n")
+    (tmp_path / "other.py").write_text(  # (an annotation's default stores nothing into `jnp`)
+        "import jax.numpy as jnp\n\nimport loops\n\nprint(loops.run, loops.fill)\n\n\nclass Config:\n"
+        "    dtype: jnp.dtype = jnp.float32\n"
+    )
     main(["check", "--no-progress", "--exit-zero", "--output-format", "json", str(tmp_path)])
     found = json.loads(capsys.readouterr().out)
     assert sorted((f["code"], f["fix"]["applicability"]) for f in found) == [("AT102", "safe"), ("AT201", "safe"), ("AT204", "safe")]

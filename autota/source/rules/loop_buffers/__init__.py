@@ -565,7 +565,7 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
         (``jnp.array([r, c, 3], dtype=jnp.int32)``), or an integer result (``jnp.argmax``, a
         ``jax.random.categorical`` draw: a decoder's next token), also cast (``.astype``), directly or through a name
         bound once to one, or a part of one (``tok[:2]``), a constant shaped like anything
-        (``jnp.zeros_like(tok)``), a value ``lax.stop_gradient`` cuts from ``grad``, a count or other reduction of one (``jnp.sum(ok.astype(jnp.int32))``), or a choice between two such (``jnp.where(done, jnp.zeros_like(tok), tok)``, a ``lax.cond`` whose branches each return one). The buffer then collects nothing that
+        (``jnp.zeros_like(tok)``), a value ``lax.stop_gradient`` cuts from ``grad``, a count or other reduction of one (``jnp.sum(ok.astype(jnp.int32))``), or a choice between two such (``jnp.where(done, jnp.zeros_like(tok), tok)``, a ``lax.cond`` whose branches each return one), ``lax.top_k``'s indices, or a gather from such (``jnp.take_along_axis(idx, pick)``). The buffer then collects nothing that
         ``grad`` could go through (a buffer that starts as constants keeps a zero tangent: JAX
         leaves it out of the differentiated loop), and forward it is updated in place: neither
         AT201's nor AT202's rewrite has anything to offer. The
@@ -589,6 +589,10 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
             return False
         if position is None and (self.matches(row.func, vocabulary.INTEGER_RESULTS) is not None or self._modeler().exact_dtype(row)):
             return True  # (`jnp.array([r, c, 3], dtype=jnp.int32)`: an integer array made, of no gradient)
+        if position is not None and vocabulary.INTEGER_ELEMENTS.get(self.matches(row.func, vocabulary.INTEGER_ELEMENTS)) == position:
+            return True  # `vals, idx = lax.top_k(logits, k)`: `idx`
+        if position is None and picked_first(row) is not None and self.matches(row.func, vocabulary.GATHERS) is not None:
+            return self._gradient_free(picked_first(row), depth)  # `jnp.take_along_axis(idx, pick, axis=-1)`: elements of `idx`
         if position is None and self.matches(row.func, vocabulary.CONSTANT_LIKE | {vocabulary.STOP_GRADIENT}) is not None:
             return True  # `jnp.zeros_like(tok)`: a constant, whatever it is shaped like; `lax.stop_gradient(h)`: no cotangent
         picked = [a.value for a in row.args if a.keyword is None and not a.star]
@@ -642,10 +646,10 @@ class LoopBufferRule(CarriedBuffers, WhileLoops, SelectUpdates, LoopBodies, Stat
             return row.value
         if not isinstance(row, cst.Call) or any(a.star for a in row.args):
             return None
+        if self.matches(row.func, RESHAPING_FUNCTIONS) is not None:  # (before the method: `jnp.squeeze(x)` is no `x.squeeze()`)
+            return row.args[0].value if row.args and row.args[0].keyword is None else None
         if isinstance(row.func, cst.Attribute) and row.func.attr.value in RESHAPING_METHODS:
             return row.func.value
-        if row.args and row.args[0].keyword is None and self.matches(row.func, RESHAPING_FUNCTIONS) is not None:
-            return row.args[0].value
         return None
 
     def _one_step(self, args: dict) -> bool:
@@ -971,6 +975,12 @@ def _spelling(found: BufferWrite) -> str | None:
     if any(isinstance(p, str) and p.startswith(".") for p in found.path):
         return "the buffer is a field of a NamedTuple or dataclass carry; the rewrite takes a tuple of names"
     return None
+
+
+def picked_first(call: cst.Call) -> cst.BaseExpression | None:
+    """The first argument of ``call``, where it is passed by position without a star."""
+    first = call.args[0] if call.args else None
+    return first.value if first is not None and first.keyword is None and not first.star else None
 
 
 def _logical(row: cst.BaseExpression, gradient_free) -> bool:
