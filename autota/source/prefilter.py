@@ -308,6 +308,11 @@ class Facts:
                     passed.add(arg.attr)
                 elif isinstance(arg, ast.Lambda):  # `jax.jit(lambda xs: g(xs))`
                     lambdas.add(id(arg))
+                elif isinstance(arg, ast.Call) and isinstance(arg.func, ast.Name):  # `jax.jit(make_step())`: what it returns
+                    passed |= {
+                        r.value.id for f in self.functions if not isinstance(f.node, ast.Lambda) and f.node.name == arg.func.id
+                        for r in ast.walk(f.node) if isinstance(r, ast.Return) and isinstance(r.value, ast.Name)
+                    }
         for _ in range(3):  # `batched = jax.vmap(policy)` then `jax.jit(batched)`: `policy` is jitted
             passed |= self.wrapped(passed)
         return [

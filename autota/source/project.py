@@ -207,10 +207,6 @@ class ProjectFunctions:
     lifetime_observer: tuple[str, str] | None = None
     """``(module, word)`` for the first module of the run that may see when an object is freed
     (see :data:`vocabulary.LIFETIME_OBSERVERS`)."""
-    jax_patcher: tuple[str, str] | None = None
-    """``(module, spelling)`` for the first module of the run that may replace a function of a
-    JAX module (see :func:`jax_patch`): a fix that calls JAX's functions the loop did not, or drops
-    ones it did, changes which of them run."""
     frame_reader: tuple[str, str] | None = None
     """``(module, word)`` for the first module of the run whose text may reach the frames of the
     functions that call it (``inspect.currentframe().f_back``, ``sys._getframe``, a tracer):
@@ -242,7 +238,6 @@ class ProjectFunctions:
             self.loop_wrappers or self.growers or self.star_exports or self.stored_attributes or self.stores_built_names
             or self.updaters or self.constants or self.disables_jit or self.transforms or self.frame_reader is not None or self.value_checker is not None
             or self.lifetime_observer is not None or len(self.modules) > 1 or self.stored_builtins
-            or self.jax_patcher is not None
             or self.private_references or self.name_reacher is not None
         )
 
@@ -333,23 +328,25 @@ def stored_attributes(text: str) -> set[str]:
         if equals >= 0 and text[equals + 1:equals + 2] != "=":
             found.add(match.group(1))
     return found
-NAMED_STORE = re.compile(r"[\"'](?:[\w.]*\.)?(\w+)[\"']|[(,]\s*(\w+)\s*=(?!=)")
-"""A name in a string (its last part: ``mock.patch("utils.jnp", numpy)``) or a keyword
+NAMED_STORE = re.compile(r"[\"'](?:[^\"'\n]*\.)?(\w+)[\"']|[(,]\s*(\w+)\s*=(?!=)")
+"""A name in a string (its last part: ``mock.patch("utils.jnp", numpy)``, ``"%s.stack" % mod``) or a keyword
 (``setattr(utils, "jnp", numpy)``, ``utils.__dict__["jnp"]``, ``vars(utils).update(jnp=numpy)``),
 which a text that stores by name (:data:`STORES_BY_NAME`) may rebind a module's name by."""
 TARGET_STORE = re.compile(r"\bfor\s+([^\n]*?)\s+in\b|\bas\s+([\w.]+)")
 """A ``for`` or ``with ... as``/``except ... as`` target, whose attributes (``for a.N in ...``,
 ``with ctx as a.N:``) the statement stores."""
-STORES_BY_NAME = ("setattr(", "__dict__", "vars(", "patch", "__setattr__")
+STORES_BY_NAME = ("setattr", "__dict__", "vars(", "patch", "__setattr__")
 BUILT_STORE = re.compile(
     r"(?:setattr|__setattr__|__dict__|vars\([^)\n]*\))[^\n]*?(?:[\"']\s*\+|\+\s*[\"']|\bf[\"']|[\"']\s*[\"']|\.lower\(|\.upper\()"
     r"|__globals__|f_globals|get_objects|get_referrers|\bexec\s*\([^\n]*(?:vars\(|__dict__)"
+    r"|(?<![\w.])(?:exec|eval)[ \t]*\((?![ \t]*[rbuRBU]{0,2}(?:\"[^\"\n]*\"|'[^'\n]*')[ \t]*[,)])"
 )
 """A store by a name built at run time on the line that stores (``setattr(m, "j" + "np", x)``,
-``m.__dict__[f"{name}"] = x``), code run in a module's namespace (``exec(code, vars(m))``), or a
+``m.__dict__[f"{name}"] = x``), code run in a module's namespace (``exec(code, vars(m))``) or
+built at run time (``exec("jnp." + "stack = f")``: a literal's stores are read from its text), or a
 reach into functions' or frames' globals (``f.__globals__``, ``gc.get_objects()``): any module's
 names may be bound again."""
-BUILT_STORE_WORDS = ("setattr", "__dict__", "vars(", "__globals__", "f_globals", "get_objects", "get_referrers")
+BUILT_STORE_WORDS = ("setattr", "__dict__", "vars(", "__globals__", "f_globals", "get_objects", "get_referrers", "exec", "eval")
 """What every match of :data:`BUILT_STORE` spells (``__setattr__`` holds ``setattr``): a text
 without one is not searched."""
 
@@ -474,8 +471,8 @@ class FileFacts:
     private: frozenset[str] = frozenset()
     stored_builtins: frozenset[str] = frozenset()
     spellings: dict[str, str] = field(default_factory=dict)
-    """By kind (``frame_reader``, ``value_checker``, ``lifetime_observer``, ``name_reacher``,
-    ``jax_patcher``): what the file spells that makes it one, where it does."""
+    """By kind (``frame_reader``, ``value_checker``, ``lifetime_observer``, ``name_reacher``): what
+    the file spells that makes it one, where it does."""
 
 
 _SPELLINGS = {
@@ -495,11 +492,11 @@ def file_facts(path: str) -> FileFacts | None:
     except OSError:
         return None
     module = module_name(Path(path))
-    if path.endswith(".ipynb"):  # its code cells: the words they spell, and what reaches names, count too
+    if path.endswith(".ipynb"):  # its code cells: the words they spell, what they store, and what reaches names, count too
         code = _notebook_code(text)
         return FileFacts(
             module, notebook=True, transforms=_transforms(code), private=frozenset(PRIVATE_WORD.findall(code)),
-            spellings=_spelled(code, ("name_reacher",)),
+            spellings=_spelled(code, ("name_reacher",)), stored=frozenset(stored_names(code)), builds_stores=builds_stores(code),
         )
     parsed: list[ast.Module | None] = []
 
@@ -519,17 +516,9 @@ def file_facts(path: str) -> FileFacts | None:
         facts.updaters = {f"{module}.{name}": positions for name, positions in written.items()}
         facts.undonated = frozenset(f"{module}.{name}" for name in updaters.jitted_without_donation(tree(), set(written)))
     facts.may_grow = growers.may_define(text)
-    stored = stored_attributes(text)
-    if "for " in text or "as " in text:  # `for a.N in [None]:`, `with nullcontext(None) as a.N:`
-        stored |= {
-            name for targets in TARGET_STORE.findall(text) for target in targets if "." in target
-            for name in re.findall(r"\.\s*(\w+)", target)
-        }
-    if any(word in text for word in STORES_BY_NAME):
-        stored |= {name for match in NAMED_STORE.findall(text) for name in match if name}
-    facts.stored = frozenset(stored)
+    facts.stored = frozenset(stored_names(text))
     facts.star_names = tuple(STAR_IMPORT.findall(text))
-    facts.builds_stores = any(word in text for word in BUILT_STORE_WORDS) and BUILT_STORE.search(text) is not None
+    facts.builds_stores = builds_stores(text)
     facts.imported = frozenset(word for names in FROM_IMPORT.findall(text) for word in re.findall(r"\w+", names))
     facts.int_names = frozenset(INT_CONSTANT.findall(text))
     if facts.int_names and tree() is not None:
@@ -539,10 +528,27 @@ def file_facts(path: str) -> FileFacts | None:
     facts.private = frozenset(PRIVATE_WORD.findall(text))
     facts.stored_builtins = frozenset(scopes.stored_builtin_names(text))
     facts.spellings = _spelled(text, tuple(_SPELLINGS))
-    patch = jax_patch(text)
-    if patch is not None:
-        facts.spellings["jax_patcher"] = patch
     return facts
+
+
+def stored_names(text: str) -> set[str]:
+    """The attribute names a module's text may store, however it reaches the object (see
+    :func:`stored_attributes`; ``for a.N in ...``; a name in a string or a keyword where the text
+    stores by name, ``setattr(jnp, "stack", f)``, ``mock.patch.multiple(jnp, stack=f)``)."""
+    stored = stored_attributes(text)
+    if "for " in text or "as " in text:  # `for a.N in [None]:`, `with nullcontext(None) as a.N:`
+        stored |= {
+            name for targets in TARGET_STORE.findall(text) for target in targets if "." in target
+            for name in re.findall(r"\.\s*(\w+)", target)
+        }
+    if any(word in text for word in STORES_BY_NAME):
+        stored |= {name for match in NAMED_STORE.findall(text) for name in match if name}
+    return stored
+
+
+def builds_stores(text: str) -> bool:
+    """Whether a module's text may store an attribute by a name it builds (see :data:`BUILT_STORE`)."""
+    return any(word in text for word in BUILT_STORE_WORDS) and BUILT_STORE.search(text) is not None
 
 
 def _transforms(text: str) -> frozenset[str]:
@@ -602,7 +608,7 @@ def project_functions(paths: list[str], each=map) -> ProjectFunctions:
             break
         names = {name.rpartition(".")[2] for name in found.growers}  # the files that may call one
         candidates = [path for path in sources if "def " in (t := text_of(path)) and any(n in t for n in names)]
-    stored = frozenset().union(*(facts.stored for facts in sources.values()))
+    stored = frozenset().union(*(facts.stored for facts in by_path.values()))  # (a notebook's cells store too)
     run_paths: dict[str, str] | None = None  # the run's files by their resolved paths, as `star_module` gives them
     for path, facts in sources.items():
         for name in facts.star_names:
@@ -620,7 +626,7 @@ def project_functions(paths: list[str], each=map) -> ProjectFunctions:
             found.star_exports[source] = exports and {  # (`utils.jnp = numpy` in another module of the run)
                 local: None if local in stored else dotted for local, dotted in exports.items()
             }
-    built = any(facts.builds_stores for facts in sources.values())
+    built = any(facts.builds_stores for facts in by_path.values())
     imported = frozenset().union(*(facts.imported for facts in sources.values()))
     constants = {} if built else {  # (only a name a file imports by name is read as a constant there)
         f"{facts.module}.{name}": value
@@ -648,50 +654,7 @@ def project_functions(paths: list[str], each=map) -> ProjectFunctions:
         value_checker=first("value_checker", sources.values()),
         lifetime_observer=first("lifetime_observer", sources.values()),
         name_reacher=first("name_reacher", [*sources.values(), *notebooks]),
-        jax_patcher=first("jax_patcher", sources.values()),
     )
-
-
-JAX_IMPORT = re.compile(
-    r"^[ \t]*import[ \t]+(jax(?:\.\w+)*)(?:[ \t]+as[ \t]+(\w+))?"
-    r"|^[ \t]*from[ \t]+jax(?:\.\w+)*[ \t]+import[ \t]+(?:\(([^)]*)\)|([^#\n(]*))",
-    re.M,
-)
-"""An import of JAX or of what it holds (``import jax.numpy as jnp``, ``from jax import lax, numpy as np``)."""
-
-
-def jax_patch(text: str) -> str | None:
-    """What a module spells that may replace a function of a JAX module, where it spells one:
-    an attribute stored on a name it imports from JAX (``jnp.where = f``, ``lax.fori_loop = g``,
-    ``jax.numpy.stack = h``), ``setattr`` or ``mock.patch.object`` given one, its ``__dict__`` or
-    ``__setattr__``, or ``mock.patch("jax...")``. Read from the text: a name rebound later still
-    counts (an over-approximation)."""
-    if "jax" not in text:
-        return None
-    names = {"jax"}
-    for dotted, alias, enclosed, listed in JAX_IMPORT.findall(text):
-        if dotted:
-            names.add(alias or dotted.split(".")[0])
-        for item in (enclosed or listed).split(","):
-            words = item.split()
-            if words:
-                names.add(words[-1])
-    spelled = "|".join(sorted(re.escape(n) for n in names if n.isidentifier()))
-    pattern = re.compile(
-        rf"(?<![\w.])(?:{spelled}|jax(?:[ \t]*\.[ \t]*(?!config\b)\w+)+)[ \t]*\.[ \t]*(?:\w+[ \t]*=(?!=)|__dict__|__setattr__)"
-        rf"|\b(?:setattr|patch[ \t]*\.[ \t]*object)[ \t]*\([ \t]*(?:{spelled})\b|\bpatch[ \t]*\([ \t]*[rbuRBU]?[\"']jax\."
-    )
-    found = next((m for m in pattern.finditer(text) if not _annotation(text, m.start())), None)
-    return found.group(0).strip() if found else None
-
-
-def _annotation(text: str, at: int) -> bool:
-    """Whether what stands at ``at`` follows a colon on its line: an annotation with a default
-    (``dtype: jnp.dtype = jnp.float32``), no store into ``jnp``."""
-    k = at - 1
-    while k >= 0 and text[k] in " \t":
-        k -= 1
-    return k >= 0 and text[k] == ":"
 
 
 def _notebook_code(text: str) -> str:

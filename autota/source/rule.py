@@ -412,24 +412,25 @@ class SourceRule:
                 found.append(assumption.format(where=where))
         return found
 
-    def jax_patch_assumptions(self, own_file: bool = True) -> list[str]:
-        """What a fix assumes where the run may replace a function of a JAX module (see
-        :func:`autota.source.project.jax_patch`): in this file's text (unless ``own_file`` is
-        false: the rule reads the file's patches itself), or in another module of the run
-        (review 85: `lax.fori_loop` patched elsewhere ran the loop as the patch said, the fix's
-        `lax.scan` as JAX does). Phrased to follow "it assumes that"."""
-        own = project.jax_patch(self.context.source.text) if own_file else None
-        other = self.context.imported.jax_patcher
-        if own is not None:
-            where = f"the module spells `{own}`"
-        elif other is not None and other[0] != self.module_name:
-            where = f"`{other[0]}` spells `{other[1]}`"
-        else:
-            return []
-        return [
-            f"JAX's functions are its own ({where}, which may replace one): the fix calls JAX functions the loop "
-            "did not, and may drop ones it called"
-        ]
+    def _replaceable_calls(self, edits) -> str | None:
+        """What code may replace among the functions a fix's ``edits`` call by attribute, or call
+        no more (in the text they replace): the names a module of the run (or this file) stores as
+        attributes or names in strings (``jnp.stack = f``, ``m = jax.numpy; m.where = f``,
+        ``object.__setattr__(jnp, "stack", f)``, ``mock.patch.multiple(jnp, stack=f)``), however it
+        reached the object; or every name, where a module stores by names it builds (review 86:
+        a check of the spellings of JAX's modules missed aliases, parameters, ``sys.modules``)."""
+        source = self.context.source
+        called = set()
+        for edit in edits:
+            start, end = source.offset(edit.line, edit.column), source.offset(edit.end_line, edit.end_column)
+            called |= set(CALLED_ATTRIBUTE.findall(edit.content)) | set(CALLED_ATTRIBUTE.findall(source.text[start:end]))
+        if not called:
+            return None
+        imported = self.context.imported
+        if imported.stores_built_names or project.builds_stores(source.text):
+            return "a module stores attributes by names it builds at run time"
+        stored = sorted(called & (imported.stored_attributes | project.stored_names(source.text)))
+        return f"`{stored[0]}` is stored as an attribute or named in a string" if stored else None
 
     def module_rebinding(self, names: set[str]) -> str | None:
         """How code may bind one of the module's ``names`` again where no statement of the module
@@ -764,6 +765,13 @@ class SourceRule:
                     reason, f"it assumes that {self.context.unread}, code autota does not read, changes nothing the fix "
                     "relies on (a name, JAX's configuration)"
                 )
+            replaced = self._replaceable_calls(fix.edits) if fix is not None and fix.applicability == "safe" else None
+            if replaced:
+                fix, reason = replace(fix, applicability="unsafe"), _joined(reason, (
+                    f"it assumes that no code of the run replaces a function the fix calls anew or no longer calls "
+                    f"({replaced}): JAX's, or the objects' the loop called (`jnp.stack = f`, `setattr(jnp, \"stack\", f)`, "
+                    "`mock.patch(\"jax.numpy.stack\")` in any module of the run)"
+                ))
             dropped = self.context.source.dropped_comments(fix.edits) if fix is not None else []
             if dropped:
                 fix, reason = replace(fix, applicability="unsafe"), _joined(
@@ -772,6 +780,10 @@ class SourceRule:
             self.context.findings.append(
                 Finding(code, message, self.location(node), fix, details=details, reason=reason)
             )
+
+
+CALLED_ATTRIBUTE = re.compile(r"\.\s*((?!\d)\w+)\s*\(")
+"""A method or a module's function called: ``jnp.stack(``, ``buf_rows.append(``."""
 
 
 def _joined(reason: str | None, more: str) -> str:

@@ -1090,24 +1090,28 @@ def fill(x, n):
 """
 
 
-@pytest.mark.parametrize("patch, reason", [
-    # review 85: another module rebinds a name the fixes read in the loops' module, or replaces a
-    # JAX function the fixes call or drop (the original ran the patch, the fix JAX's own, or back)
-    ("import loops\n\nloops.range = lambda *a: [0]\n", "stores an attribute `range`"),
-    ("import numpy\n\nimport loops\n\nloops.jnp = numpy\n", "stores an attribute `jnp`"),
+@pytest.mark.parametrize("patch, exposed, reason", [
+    # review 85: another module rebinds a name the fixes read in the loops' module
+    ("import loops\n\nloops.range = lambda *a: [0]\n", {"AT201"}, "stores an attribute `range`"),
+    ("import numpy\n\nimport loops\n\nloops.jnp = numpy\n", {"AT102", "AT201", "AT204"}, "stores an attribute `jnp`"),
+    # reviews 85-86: a function a fix calls anew or no longer calls is replaced, however the
+    # module object is reached: only the fixes that change which calls run are exposed
     ("from jax import lax\n\n_fori = lax.fori_loop\nlax.fori_loop = lambda lo, hi, f, x: _fori(lo, hi - 1, f, x)\n",
-     "`patch` spells `lax.fori_loop =`"),
-    ("import jax.numpy as jnp\n\n_where = jnp.where\njnp.where = lambda c, a, b: _where(c, a, b) + 0.5\n",
-     "`patch` spells `jnp.where =`"),
-    ("import jax\n\n_stack = jax.numpy.stack\njax.numpy.stack = lambda xs, *a, **k: _stack(xs, *a, **k) * 10\n",
-     "`patch` spells `jax.numpy.stack =`"),
+     {"AT201"}, "`fori_loop` is stored"),
+    ("import jax\n\nm = jax.numpy\n_where = m.where\nm.where = lambda c, a, b: _where(c, a, b) + 0.5\n",
+     {"AT204"}, "`where` is stored"),
+    ("import jax.numpy as jnp\n\n\ndef patch(mod):\n    mod.stack = lambda xs, *a, **k: jnp.zeros(1)\n\n\npatch(jnp)\n",
+     {"AT102"}, "`stack` is stored"),
+    ("import jax\n\nobject.__setattr__(jax.numpy, 'stack', len)\n", {"AT102"}, "`stack` is stored"),
+    ("from unittest import mock\n\nmock.patch.multiple('jax.numpy', stack=len).start()\n", {"AT102"}, "`stack` is stored"),
+    ("import jax.numpy as jnp\n\nexec('jnp.' + 'stack = len')\n", {"AT102", "AT201", "AT204"}, "names it builds at run time"),
 ])
-def test_a_module_of_the_run_that_rebinds_the_fixes_names_makes_them_unsafe(capsys, tmp_path, patch, reason):
-    """Review 85: the same three loops get safe fixes until a module of the run stores a name into
-    the loops' module that a fix reads anew, or replaces a JAX function a fix calls or drops; then
-    those fixes are unsafe and the reason names the module and what it spells."""
+def test_a_module_of_the_run_that_rebinds_the_fixes_names_makes_them_unsafe(capsys, tmp_path, patch, exposed, reason):
+    """Reviews 85-86: the same three loops get safe fixes until a module of the run stores a name
+    into the loops' module that a fix reads anew, or replaces a function a fix calls anew or no
+    longer calls; then those fixes, and only those, are unsafe, and the reason says why."""
     (tmp_path / "loops.py").write_text(PATCHED_LOOPS)
-    (tmp_path / "other.py").write_text(  # (an annotation's default stores nothing into `jnp`)
+    (tmp_path / "other.py").write_text(  # (an annotation's default stores nothing)
         "import jax.numpy as jnp\n\nimport loops\n\nprint(loops.run, loops.fill)\n\n\nclass Config:\n"
         "    dtype: jnp.dtype = jnp.float32\n"
     )
@@ -1117,15 +1121,10 @@ def test_a_module_of_the_run_that_rebinds_the_fixes_names_makes_them_unsafe(caps
     (tmp_path / "patch.py").write_text(patch)
     main(["check", "--no-progress", "--exit-zero", "--output-format", "json", str(tmp_path)])
     found = json.loads(capsys.readouterr().out)
-    assert {f["code"] for f in found} == {"AT102", "AT201", "AT204"}
-    # a stored name reaches the fixes that call it anew: AT201's `tuple(range(...))` and `jnp`
-    # functions; AT102's `jnp` functions (its loop keeps the `range` the original called); not
-    # AT204's `jnp.where`, which the loop called too
-    exposed = {"AT201"} if "`range`" in reason else {"AT102", "AT201"} if "`jnp`" in reason else {"AT102", "AT201", "AT204"}
-    for finding in found:
-        if finding["code"] in exposed:
-            assert finding["fix"] is None or finding["fix"]["applicability"] == "unsafe", finding
-    assert "AT201" in {f["code"] for f in found if reason in (f.get("details", {}).get("reason") or "")}
+    assert {f["code"]: (f["fix"] or {}).get("applicability") for f in found} == {
+        code: "unsafe" if code in exposed else "safe" for code in ("AT102", "AT201", "AT204")
+    } or all(f["fix"] is None for f in found if f["code"] in exposed)
+    assert all(reason in f.get("details", {}).get("reason", "") for f in found if f["code"] in exposed and f["fix"])
 
 
 def test_the_run_s_facts_read_in_parallel_are_those_read_in_one_process(capsys, tmp_path):
@@ -1139,4 +1138,4 @@ def test_the_run_s_facts_read_in_parallel_are_those_read_in_one_process(capsys, 
         main(["check", "--no-progress", "--exit-zero", "--output-format", "json", "-j", jobs, str(tmp_path)])
         outputs.append(json.loads(capsys.readouterr().out))
     assert outputs[0] == outputs[1] and len(outputs[0]) == 3
-    assert all(f["fix"]["applicability"] == "unsafe" for f in outputs[0])
+    assert {f["code"]: f["fix"]["applicability"] for f in outputs[0]} == {"AT102": "unsafe", "AT201": "unsafe", "AT204": "unsafe"}

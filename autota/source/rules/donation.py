@@ -170,7 +170,8 @@ class DonationRule(SourceRule):
             return 0, updated  # `jax.jit(step)(buf, ...)`
         if name is not None and isinstance(call.func, cst.Name) and call.func.value == name:
             binding = self.semantics.binding(call.func)
-            return (0, updated) if binding is jit_node or function is not None and binding is function else None
+            if binding is jit_node or function is not None and binding is function:
+                return 0, updated
         if isinstance(call.func, cst.Name) and function is not None and self._made_by_factory(call.func, function):
             return 0, updated  # `step = make_step()` ... `rows = step(rows, i, x)`
         if function is not None and (self._own_method_call(call, function, name) or self._held_object_call(call, function)):
@@ -183,17 +184,28 @@ class DonationRule(SourceRule):
 
     def _made_by_factory(self, name: cst.Name, function) -> bool:
         """Whether ``name`` holds what a call of a function of the file returns, where each of that
-        function's ``return`` s gives ``function``, a ``def`` nested in it (``step = make_step()``)."""
+        function's ``return`` s gives ``function``, a ``def`` nested in it, or ``jax.jit`` of it
+        (``step = make_step()``)."""
         made = self.semantics.binding(name)
-        factory = self.semantics.binding(made.func) if isinstance(made, cst.Call) and isinstance(made.func, cst.Name) else None
-        if not isinstance(factory, cst.FunctionDef) or not isinstance(function, cst.FunctionDef) or not self.semantics.contains(
-            factory, function
-        ):
-            return False
-        returns = self.semantics.own_of_kind(factory, cst.Return)
-        return bool(returns) and all(
-            isinstance(r.value, cst.Name) and self.semantics.binding(r.value) is function for r in returns
-        )
+        return isinstance(made, cst.Call) and function is not None and self._factory_product(made, jitted=True) is function
+
+    def _factory_product(self, call: cst.Call, jitted: bool = False) -> cst.FunctionDef | None:
+        """The ``def`` nested in a function of the file that ``call`` calls, where each of its
+        ``return`` s gives that ``def`` (``make_step()``); with ``jitted``, also ``jax.jit`` of it
+        (``return jax.jit(step)``)."""
+        factory = self.semantics.binding(call.func) if isinstance(call.func, cst.Name) else None
+        if not isinstance(factory, cst.FunctionDef):
+            return None
+        given = []
+        for returned in self.semantics.own_of_kind(factory, cst.Return):
+            value = returned.value
+            if jitted and isinstance(value, cst.Call) and self.matches(value.func, JIT) and value.args and not value.args[0].keyword:
+                value = value.args[0].value  # `return jax.jit(step)`
+            given.append(self.semantics.binding(value) if isinstance(value, cst.Name) else None)
+        made = given[0] if given else None
+        if not isinstance(made, cst.FunctionDef) or any(g is not made for g in given) or not self.semantics.contains(factory, made):
+            return None
+        return made
 
     # -- which functions are jitted, and how --------------------------------------------------
     def _jitted(self, module: cst.Module):
@@ -221,6 +233,10 @@ class DonationRule(SourceRule):
             jitted = self._jitted_call(call.func)  # `jax.jit(step)(buf, ...)`: jitted where it is called
             if jitted is not None:
                 found.append((jitted[0], call.func, None, jitted[1]))
+        for returned in self.semantics.of_kind(module, cst.Return):
+            jitted = self._jitted_call(returned.value) if returned.value is not None else None
+            if jitted is not None:  # a factory's `return jax.jit(step)`: called where `step = make_step()` holds it
+                found.append((jitted[0], returned.value, None, jitted[1]))
         self._names = {id(node): name for _, node, name, _ in found}
         self._bound = {id(node): bound for _, node, _, bound in found}
         return [(f, node) for f, node, _, _ in found]
@@ -285,6 +301,8 @@ class DonationRule(SourceRule):
             return None
         target, bound = self._jitted_target(call)
         function = self.semantics.binding(target) if isinstance(target, cst.Name) else target
+        if isinstance(target, cst.Call):  # `jax.jit(make_step())`: the `def` the factory returns
+            function = self._factory_product(target) or target
         if isinstance(target, cst.Attribute) and where is not None:
             function = self._class_member(target, where)
             if function is not None and self._bound_to_instance(target, where):

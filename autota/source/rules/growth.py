@@ -941,7 +941,7 @@ class GrowthRule(SourceRule):
                 f"that `{patched}` is JAX's own: the file assigns it, or hands it to a call that may assign its "
                 "functions, and the fix calls `jax.numpy` functions the loop did not"
             )
-        found += [f"that {a}" for a in (*self.setting_assumptions("strict promotion"), *self.jax_patch_assumptions(own_file=False))]
+        found += [f"that {a}" for a in self.setting_assumptions("strict promotion")]  # (review 82)
         if vocabulary.DEVICE_COMMITMENT.search(self.context.source.text):  # (another module's: a gap, or every fix of a big run goes)
             found.append(
                 "that the values are on one device (the module commits values to devices, `device_put` or `device=`): "

@@ -644,7 +644,10 @@ class UnrolledLoopRule(SourceRule):
             for target in ([t.target for t in a.targets] if isinstance(a, cst.Assign) else [a.target])
             if isinstance(target, cst.Subscript) and isinstance(_root(target), cst.Name)
         }
-        kinds = (cst.Slice, cst.Call, cst.Subscript, cst.If, cst.IfExp, cst.While, cst.BinaryOperation, cst.FormattedStringExpression)
+        kinds = (
+            cst.Slice, cst.Call, cst.Subscript, cst.If, cst.IfExp, cst.While, cst.CompIf, cst.BinaryOperation,
+            cst.FormattedStringExpression,
+        )
         for node in self.semantics.of_kind(tree, *kinds):
             if isinstance(node, cst.FormattedStringExpression):
                 if uses_value(node.expression):
@@ -652,9 +655,9 @@ class UnrolledLoopRule(SourceRule):
             elif isinstance(node, cst.BinaryOperation):
                 if isinstance(node.operator, cst.Modulo) and isinstance(node.left, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)) and uses_value(node.right):
                     return True  # `"w%d" % (l + 1)`
-            elif isinstance(node, (cst.If, cst.IfExp, cst.While)):
+            elif isinstance(node, (cst.If, cst.IfExp, cst.While, cst.CompIf)):
                 if control and uses(node.test) and not (isinstance(node, (cst.If, cst.IfExp)) and _tests_edge(self, node.test, names, edges)):
-                    return True  # Python control flow on the index
+                    return True  # Python control flow on the index (a comprehension's `if u != t` too)
             elif isinstance(node, cst.Slice) or isinstance(node, cst.Call) and self.matches(node.func, {"builtins.slice"}):
                 lower, upper, step = _slice_bounds(node)
                 if uses(step) or uses(lower) != uses(upper):

@@ -583,11 +583,8 @@ class CarriedBuffers:
                 "that `jax.linear_transpose` is not applied to the loop's function: the fix writes the rows with "
                 "one `.at[indices]` scatter, which JAX transposes only for indices it is told are unique"
             )
-        plan.assumptions += [  # (reviews 81-83, 85)
-            f"that {a}" for a in (
-                *self.setting_assumptions("checkify", "strict promotion", "warnings as errors", "shard_map"),
-                *self.jax_patch_assumptions(),
-            )
+        plan.assumptions += [  # (reviews 81-83)
+            f"that {a}" for a in self.setting_assumptions("checkify", "strict promotion", "warnings as errors", "shard_map")
         ]
         names = {"tuple", "range", *(n.split(".")[0] for n in (plan.jnp_name, plan.lax_name) if n)}
         rebinding = self.module_rebinding(names)

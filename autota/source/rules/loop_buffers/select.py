@@ -160,11 +160,15 @@ class SelectUpdates:
                     "buffer written with a float32 row loses what float32 cannot hold), where the fix converts the "
                     "slot alone"
                 )
-            problems += [  # (reviews 81-83, 85)
-                f"it assumes that {a}" for a in (
-                    *self.setting_assumptions("strict promotion", "warnings as errors", "checkify"), *self.jax_patch_assumptions()
-                )
+            problems += [  # (reviews 81-83)
+                f"it assumes that {a}" for a in self.setting_assumptions("strict promotion", "warnings as errors", "checkify")
             ]
+            rebinding = self.module_rebinding({jnp_name.split(".")[0]}) if jnp_name else None
+            if rebinding is not None:  # (review 86: `loops.jnp = fake` in another module)
+                problems.append(
+                    f"it assumes that nothing binds `{jnp_name.split('.')[0]}` in this module again ({rebinding}): the loop "
+                    "called its `where` on the whole buffer, the fix on the slot"
+                )
             if problems:
                 self.report("AT204", call, f"{message}; select the slot instead", Fix("unsafe", fix.message, fix.edits),
                             reason="; and ".join(problems))
