@@ -331,7 +331,8 @@ class CarriedBuffers:
         reading where it models the write (``reverse``, ``loop-index``, ``element``, ``counter``,
         ``fixed``, ``data``: a carried slot the step sets to `way[j - 1]` is data), else the index
         as written: ``fixed`` (a literal), ``reverse`` (see :meth:`counted_down`), ``loop-index``
-        (the index, or a carried value, plus a constant) or ``data``."""
+        (the index, or a carried counter stepped by one, plus a constant) or ``data`` (a slot a
+        stream compaction moves only when it keeps a value)."""
         index = write.index
         if index_kind is not None:
             return index_kind
@@ -340,8 +341,9 @@ class CarriedBuffers:
         if self.counted_down(body, index) is not None:
             return "reverse"
         names = {n.value for n in self.semantics.of_kind(index, cst.Name)} if index is not None else set()
-        stepping = index_offset(index, body.index_param) is not None or any(
-            index_offset(index, n) is not None for n in names & set(body.elements)
+        stepping = index_offset(index, body.index_param) is not None or any(  # (a counter stepped by one, not
+            index_offset(index, n) is not None and self._counter_step(body, n) is not None  # `s = jnp.where(ok, s + 1, s)`)
+            for n in names & set(body.elements)
         )
         return "loop-index" if stepping else "data"
 
