@@ -208,6 +208,10 @@ def _growing_helpers(facts: prefilter.Facts) -> dict[str, set[int]]:
 _JOIN_MARK = "noqa: AT101 - only where the dtype widens"
 """The comment on the step-by-step growth of the join a fix puts after the loop."""
 
+STRING_RENAMES = frozenset({"replace", "upper", "lower", "strip", "removeprefix", "removesuffix", "format"})
+"""String methods that make a key from a key (``k.replace("rejected", "cat")``)."""
+
+
 class GrowthRule(SourceRule):
     codes = ("AT101", "AT102")
     triggers = ("concat", "append", "stack", ".at[", "dynamic_update")
@@ -744,11 +748,24 @@ class GrowthRule(SourceRule):
         inner = loops[0]
         for bound in self.semantics.names_in(inner, key.value):
             role, holder = scopes.binding_role(self.semantics.parents, bound)
+            if role == "plain" and self._renamed_target(holder.value, inner):
+                continue  # `key = k.replace("rejected", "cat")` of the loop's own `k`: another entry each step
             if role == "plain" and self.semantics.of_kind(holder.value, cst.Call, cst.Subscript):
                 return True
             if role == "other" and isinstance(inner, cst.For) and self.semantics.within(bound, inner.target) and len(loops) > 1:
                 return True
         return False
+
+    def _renamed_target(self, value: cst.BaseExpression, loop: cst.CSTNode) -> bool:
+        """Whether ``value`` renames the target of ``loop`` (a single name) with a string method of
+        literal arguments (``k.replace("rejected", "cat")``, ``k.upper()``): a key made from each
+        key the loop walks, not from the data."""
+        target = loop.target if isinstance(loop, cst.For) else None
+        return isinstance(target, cst.Name) and isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and (
+            isinstance(value.func.value, cst.Name) and value.func.value.value == target.value
+            and value.func.attr.value in STRING_RENAMES
+            and all(not a.star and isinstance(a.value, (cst.SimpleString, cst.Integer)) for a in value.args)
+        )
 
     def _classify(self, growth: Growth, loop: cst.CSTNode) -> str:
         """``ok``, ``rebound`` (not an accumulator), or why the loop also reads the array."""
@@ -1534,7 +1551,7 @@ class GrowthRule(SourceRule):
                 return  # `w = w.at[:, :].set(0)` every step: the array starts again, nothing is kept from step to step
             if (update is None or update[0] != buf) and not self._made_when_missing(assign, loop) and not (
                 attribute and self._other_branch(assign, statement, loop)
-            ):
+            ) and not self._restarted_on_some_steps(assign, statement, loop, buf):
                 return  # rebuilt in the loop: not one array updated step by step
         if self._holder_made_anew(buf, statement, loop):
             return  # `state = env.reset()` each step, then `state.x = state.x.at[i].set(v)`: a new array each step
@@ -1653,6 +1670,16 @@ class GrowthRule(SourceRule):
             )
             return
         self.report("AT102", call, f"{message}; collect the rows and write them in one update after the loop", fix)
+
+    def _restarted_on_some_steps(self, assign: cst.Assign, statement: cst.CSTNode, loop: cst.CSTNode, buf: str) -> bool:
+        """Whether ``assign`` makes the array anew only on some steps: under an ``if`` of the loop
+        that the update is not under, from values that do not read it (a rollout buffer emptied
+        when full, ``if steps == n: b_value = jnp.zeros(...)``). Between two such steps the loop
+        updates one array, each update a copy."""
+        holder = next((a for a in self.ancestors(assign) if isinstance(a, cst.If) or a is loop), None)
+        return isinstance(holder, cst.If) and not self.semantics.within(statement, holder) and not any(
+            self.semantics.names_in(assign.value, _root(buf))
+        )
 
     def _eagerly_transformed(self, traced) -> bool:
         """Whether the function is traced only by being handed to ``jax.vmap`` or ``jax.grad``
@@ -1943,7 +1970,9 @@ class GrowthRule(SourceRule):
         pending, followed = [part.value if isinstance(part, cst.Index) else part for part in parts], set()
         while pending and len(followed) < 8:
             for name in self.semantics.variables(pending.pop()):
-                if name.value not in followed and (reaching := self.semantics.reaching_value(name)) is not None:
+                if name.value not in followed and (reaching := self.semantics.reaching_value(name)) is not None and (
+                    not loops or self.semantics.within(reaching[1], loops[-1])
+                ):  # (a value bound before the loops, `start = jnp.sum(mask)`, is the same on every step)
                     followed.add(name.value)
                     parts = parts + [reaching[1]]
                     pending.append(reaching[1])
