@@ -332,9 +332,10 @@ NAMED_STORE = re.compile(r"[\"'](?:[^\"'\n]*\.)?(\w+)[\"']|[(,]\s*(\w+)\s*=(?!=)
 """A name in a string (its last part: ``mock.patch("utils.jnp", numpy)``, ``"%s.stack" % mod``) or a keyword
 (``setattr(utils, "jnp", numpy)``, ``utils.__dict__["jnp"]``, ``vars(utils).update(jnp=numpy)``),
 which a text that stores by name (:data:`STORES_BY_NAME`) may rebind a module's name by."""
-TARGET_STORE = re.compile(r"\bfor\s+([^\n]*?)\s+in\b|\bas\s+([\w.]+)")
+TARGET_STORE = re.compile(r"\bfor[ \t]+([^\n]*?)[ \t]+in\b|\bas[ \t]+([\w.]+)")
 """A ``for`` or ``with ... as``/``except ... as`` target, whose attributes (``for a.N in ...``,
-``with ctx as a.N:``) the statement stores."""
+``with ctx as a.N:``) the statement stores; on one line (not a docstring's "for" at a line's
+end and a word on the next)."""
 STORES_BY_NAME = ("setattr", "__dict__", "vars(", "patch", "__setattr__")
 BUILT_STORE = re.compile(
     r"(?:setattr|__setattr__|__dict__|vars\([^)\n]*\))[^\n]*?(?:[\"']\s*\+|\+\s*[\"']|\bf[\"']|[\"']\s*[\"']|\.lower\(|\.upper\()"
@@ -543,12 +544,36 @@ def stored_names(text: str) -> set[str]:
         }
     if any(word in text for word in STORES_BY_NAME):
         stored |= {name for match in NAMED_STORE.findall(text) for name in match if name}
+    if "del" in text:  # `del jnp.stack`
+        stored |= {name for targets in DELETED_ATTRIBUTE.findall(text) for name in re.findall(r"\.\s*(\w+)", targets)}
     return stored
 
 
 def builds_stores(text: str) -> bool:
-    """Whether a module's text may store an attribute by a name it builds (see :data:`BUILT_STORE`)."""
-    return any(word in text for word in BUILT_STORE_WORDS) and BUILT_STORE.search(text) is not None
+    """Whether a module's text may store an attribute by a name it builds (see :data:`BUILT_STORE`),
+    update a namespace with keys it does not spell (``jnp.__dict__.update(table)``), or store a
+    dunder through which an object's behaviour changes whatever it is called (``jnp.__class__ =
+    Patched``, ``jnp.stack.__defaults__ = ...``, ``Tracer.__getitem__ = f``: review 87)."""
+    if any(word in text for word in BUILT_STORE_WORDS) and BUILT_STORE.search(text) is not None:
+        return True
+    if "update" in text and NAMESPACE_UPDATE.search(text) is not None:
+        return True
+    return "__" in text and any(
+        name.startswith("__") and name.endswith("__") and name not in METADATA_DUNDERS for name in stored_attributes(text)
+    )
+
+
+NAMESPACE_UPDATE = re.compile(r"(?<!\bself)\s*\.\s*__dict__\s*\.\s*update\s*\(|\bvars\s*\([^)\n]+\)\s*\.\s*update\s*\(")
+"""A namespace updated from a mapping (``jnp.__dict__.update(table)``, ``vars(mod).update(d)``),
+whose keys may be any names; an object's own ``self.__dict__.update(kwargs)`` stores on itself."""
+METADATA_DUNDERS = frozenset({
+    "__doc__", "__name__", "__qualname__", "__module__", "__signature__", "__wrapped__", "__annotations__",
+    "__version__", "__all__", "__author__",
+})
+"""Dunders whose store describes an object (a decorator copying a docstring), not what it does."""
+DELETED_ATTRIBUTE = re.compile(r"^[ \t]*del[ \t]+([^\n#]+)", re.M)
+"""A ``del`` statement, whose attributes (``del jnp.stack``) it removes: a store too, which a
+module-level ``__getattr__`` may then answer."""
 
 
 def _transforms(text: str) -> frozenset[str]:

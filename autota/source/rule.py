@@ -426,6 +426,7 @@ class SourceRule:
             called |= set(CALLED_ATTRIBUTE.findall(edit.content)) | set(CALLED_ATTRIBUTE.findall(source.text[start:end]))
         if not called:
             return None
+        called |= JAX_MODULE_ATTRIBUTES  # (`jax.numpy = Fake`: the module the fix's calls go through)
         imported = self.context.imported
         if imported.stores_built_names or project.builds_stores(source.text):
             return "a module stores attributes by names it builds at run time"
@@ -782,6 +783,9 @@ class SourceRule:
             )
 
 
+JAX_MODULE_ATTRIBUTES = frozenset({"numpy", "lax"})
+"""The attributes of ``jax`` through which ``jnp``/``lax`` are reached: replaced (``jax.numpy =
+Fake``) before the loop's module imports them, every function the fix calls is another."""
 CALLED_ATTRIBUTE = re.compile(r"\.\s*((?!\d)\w+)\s*\(")
 """A method or a module's function called: ``jnp.stack(``, ``buf_rows.append(``."""
 

@@ -446,13 +446,22 @@ class TracedFunctions:
         return method
 
     def _own_class(self, owner: cst.Name, caller: cst.CSTNode) -> cst.ClassDef | None:
-        """The class of the method ``caller`` where ``owner`` is its ``self`` (not a staticmethod)."""
-        holder = self.rule.parent(self.rule.parent(caller)) if isinstance(caller, cst.FunctionDef) else None
-        params = caller.params.params if isinstance(holder, cst.ClassDef) else ()
-        if params and params[0].name.value == owner.value and not any(
-            self.rule.matches(d.decorator, {"builtins.staticmethod"}) for d in caller.decorators
-        ):
-            return holder
+        """The class of the method ``caller`` where ``owner`` is its ``self`` (not a staticmethod),
+        or of the method around ``caller`` whose ``self`` a nested function reads (a `lax` loop's
+        body defined in a method: ``def body(i, c): return self.step(c)``)."""
+        for function in [caller, *self.rule.ancestors(caller)]:
+            if not isinstance(function, (cst.FunctionDef, cst.Lambda)):
+                continue
+            holder = self.rule.parent(self.rule.parent(function)) if isinstance(function, cst.FunctionDef) else None
+            params = function.params.params if isinstance(holder, cst.ClassDef) else ()
+            if params and params[0].name.value == owner.value and not any(
+                self.rule.matches(d.decorator, {"builtins.staticmethod"}) for d in function.decorators
+            ):
+                return holder
+            if any(p.name.value == owner.value for p in scopes.all_params(function)) or isinstance(
+                function, cst.FunctionDef
+            ) and self.rule.semantics.binds_here(function, owner.value):
+                return None  # the nested function's own `self`
         return None
 
     def held_class(self, cls: cst.ClassDef, me: str, attribute: str) -> cst.ClassDef | None:

@@ -1103,7 +1103,14 @@ def fill(x, n):
     ("import jax.numpy as jnp\n\n\ndef patch(mod):\n    mod.stack = lambda xs, *a, **k: jnp.zeros(1)\n\n\npatch(jnp)\n",
      {"AT102"}, "`stack` is stored"),
     ("import jax\n\nobject.__setattr__(jax.numpy, 'stack', len)\n", {"AT102"}, "`stack` is stored"),
-    ("from unittest import mock\n\nmock.patch.multiple('jax.numpy', stack=len).start()\n", {"AT102"}, "`stack` is stored"),
+    ("from unittest import mock\n\nmock.patch.multiple(jnp_module, stack=len).start()\n", {"AT102"}, "`stack` is stored"),
+    # review 87: `jax.numpy` itself replaced, a dunder that changes what calls do, a namespace
+    # updated from a table, an attribute deleted: every fix that calls through them
+    ("import jax\nimport types\n\njax.numpy = types.ModuleType('fake')\n", {"AT102", "AT201", "AT204"}, "`numpy` is stored"),
+    ("import jax.numpy as jnp\n\njnp.stack.__defaults__ = (1, None, None)\n", {"AT102", "AT201", "AT204"}, "names it builds"),
+    ("import jax.numpy as jnp\n\ntable = {'sta' + 'ck': len}\njnp.__dict__.update(table)\n", {"AT102", "AT201", "AT204"},
+     "names it builds"),
+    ("import jax.numpy as jnp\n\ndel jnp.stack\n", {"AT102"}, "`stack` is stored"),
     ("import jax.numpy as jnp\n\nexec('jnp.' + 'stack = len')\n", {"AT102", "AT201", "AT204"}, "names it builds at run time"),
 ])
 def test_a_module_of_the_run_that_rebinds_the_fixes_names_makes_them_unsafe(capsys, tmp_path, patch, exposed, reason):
