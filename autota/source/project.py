@@ -340,11 +340,13 @@ STORES_BY_NAME = ("setattr", "__dict__", "vars(", "patch", "__setattr__")
 BUILT_STORE = re.compile(
     r"(?:setattr|__setattr__|__dict__|vars\([^)\n]*\))[^\n]*?(?:[\"']\s*\+|\+\s*[\"']|\bf[\"']|[\"']\s*[\"']|\.lower\(|\.upper\()"
     r"|__globals__|f_globals|get_objects|get_referrers|\bexec\s*\([^\n]*(?:vars\(|__dict__)"
-    r"|(?<![\w.])(?:exec|eval)[ \t]*\((?![ \t]*[rbuRBU]{0,2}(?:\"[^\"\n]*\"|'[^'\n]*')[ \t]*[,)])"
+    r"|(?<![\w.])(?:exec|eval)[ \t]*\((?![ \t]*[rbuRBU]{0,2}(?:\"[^\"\n]*\"|'[^'\n]*')[ \t]*[,)])(?![ \t]*(?:open|compile)[ \t]*\()"
 )
 """A store by a name built at run time on the line that stores (``setattr(m, "j" + "np", x)``,
 ``m.__dict__[f"{name}"] = x``), code run in a module's namespace (``exec(code, vars(m))``) or
-built at run time (``exec("jnp." + "stack = f")``: a literal's stores are read from its text), or a
+built at run time (``exec("jnp." + "stack = f")``: a literal's stores are read from its text; a
+file's, ``exec(open("pkg/version.py").read())`` in a ``setup.py``, from that file, where it is of
+the run), or a
 reach into functions' or frames' globals (``f.__globals__``, ``gc.get_objects()``): any module's
 names may be bound again."""
 BUILT_STORE_WORDS = ("setattr", "__dict__", "vars(", "__globals__", "f_globals", "get_objects", "get_referrers", "exec", "eval")
