@@ -1683,14 +1683,11 @@ class GrowthRule(SourceRule):
 
     def _eagerly_transformed(self, traced) -> bool:
         """Whether the function is traced only by being handed to ``jax.vmap`` or ``jax.grad``
-        (see :data:`vocabulary.EAGER_TRANSFORMS`), where that hand-over is not itself in traced
-        code, and nothing of the file compiles it: called eagerly, those run it op by op. A function they reach by calls keeps its trace (the
+        (see :data:`vocabulary.EAGER_TRANSFORMS`), and nothing of the file compiles it: called
+        eagerly, those run it op by op. A function they reach by calls keeps its trace (the
         transform's caller may be jitted elsewhere)."""
         if traced.kind != "transform" or not isinstance(traced.node, (cst.Call, cst.Decorator)):
             return False
-        where = self.parent(self.parent(traced.node)) if isinstance(traced.node, cst.Decorator) else traced.node
-        if where is not None and self.traced.context(where) is not None:
-            return False  # `jax.vmap(f)(x)` in code that runs traced: compiled with it
         callee = traced.node.decorator if isinstance(traced.node, cst.Decorator) else traced.node
         for _ in range(2):  # `jax.vmap(f)`, `@partial(jax.vmap, in_axes=0)`, `partial(jax.vmap, in_axes=0)(f)`
             if isinstance(callee, cst.Call) and self.matches(callee.func, vocabulary.PARTIAL) and callee.args:
