@@ -465,13 +465,6 @@ TRACES_ARGUMENTS = frozenset({"jax.jit", "jax.pmap", "jax.experimental.pjit.pjit
 ``filter_jit`` keeps every argument that is not an array static (a Python int bound included)."""
 REMATS = frozenset({"jax.checkpoint", "jax.remat"})
 """Wrappers that run the function they are given as it is, recomputing it under ``grad``."""
-EAGER_TRANSFORMS = frozenset({
-    "jax.vmap", "jax.grad", "jax.value_and_grad", "jax.jacfwd", "jax.jacrev", "jax.hessian",
-    "equinox.filter_vmap", "equinox.filter_grad", "equinox.filter_value_and_grad",
-})
-"""Transformations that, called outside ``jit``, run the function they are given op by op on
-batched or differentiated values: an indexed update in its Python loop still copies the array
-each step (AT102), where ``jit`` would update it in place."""
 TRACING_TRANSFORMS = frozenset(
     {
         "jax.vmap",

@@ -1520,8 +1520,6 @@ class GrowthRule(SourceRule):
     def _check_update(self, statement: cst.Assign, buf: str, call: cst.Call, method: str, spelling: Spelling) -> None:
         loops = scopes.enclosing_loops(self, statement)
         traced = self.traced.context(statement)
-        if traced is not None and self._eagerly_transformed(traced):
-            traced = None  # `jax.vmap(paint)(points, masses)`, no `jit`: op by op, a copy each step
         concrete = next(
             (node for loop in loops for node in [self.traced.concrete_each_step(loop)] if node is not None), None
         ) if traced is not None and self.traced.assumed(traced) else None
@@ -1680,21 +1678,6 @@ class GrowthRule(SourceRule):
         return isinstance(holder, cst.If) and not self.semantics.within(statement, holder) and not any(
             self.semantics.names_in(assign.value, _root(buf))
         )
-
-    def _eagerly_transformed(self, traced) -> bool:
-        """Whether the function is traced only by being handed to ``jax.vmap`` or ``jax.grad``
-        (see :data:`vocabulary.EAGER_TRANSFORMS`), and nothing of the file compiles it: called
-        eagerly, those run it op by op. A function they reach by calls keeps its trace (the
-        transform's caller may be jitted elsewhere)."""
-        if traced.kind != "transform" or not isinstance(traced.node, (cst.Call, cst.Decorator)):
-            return False
-        callee = traced.node.decorator if isinstance(traced.node, cst.Decorator) else traced.node
-        for _ in range(2):  # `jax.vmap(f)`, `@partial(jax.vmap, in_axes=0)`, `partial(jax.vmap, in_axes=0)(f)`
-            if isinstance(callee, cst.Call) and self.matches(callee.func, vocabulary.PARTIAL) and callee.args:
-                callee = callee.args[0].value
-            elif isinstance(callee, cst.Call):
-                callee = callee.func
-        return self.matches(callee, vocabulary.EAGER_TRANSFORMS) is not None
 
     def _masked(self, call: cst.Call) -> bool:
         """Whether ``call`` is ``x.at[mask].method(...)`` (or ``x.at[:, mask]``, the other axes
