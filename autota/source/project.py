@@ -449,6 +449,21 @@ def star_exports(tree: ast.Module, module: str, text: str, submodules: frozenset
     }
 
 
+@dataclass(frozen=True)
+class Stores:
+    """What a module's text may store: the attribute names (see :func:`_stored_names`), and
+    whether it may also store names it builds or does not spell (see :func:`_builds_stores`)."""
+
+    names: frozenset[str] = frozenset()
+    built: bool = False
+
+
+def stores(text: str) -> Stores:
+    """The stores of a module's text, its attribute stores scanned once for both facts."""
+    attributes = stored_attributes(text)
+    return Stores(frozenset(_stored_names(text, attributes)), _builds_stores(text, attributes))
+
+
 @dataclass
 class FileFacts:
     """What :func:`project_functions` reads from one file on its own: the parse and the text
@@ -462,9 +477,8 @@ class FileFacts:
     updaters: dict[str, tuple[int, ...]] = field(default_factory=dict)
     undonated: frozenset[str] = frozenset()
     may_grow: bool = False
-    stored: frozenset[str] = frozenset()
+    stores: Stores = Stores()
     star_names: tuple[str, ...] = ()
-    builds_stores: bool = False
     imported: frozenset[str] = frozenset()
     int_names: frozenset[str] = frozenset()
     constants: dict[str, int] = field(default_factory=dict)
@@ -479,10 +493,10 @@ class FileFacts:
 
 
 _SPELLINGS = {
-    "frame_reader": (lambda: CALLER_FRAMES, CALLER_FRAME_WORDS),
-    "value_checker": (lambda: VALUE_CHECKED, VALUE_CHECK_WORDS),
-    "lifetime_observer": (lambda: vocabulary.LIFETIME_OBSERVERS, LIFETIME_WORDS),
-    "name_reacher": (lambda: NAME_REACHERS, NAME_REACHER_WORDS),
+    "frame_reader": (CALLER_FRAMES, CALLER_FRAME_WORDS),
+    "value_checker": (VALUE_CHECKED, VALUE_CHECK_WORDS),
+    "lifetime_observer": (vocabulary.LIFETIME_OBSERVERS, LIFETIME_WORDS),
+    "name_reacher": (NAME_REACHERS, NAME_REACHER_WORDS),
 }
 """The kinds of module a run notes the first of, by the pattern that finds one and the words each
 of its matches holds (a text with none is not searched; see :data:`CALLER_FRAME_WORDS`)."""
@@ -499,7 +513,7 @@ def file_facts(path: str) -> FileFacts | None:
         code = _notebook_code(text)
         return FileFacts(
             module, notebook=True, transforms=_transforms(code), private=frozenset(PRIVATE_WORD.findall(code)),
-            spellings=_spelled(code, ("name_reacher",)), stored=frozenset(stored_names(code)), builds_stores=builds_stores(code),
+            spellings=_spelled(code, ("name_reacher",)), stores=stores(code),
         )
     parsed: list[ast.Module | None] = []
 
@@ -519,9 +533,8 @@ def file_facts(path: str) -> FileFacts | None:
         facts.updaters = {f"{module}.{name}": positions for name, positions in written.items()}
         facts.undonated = frozenset(f"{module}.{name}" for name in updaters.jitted_without_donation(tree(), set(written)))
     facts.may_grow = growers.may_define(text)
-    facts.stored = frozenset(stored_names(text))
+    facts.stores = stores(text)
     facts.star_names = tuple(STAR_IMPORT.findall(text))
-    facts.builds_stores = builds_stores(text)
     facts.imported = frozenset(word for names in FROM_IMPORT.findall(text) for word in re.findall(r"\w+", names))
     facts.int_names = frozenset(INT_CONSTANT.findall(text))
     if facts.int_names and tree() is not None:
@@ -534,11 +547,12 @@ def file_facts(path: str) -> FileFacts | None:
     return facts
 
 
-def stored_names(text: str) -> set[str]:
-    """The attribute names a module's text may store, however it reaches the object (see
-    :func:`stored_attributes`; ``for a.N in ...``; a name in a string or a keyword where the text
-    stores by name, ``setattr(jnp, "stack", f)``, ``mock.patch.multiple(jnp, stack=f)``)."""
-    stored = stored_attributes(text)
+def _stored_names(text: str, attributes: set[str]) -> set[str]:
+    """The attribute names a module's text may store, however it reaches the object: its
+    ``attributes`` (see :func:`stored_attributes`); ``for a.N in ...``; a name in a string or a
+    keyword where the text stores by name, ``setattr(jnp, "stack", f)``,
+    ``mock.patch.multiple(jnp, stack=f)``."""
+    stored = set(attributes)
     if "for " in text or "as " in text:  # `for a.N in [None]:`, `with nullcontext(None) as a.N:`
         stored |= {
             name for targets in TARGET_STORE.findall(text) for target in targets if "." in target
@@ -551,7 +565,7 @@ def stored_names(text: str) -> set[str]:
     return stored
 
 
-def builds_stores(text: str) -> bool:
+def _builds_stores(text: str, attributes: set[str]) -> bool:
     """Whether a module's text may store an attribute by a name it builds (see :data:`BUILT_STORE`),
     update a namespace with keys it does not spell (``jnp.__dict__.update(table)``), or store a
     dunder through which an object's behaviour changes whatever it is called (``jnp.__class__ =
@@ -561,7 +575,7 @@ def builds_stores(text: str) -> bool:
     if "update" in text and NAMESPACE_UPDATE.search(text) is not None:
         return True
     return "__" in text and any(
-        name.startswith("__") and name.endswith("__") and name not in METADATA_DUNDERS for name in stored_attributes(text)
+        name.startswith("__") and name.endswith("__") and name not in METADATA_DUNDERS for name in attributes
     )
 
 
@@ -588,7 +602,7 @@ def _spelled(text: str, kinds: tuple[str, ...]) -> dict[str, str]:
     (an indented `import pdb` without its indent), where it does."""
     found = {}
     for kind in kinds:
-        pattern, words = _SPELLINGS[kind][0](), _SPELLINGS[kind][1]
+        pattern, words = _SPELLINGS[kind]
         folded = bool(pattern.flags & re.I)
         seen = text.lower() if folded else text
         if any((word.lower() if folded else word) in seen for word in words) and (match := pattern.search(text)):
@@ -635,7 +649,7 @@ def project_functions(paths: list[str], each=map) -> ProjectFunctions:
             break
         names = {name.rpartition(".")[2] for name in found.growers}  # the files that may call one
         candidates = [path for path in sources if "def " in (t := text_of(path)) and any(n in t for n in names)]
-    stored = frozenset().union(*(facts.stored for facts in by_path.values()))  # (a notebook's cells store too)
+    stored = frozenset().union(*(facts.stores.names for facts in by_path.values()))  # (a notebook's cells store too)
     run_paths: dict[str, str] | None = None  # the run's files by their resolved paths, as `star_module` gives them
     for path, facts in sources.items():
         for name in facts.star_names:
@@ -653,7 +667,7 @@ def project_functions(paths: list[str], each=map) -> ProjectFunctions:
             found.star_exports[source] = exports and {  # (`utils.jnp = numpy` in another module of the run)
                 local: None if local in stored else dotted for local, dotted in exports.items()
             }
-    built = any(facts.builds_stores for facts in by_path.values())
+    built = any(facts.stores.built for facts in by_path.values())
     imported = frozenset().union(*(facts.imported for facts in sources.values()))
     constants = {} if built else {  # (only a name a file imports by name is read as a constant there)
         f"{facts.module}.{name}": value

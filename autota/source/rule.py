@@ -101,6 +101,7 @@ class RuleContext:
     """Names fixes of this pass introduce, by top-level statement: fixes applied in one round
     must not pick the same name where they could meet."""
     _identifiers: set[str] | None = None
+    _stores: project.Stores | None = None
     semantics: scopes.Semantics | None = None
     """The file's parents, scopes, positions and names, indexed once for every rule (see
     :class:`scopes.Semantics`); the engine sets it before the rules run."""
@@ -123,6 +124,13 @@ class RuleContext:
     traced: TracedFunctions | None = None
     """Which of the file's functions run traced, built by the first rule that asks and read by
     every rule of the pass (see :attr:`SourceRule.traced`)."""
+
+    def own_stores(self) -> project.Stores:
+        """What the file's own text may store (see :func:`autota.source.project.stores`), read
+        once a file: a run of one file has no project pass, and a pass's facts may lack it."""
+        if self._stores is None:
+            self._stores = project.stores(self.source.text)
+        return self._stores
 
     def file_identifiers(self) -> set[str]:
         """Every identifier-like word of the whole file (the parsed slice may lack some): a fresh
@@ -427,10 +435,10 @@ class SourceRule:
         if not called:
             return None
         called |= JAX_MODULE_ATTRIBUTES  # (`jax.numpy = Fake`: the module the fix's calls go through)
-        imported = self.context.imported
-        if imported.stores_built_names or project.builds_stores(source.text):
+        imported, own = self.context.imported, self.context.own_stores()
+        if imported.stores_built_names or own.built:
             return "a module stores attributes by names it builds at run time"
-        stored = sorted(called & (imported.stored_attributes | project.stored_names(source.text)))
+        stored = sorted(called & (imported.stored_attributes | own.names))
         return f"`{stored[0]}` is stored as an attribute or named in a string" if stored else None
 
     def module_rebinding(self, names: set[str]) -> str | None:
